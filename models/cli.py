@@ -1,0 +1,141 @@
+"""Subcommands of this package (registered into the `tractorcam` command line):
+``eval``, ``train``, ``resume``, ``finetune``, ``export``. Heavy imports stay inside the functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this package's subcommands to ``app``."""
+    app.command("eval")(eval_command)
+    app.command("train")(train_command)
+    app.command("resume")(resume_command)
+    app.command("finetune")(finetune_command)
+    app.command("export")(export_command)
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(2)
+
+
+def eval_command(
+    backend: Annotated[str, typer.Option("--backend", help="onnx or ultralytics")] = "onnx",
+    weights: Annotated[Path | None, typer.Option("--weights", help="default: models/weights/best.*")] = None,
+    heldout: Annotated[
+        Path | None, typer.Option("--heldout", help="rendered dataset folder with a heldout split")
+    ] = None,
+    split: Annotated[str, typer.Option("--split")] = "heldout",
+    n: Annotated[
+        int, typer.Option("--n", help="scenes to render when no --heldout folder is given (0: skip)")
+    ] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="first seed of rendered held-out scenes")] = 10_000,
+    real: Annotated[
+        Path | None, typer.Option("--real", help="real photo folder (default: ../shared/real/...)")
+    ] = None,
+    skip_real: Annotated[bool, typer.Option("--skip-real")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", help="at most this many images per set")] = None,
+    conf: Annotated[float, typer.Option("--conf")] = 0.35,
+    imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
+    per_class: Annotated[bool, typer.Option("--per-class", help="print per-card precision/recall")] = False,
+) -> None:
+    """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
+    from models import evaluate as ev
+    from vision.detectors.base import DetectorConfig, UnknownDetectorType, WeightsNotFoundError
+    from vision.reader import CardReader, ReaderConfig
+
+    try:
+        reader = CardReader(
+            ReaderConfig(detector=DetectorConfig(type=backend, weights=weights, conf=conf, imgsz=imgsz))
+        )
+    except (UnknownDetectorType, WeightsNotFoundError) as exc:
+        raise _fail(exc) from None
+    try:
+        if heldout is not None:
+            scenes = ev.load_synthetic_split(heldout, split, limit)
+            typer.echo(ev.format_scene_report(ev.evaluate_synthetic(reader, scenes), per_class))
+        elif n > 0:
+            scenes = ev.render_heldout_scenes(n if limit is None else min(n, limit), seed)
+            typer.echo(ev.format_scene_report(ev.evaluate_synthetic(reader, scenes), per_class))
+        if not skip_real:
+            photos = ev.load_real_photos(real or ev.REAL_DIR)[:limit]
+            typer.echo(ev.format_real_report(ev.evaluate_real(reader, photos)))
+    except ev.EvaluationDataError as exc:
+        raise _fail(exc) from None
+
+
+def train_command(
+    data: Annotated[Path, typer.Argument(help="data.yaml (ultralytics layout)")],
+    model: Annotated[
+        str, typer.Option("--model", help="model YAML (from scratch) or .pt to start from")
+    ] = "yolo11n.yaml",
+    imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
+    epochs: Annotated[int, typer.Option("--epochs")] = 30,
+    batch: Annotated[int, typer.Option("--batch")] = 32,
+    workers: Annotated[int, typer.Option("--workers")] = 1,
+    project: Annotated[Path, typer.Option("--project")] = Path("runs/detect"),
+    name: Annotated[str, typer.Option("--name")] = "cards",
+    cache: Annotated[str, typer.Option("--cache", help="ram, disk or none")] = "ram",
+) -> None:
+    """Train the corner-index detector (checkpoints every epoch in PROJECT/NAME/weights)."""
+    from models.train import TrainConfig, TrainConfigError, train
+
+    try:
+        config = TrainConfig(
+            data=data,
+            model=model,
+            imgsz=imgsz,
+            epochs=epochs,
+            batch=batch,
+            workers=workers,
+            project=project,
+            name=name,
+            cache=False if cache == "none" else cache,
+        )
+    except TrainConfigError as exc:
+        raise _fail(exc) from None
+    typer.echo(str(train(config)))
+
+
+def resume_command(last: Annotated[Path, typer.Argument(help="the run's weights/last.pt")]) -> None:
+    """Continue an interrupted training run."""
+    from models.train import TrainConfigError, resume
+
+    try:
+        typer.echo(str(resume(last)))
+    except TrainConfigError as exc:
+        raise _fail(exc) from None
+
+
+def finetune_command(
+    data: Annotated[Path, typer.Argument(help="data.yaml of the new deck's images")],
+    weights: Annotated[Path, typer.Option("--weights")] = Path("models/weights/best.pt"),
+    epochs: Annotated[int, typer.Option("--epochs")] = 10,
+    imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
+    name: Annotated[str, typer.Option("--name")] = "finetune",
+) -> None:
+    """Fine-tune the shipped detector on a new deck (deck enrollment)."""
+    from models.train import TrainConfigError, finetune
+
+    try:
+        typer.echo(str(finetune(data, weights, epochs=epochs, imgsz=imgsz, name=name)))
+    except TrainConfigError as exc:
+        raise _fail(exc) from None
+
+
+def export_command(
+    weights: Annotated[Path, typer.Argument(help="a trained .pt")],
+    out: Annotated[Path | None, typer.Option("--out", help="default: beside the weights")] = None,
+    imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
+) -> None:
+    """Export to ONNX (for ONNX Runtime on the Pi; NCNN: see docs/vision.md)."""
+    from models.export import ExportError, export_onnx
+
+    try:
+        typer.echo(str(export_onnx(weights, out, imgsz)))
+    except ExportError as exc:
+        raise _fail(exc) from None

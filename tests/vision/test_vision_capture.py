@@ -1,0 +1,71 @@
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.capture import (
+    CameraUnavailableError,
+    Frame,
+    FrameSource,
+    ImageFolderSource,
+    Picamera2Source,
+    SourceNotFoundError,
+    UnreadableImageError,
+    VideoFileSource,
+    open_source,
+    read_image,
+)
+
+
+def test_image_folder_in_name_order(tmp_path):
+    for name, value in [("b.png", 20), ("a.jpg", 10), ("notes.txt", None)]:
+        if value is None:
+            (tmp_path / name).write_text("x")
+        else:
+            cv2.imwrite(str(tmp_path / name), np.full((8, 12, 3), value, np.uint8))
+    src = open_source(str(tmp_path))
+    assert isinstance(src, ImageFolderSource) and isinstance(src, FrameSource)
+    frames = list(src)
+    assert [f.index for f in frames] == [0, 1]
+    assert [f.source.rsplit("/", 1)[1] for f in frames] == ["a.jpg", "b.png"]
+    assert frames[1].size == (12, 8) and int(frames[1].image[0, 0, 0]) == 20
+    src.close()
+
+
+def test_video_file_frames(tmp_path):
+    path = tmp_path / "v.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 24))
+    for i in range(5):
+        writer.write(np.full((24, 32, 3), i * 40, np.uint8))
+    writer.release()
+    src = open_source(str(path))
+    assert isinstance(src, VideoFileSource)
+    frames = list(src)
+    src.close()
+    assert len(frames) == 5 and all(isinstance(f, Frame) for f in frames)
+    assert frames[-1].timestamp > frames[0].timestamp
+
+
+def test_missing_sources_raise_specific_errors(tmp_path):
+    with pytest.raises(SourceNotFoundError):
+        open_source(str(tmp_path / "nothing"))
+    with pytest.raises(SourceNotFoundError):
+        ImageFolderSource(tmp_path)  # empty folder
+    with pytest.raises(CameraUnavailableError):
+        open_source("97")  # no such camera here
+
+
+def test_picamera2_missing_is_a_camera_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails
+    with pytest.raises(CameraUnavailableError, match="picamera2"):
+        Picamera2Source()
+
+
+def test_read_image_errors(tmp_path):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not an image")
+    with pytest.raises(UnreadableImageError):
+        read_image(bad)
+    with pytest.raises(UnreadableImageError):
+        read_image(tmp_path / "missing.jpg")

@@ -1,0 +1,71 @@
+"""Corner grouping on hand-made geometry: index boxes 20 px tall → expected pair distance 80 px."""
+
+import numpy as np
+import pytest
+
+from vision.detections import Detections
+from vision.instances import InstanceConfig, InstanceConfigError, count_cards, group_corners
+from vision.labels import class_id
+
+
+def corner(cx, cy, size=20):
+    return [cx - size / 4, cy - size / 2, cx + size / 4, cy + size / 2]
+
+
+def make(corners):
+    boxes = [corner(x, y) for _, x, y in corners]
+    return Detections(
+        np.array(boxes, np.float32), np.full(len(corners), 0.9), [class_id(c) for c, _, _ in corners]
+    )
+
+
+def test_two_corners_of_one_card_count_once():
+    # 80 px apart along a diagonal (48, 64): one card.
+    cards = group_corners(make([("7H", 100, 100), ("7H", 148, 164)]))
+    assert [(c.card, c.corners) for c in cards] == [("7H", 2)]
+    assert cards[0].box == pytest.approx((95, 90, 153, 174))
+
+
+def test_identical_cards_side_by_side_count_twice():
+    # Two 7H from two decks, 25 px apart (a fan): too close to be one card.
+    cards = group_corners(make([("7H", 100, 100), ("7H", 125, 100)]))
+    assert count_cards(cards) == {"7H": 2}
+
+
+def test_two_full_identical_cards_count_twice():
+    dets = make([("KS", 100, 100), ("KS", 148, 164), ("KS", 300, 100), ("KS", 348, 164)])
+    cards = group_corners(dets)
+    assert count_cards(cards) == {"KS": 2}
+    assert all(c.corners == 2 for c in cards)
+
+
+def test_three_decks_fanned_one_corner_each():
+    dets = make([("BJ", 100, 100), ("BJ", 120, 102), ("BJ", 140, 104)])
+    assert count_cards(group_corners(dets)) == {"BJ": 3}
+
+
+def test_different_classes_never_pair():
+    cards = group_corners(make([("7H", 100, 100), ("7D", 148, 164)]))
+    assert count_cards(cards) == {"7H": 1, "7D": 1}
+
+
+def test_known_card_size_overrides_index_estimate():
+    # Card 100 x 140 px: expected distance hypot(100*(1-12/63), 140*(1-26/88)) ≈ 124.4.
+    dets = make([("2C", 0, 0), ("2C", 80.9, 98.6)])
+    assert count_cards(group_corners(dets)) == {"2C": 2}  # 80 px rule: 127 px is too far
+    cfg = InstanceConfig(card_size_px=(100.0, 140.0))
+    assert [c.corners for c in group_corners(dets, cfg)] == [2]
+
+
+def test_far_apart_same_class_stay_separate():
+    assert count_cards(group_corners(make([("AS", 0, 0), ("AS", 500, 500)]))) == {"AS": 2}
+
+
+def test_bad_config():
+    with pytest.raises(InstanceConfigError):
+        InstanceConfig(tolerance=0)
+
+
+def test_json_entry():
+    (card,) = group_corners(make([("10C", 50, 50)]))
+    assert card.to_json() == {"card": "10C", "score": 0.9, "box": [45.0, 40.0, 55.0, 60.0]}

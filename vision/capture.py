@@ -1,0 +1,193 @@
+"""Frame sources: an OpenCV camera, a video file, a folder of images, or a Raspberry Pi camera.
+
+All yield :class:`Frame` objects (BGR uint8 images). ``open_source(spec)`` parses the ``--source``
+argument of ``tractorcam run``: a camera index (``0``), ``picamera2``, a folder, or a video file.
+cv2 and picamera2 are imported inside the classes that use them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+
+class SourceNotFoundError(ValueError):
+    """The source path does not exist or holds nothing readable."""
+
+
+class CameraUnavailableError(RuntimeError):
+    """A camera was asked for but cannot be opened (none attached, busy, or driver missing)."""
+
+
+class UnreadableImageError(ValueError):
+    """A file could not be decoded as an image."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One image from a source: ``index`` counts from 0, ``timestamp`` in seconds (source time)."""
+
+    image: npt.NDArray[np.uint8]
+    index: int
+    timestamp: float
+    source: str
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height)."""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Iterable of frames that must be closed."""
+
+    def __iter__(self) -> Iterator[Frame]: ...
+
+    def close(self) -> None: ...
+
+
+def read_image(path: str | Path) -> npt.NDArray[np.uint8]:
+    """Decode an image file as BGR, raising :class:`UnreadableImageError` when it cannot be read."""
+    import cv2
+
+    p = Path(path)
+    if not p.is_file():
+        raise UnreadableImageError(f"cannot read image {path}: no such file")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise UnreadableImageError(f"cannot read image {path}: not a decodable image")
+    return image
+
+
+class ImageFolderSource:
+    """Images of a folder in name order; timestamps are ``index / fps``."""
+
+    def __init__(self, folder: str | Path, fps: float = 1.0) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise SourceNotFoundError(f"not a folder: {folder}")
+        self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.paths:
+            raise SourceNotFoundError(f"no images in {folder}")
+        self.fps = fps
+
+    def __iter__(self) -> Iterator[Frame]:
+        for i, p in enumerate(self.paths):
+            yield Frame(read_image(p), i, i / self.fps, str(p))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class VideoFileSource:
+    """Frames of a video file; timestamps from the container's position."""
+
+    def __init__(self, path: str | Path) -> None:
+        import cv2
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise SourceNotFoundError(f"no such video: {path}")
+        self._cap = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            raise SourceNotFoundError(f"cannot open video: {path}")
+
+    def __iter__(self) -> Iterator[Frame]:
+        import cv2
+
+        i = 0
+        while True:
+            ok, image = self._cap.read()
+            if not ok:
+                return
+            yield Frame(image, i, self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0, str(self.path))
+            i += 1
+
+    def close(self) -> None:
+        """Release the decoder."""
+        self._cap.release()
+
+
+class OpenCVCameraSource:
+    """A V4L2/USB camera by index through OpenCV; timestamps are wall-clock seconds."""
+
+    def __init__(self, index: int, width: int | None = None, height: int | None = None) -> None:
+        import cv2
+
+        self.index = index
+        self._cap = cv2.VideoCapture(index)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise CameraUnavailableError(f"camera {index} cannot be opened (not attached or busy)")
+        if width:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height:
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+
+    def __iter__(self) -> Iterator[Frame]:
+        i = 0
+        while True:
+            ok, image = self._cap.read()
+            if not ok:
+                raise CameraUnavailableError(f"camera {self.index} stopped delivering frames")
+            yield Frame(image, i, time.time(), f"camera:{self.index}")
+            i += 1
+
+    def close(self) -> None:
+        """Release the camera."""
+        self._cap.release()
+
+
+class Picamera2Source:
+    """The Raspberry Pi camera through picamera2 (imported here; only on a Pi with the ``pi`` extra)."""
+
+    def __init__(self, width: int = 1920, height: int = 1080) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise CameraUnavailableError(
+                "picamera2 is not installed (Raspberry Pi only: apt install python3-picamera2, "
+                "or pip install 'tractorcam[pi]')"
+            ) from exc
+        try:
+            self._cam = Picamera2()
+            config = self._cam.create_video_configuration(main={"size": (width, height), "format": "BGR888"})
+            self._cam.configure(config)
+            self._cam.start()
+        except (RuntimeError, IndexError) as exc:
+            raise CameraUnavailableError(f"no Raspberry Pi camera found: {exc}") from exc
+
+    def __iter__(self) -> Iterator[Frame]:
+        i = 0
+        while True:
+            image = self._cam.capture_array("main")
+            yield Frame(np.ascontiguousarray(image[:, :, :3]), i, time.time(), "picamera2")
+            i += 1
+
+    def close(self) -> None:
+        """Stop the camera."""
+        self._cam.stop()
+
+
+def open_source(spec: str) -> FrameSource:
+    """A source from a ``--source`` string: camera index, ``picamera2``, folder, or video file."""
+    if spec.strip().isdigit():
+        return OpenCVCameraSource(int(spec))
+    if spec == "picamera2":
+        return Picamera2Source()
+    path = Path(spec)
+    if path.is_dir():
+        return ImageFolderSource(path)
+    if path.is_file():
+        return VideoFileSource(path)
+    raise SourceNotFoundError(f"source not found: {spec} (a camera index, 'picamera2', a folder or a video)")

@@ -1,0 +1,51 @@
+"""Subcommands of this package (registered into the `tractorcam` command line): ``detect``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this package's subcommands to ``app``."""
+    app.command("detect")(detect)
+
+
+def detect(
+    images: Annotated[list[Path], typer.Argument(help="image files (table photo, single card, fanned hand)")],
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per image and line")] = False,
+    backend: Annotated[str, typer.Option("--backend", help="onnx (default), ultralytics, fake")] = "onnx",
+    weights: Annotated[
+        Path | None, typer.Option("--weights", help="model file (default: models/weights/best.*)")
+    ] = None,
+    conf: Annotated[float, typer.Option("--conf", help="minimum corner-index confidence")] = 0.35,
+    imgsz: Annotated[int, typer.Option("--imgsz", help="network input / tile size")] = 320,
+) -> None:
+    """Recognise the cards visible in each photo: one entry per physical card."""
+    from vision.capture import UnreadableImageError, read_image
+    from vision.detectors.base import DetectorConfig, UnknownDetectorType, WeightsNotFoundError
+    from vision.reader import CardReader, ReaderConfig
+
+    reader: CardReader | None = None
+    for path in images:
+        try:
+            image = read_image(path)
+        except UnreadableImageError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        if reader is None:
+            config = DetectorConfig(type=backend, weights=weights, conf=conf, imgsz=imgsz)
+            try:
+                reader = CardReader(ReaderConfig(detector=config))
+            except (UnknownDetectorType, WeightsNotFoundError) as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(2) from None
+        cards = reader.read(image).cards
+        if as_json:
+            typer.echo(json.dumps({"image": str(path), "cards": [c.to_json() for c in cards]}))
+        else:
+            listing = " ".join(f"{c.card}({c.score:.2f})" for c in cards) or "(no cards)"
+            typer.echo(f"{path}: {len(cards)} cards: {listing}")

@@ -1,0 +1,98 @@
+"""The detector protocol, its configuration and the plug-in registry."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+
+#: Where the committed weights live (``best.pt`` / ``best.onnx``).
+WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "models" / "weights"
+
+
+class UnknownDetectorType(ValueError):
+    """``DetectorConfig.type`` names no registered backend."""
+
+
+class WeightsNotFoundError(ValueError):
+    """The weights file given to a backend does not exist."""
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """What to build: backend ``type`` and its settings.
+
+    ``imgsz`` is the network input size (square, letterboxed); ``conf`` and ``iou`` the score and NMS
+    thresholds; ``script`` is used by the ``fake`` backend only (one Detections per call, cycled).
+    """
+
+    type: str = "onnx"
+    weights: Path | None = None
+    imgsz: int = 320
+    conf: float = 0.25
+    iou: float = 0.5
+    threads: int = 0
+    script: Sequence[Detections] = field(default_factory=tuple)
+
+
+@runtime_checkable
+class Detector(Protocol):
+    """Detects corner indices in one BGR image at the network's input size (no tiling)."""
+
+    config: DetectorConfig
+
+    def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """Detections in ``image`` pixel coordinates."""
+        ...
+
+
+# type -> "module:Class"; modules are imported on demand.
+_BACKENDS: dict[str, str] = {
+    "ultralytics": "vision.detectors.ultralytics_backend:UltralyticsDetector",
+    "onnx": "vision.detectors.onnx_backend:OnnxDetector",
+    "fake": "vision.detectors.fake:FakeDetector",
+}
+
+
+def detector_types() -> list[str]:
+    """Registered backend names."""
+    return sorted(_BACKENDS)
+
+
+def register_detector(type_name: str, target: str) -> None:
+    """Register a backend class given as ``"package.module:ClassName"``."""
+    _BACKENDS[type_name] = target
+
+
+def default_weights(type_name: str) -> Path:
+    """The committed weights for a backend type (``best.onnx`` or ``best.pt``)."""
+    return WEIGHTS_DIR / ("best.pt" if type_name == "ultralytics" else "best.onnx")
+
+
+def create_detector(config: DetectorConfig) -> Detector:
+    """Build the backend named by ``config.type``."""
+    try:
+        target = _BACKENDS[config.type]
+    except KeyError:
+        raise UnknownDetectorType(
+            f"unknown detector type {config.type!r}; known: {', '.join(detector_types())}"
+        ) from None
+    module_name, class_name = target.split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    detector: Detector = cls(config)
+    return detector
+
+
+def resolve_weights(config: DetectorConfig) -> Path:
+    """``config.weights`` or the committed default, checked to exist."""
+    path = Path(config.weights) if config.weights is not None else default_weights(config.type)
+    if not path.is_file():
+        raise WeightsNotFoundError(f"weights not found: {path}")
+    return path

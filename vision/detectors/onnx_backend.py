@@ -1,0 +1,38 @@
+"""ONNX Runtime backend (what runs on the Pi). Imports onnxruntime lazily and never imports torch."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+from vision.detectors.base import DetectorConfig, resolve_weights
+from vision.detectors.preprocess import decode_yolo, letterbox, to_blob
+
+
+class OnnxDetector:
+    """A YOLO ``.onnx`` export (no NMS inside) run with ONNX Runtime on the CPU."""
+
+    def __init__(self, config: DetectorConfig) -> None:
+        import onnxruntime as ort
+
+        self.config = config
+        self.weights = resolve_weights(config)
+        options = ort.SessionOptions()
+        if config.threads:
+            options.intra_op_num_threads = config.threads
+        self.session = ort.InferenceSession(
+            str(self.weights), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        size = inp.shape[2]
+        self.imgsz = int(size) if isinstance(size, int) else config.imgsz
+
+    def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """Detections in ``image`` pixel coordinates."""
+        square, lb = letterbox(image, self.imgsz)
+        (out,) = self.session.run(None, {self.input_name: to_blob(square)})[:1]
+        det = decode_yolo(np.asarray(out, np.float32), self.config.conf, self.config.iou)
+        h, w = image.shape[:2]
+        return lb.to_image(det).clipped(w, h)

@@ -1,0 +1,125 @@
+"""Corner-index detections → physical cards.
+
+A card prints its index (rank + suit) in two opposite corners, rotated 180° from each other. The
+detector finds indices, so one card can give 0, 1 or 2 detections of its class. Two detections of
+the same class belong to one card when their distance fits the card: the distance between the two
+index centres of one card is about ``index_pair_ratio`` × the index size (or, with a rectified table
+of known card size, the exact expected distance). Per class, candidate pairs whose distance fits
+within ``tolerance`` become edges of a graph and a maximum-cardinality, maximum-weight matching
+(networkx) picks the pairs; every matched pair and every unmatched detection is one card. So two
+identical cards from different decks count twice, while the two corners of one card count once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from vision.detections import Detections
+from vision.labels import class_name
+
+# Geometry of a standard poker card (63 × 88 mm, index ≈ 20 mm tall centred ≈ 6 × 13 mm in from the
+# corner): the two index centres are ≈ 80 mm apart, 4.0 × the index height. Overwritten by fitting on
+# the renderer's annotations, see models/evaluate.py (fit_index_pair_ratio).
+INDEX_PAIR_RATIO = 4.0
+INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)
+
+
+class InstanceConfigError(ValueError):
+    """Bad settings for grouping corners into cards."""
+
+
+@dataclass(frozen=True)
+class InstanceConfig:
+    """How corner detections are grouped.
+
+    ``card_size_px``: (width, height) of a card in the image when known (rectified table), else the
+    expected distance is estimated from each index box's size with ``index_pair_ratio``.
+    ``tolerance``: accepted relative deviation of the distance from the expected one.
+    """
+
+    index_pair_ratio: float = INDEX_PAIR_RATIO
+    card_size_px: tuple[float, float] | None = None
+    tolerance: float = 0.3
+
+    def __post_init__(self) -> None:
+        if not 0 < self.tolerance < 1:
+            raise InstanceConfigError(f"tolerance must be in (0, 1), got {self.tolerance}")
+        if self.index_pair_ratio <= 0:
+            raise InstanceConfigError(f"index_pair_ratio must be positive, got {self.index_pair_ratio}")
+
+
+@dataclass(frozen=True)
+class CardInstance:
+    """One physical card: identity, confidence, box (x1, y1, x2, y2) and how many corners were seen."""
+
+    card: str
+    class_id: int
+    score: float
+    box: tuple[float, float, float, float]
+    corners: int
+
+    def to_json(self) -> dict[str, object]:
+        """The ``detect --json`` entry."""
+        return {"card": self.card, "score": round(self.score, 4), "box": [round(v, 1) for v in self.box]}
+
+
+def expected_pair_distance(det: Detections, i: int, j: int, config: InstanceConfig) -> float:
+    """Expected centre distance of two opposite indices of one card."""
+    if config.card_size_px is not None:
+        w, h = config.card_size_px
+        ox, oy = INDEX_OFFSET_FRACTION
+        return math.hypot(w * (1 - 2 * ox), h * (1 - 2 * oy))
+    sizes = np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
+    return float(config.index_pair_ratio * (sizes[i] + sizes[j]) / 2)
+
+
+def group_corners(det: Detections, config: InstanceConfig | None = None) -> list[CardInstance]:
+    """One :class:`CardInstance` per physical card, sorted by class id then position."""
+    config = config or InstanceConfig()
+    centers = det.centers
+    cards: list[CardInstance] = []
+    for cid in np.unique(det.class_id):
+        idx = np.flatnonzero(det.class_id == cid)
+        graph = nx.Graph()
+        graph.add_nodes_from(int(i) for i in idx)
+        for a in range(len(idx)):
+            for b in range(a + 1, len(idx)):
+                i, j = int(idx[a]), int(idx[b])
+                dist = float(np.linalg.norm(centers[i] - centers[j]))
+                expected = expected_pair_distance(det, i, j, config)
+                dev = abs(dist / expected - 1) if expected > 0 else math.inf
+                if dev <= config.tolerance:
+                    fit = 1 - dev / config.tolerance
+                    graph.add_edge(
+                        i, j, weight=1.0 + fit + 0.1 * float(det.confidence[i] + det.confidence[j])
+                    )
+        matching = nx.max_weight_matching(graph, maxcardinality=True)
+        used: set[int] = set()
+        for i, j in matching:
+            used.update((i, j))
+            cards.append(_instance(det, [i, j]))
+        cards.extend(_instance(det, [int(i)]) for i in idx if int(i) not in used)
+    cards.sort(key=lambda c: (c.class_id, c.box[1], c.box[0]))
+    return cards
+
+
+def _instance(det: Detections, members: list[int]) -> CardInstance:
+    boxes = det.xyxy[members]
+    box = (
+        float(boxes[:, 0].min()),
+        float(boxes[:, 1].min()),
+        float(boxes[:, 2].max()),
+        float(boxes[:, 3].max()),
+    )
+    cid = int(det.class_id[members[0]])
+    return CardInstance(class_name(cid), cid, float(det.confidence[members].max()), box, len(members))
+
+
+def count_cards(cards: list[CardInstance]) -> Counter[str]:
+    """Multiset of card names (duplicates counted)."""
+    return Counter(c.card for c in cards)
