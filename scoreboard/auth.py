@@ -1,0 +1,98 @@
+"""Who is calling: a table (its own token), a referee or admin (login session), or the admin token."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from fastapi import Request
+from sqlalchemy import delete, select
+
+from scoreboard.db import Database
+from scoreboard.models import LoginSession, ScoreTable, User
+from scoreboard.security import bearer, new_token, token_hash, token_matches, verify_password
+from scoreboard.service import ServiceError
+
+COOKIE = "tc_session"
+CSRF_HEADER = "x-requested-with"
+
+
+@dataclass(frozen=True)
+class Principal:
+    name: str
+    role: str  # "referee" or "admin"
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def table_caller(request: Request, db: Database, table_id: str) -> ScoreTable:
+    """The table whose token the request carries; 401 without a token, 403 with another one."""
+    token = bearer(request.headers.get("authorization"))
+    if token is None:
+        raise ServiceError(401, "missing table token (Authorization: Bearer <token>)")
+    with db.read() as s:
+        table = s.get(ScoreTable, table_id)
+        if table is None:
+            raise ServiceError(404, f"no table {table_id!r}")
+        if not token_matches(token, table.token_hash):
+            raise ServiceError(403, f"this token is not valid for table {table.name}")
+        return table
+
+
+def principal(request: Request, db: Database, admin_token: str | None) -> Principal | None:
+    token = bearer(request.headers.get("authorization"))
+    from_cookie = False
+    if token is None:
+        token = request.cookies.get(COOKIE)
+        from_cookie = token is not None
+    if token is None:
+        return None
+    if not from_cookie and admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
+        return Principal("admin", "admin")
+    if (
+        from_cookie
+        and request.method not in ("GET", "HEAD")
+        and request.url.path.startswith("/api/")
+        and not request.headers.get(CSRF_HEADER)
+    ):
+        raise ServiceError(403, f"cookie-authenticated API writes need the {CSRF_HEADER} header")
+    with db.read() as s:
+        row = s.execute(
+            select(User, LoginSession)
+            .join(LoginSession, LoginSession.user_id == User.id)
+            .where(LoginSession.token_hash == token_hash(token))
+        ).first()
+        if row is None or _aware(row[1].expires_at) < datetime.now(UTC):
+            return None
+        return Principal(row[0].username, row[0].role)
+
+
+def require(request: Request, db: Database, admin_token: str | None, role: str) -> Principal:
+    who = principal(request, db, admin_token)
+    if who is None:
+        raise ServiceError(401, "log in as a referee or admin (or send the admin token)")
+    if role == "admin" and who.role != "admin":
+        raise ServiceError(403, "admins only")
+    return who
+
+
+def login(db: Database, username: str, password: str, hours: int) -> tuple[str, Principal, datetime]:
+    with db.write() as s:
+        user = s.scalar(select(User).where(User.username == username))
+        if user is None or not verify_password(password, user.password_hash):
+            raise ServiceError(401, "wrong username or password")
+        now = datetime.now(UTC)
+        s.execute(delete(LoginSession).where(LoginSession.expires_at < now))
+        token = new_token()
+        expires = now + timedelta(hours=hours)
+        s.add(LoginSession(token_hash=token_hash(token), user_id=user.id, expires_at=expires))
+        return token, Principal(user.username, user.role), expires
+
+
+def logout(db: Database, token: str | None) -> None:
+    if token:
+        with db.write() as s:
+            s.execute(delete(LoginSession).where(LoginSession.token_hash == token_hash(token)))

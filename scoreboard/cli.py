@@ -1,0 +1,86 @@
+"""Subcommands of this package (registered into the `tractorcam` command line)."""
+
+from __future__ import annotations
+
+import typer
+
+scoreboard_app = typer.Typer(no_args_is_help=True, help="The central scoreboard service.")
+
+
+@scoreboard_app.command("serve")
+def serve(
+    db: str = typer.Option(
+        "sqlite:///scoreboard.db", "--db", help="SQLAlchemy URL (sqlite:///… or postgresql://…)"
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+    port: int = typer.Option(8000, "--port", help="TCP port"),
+) -> None:
+    """Migrate the database, then serve the HTTP API and the live pages."""
+    import os
+    import secrets
+    import sys
+
+    import uvicorn
+    from sqlalchemy.exc import ArgumentError, OperationalError
+
+    from scoreboard.app import create_app
+    from scoreboard.settings import Settings
+
+    if not os.environ.get("TRACTORCAM_ADMIN_TOKEN"):
+        os.environ["TRACTORCAM_ADMIN_TOKEN"] = secrets.token_urlsafe(24)
+        print(
+            f"TRACTORCAM_ADMIN_TOKEN was not set; admin token for this run: "
+            f"{os.environ['TRACTORCAM_ADMIN_TOKEN']}",
+            file=sys.stderr,
+        )
+    try:
+        app = create_app(Settings(db_url=db))
+    except (ArgumentError, ValueError) as exc:
+        print(f"error: bad --db URL {db!r}: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from exc
+    except OperationalError as exc:
+        print(f"error: cannot open database {db!r}: {exc.orig}", file=sys.stderr)
+        raise typer.Exit(1) from exc
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@scoreboard_app.command("add-user")
+def add_user(
+    username: str = typer.Argument(..., help="login name"),
+    role: str = typer.Option("referee", "--role", help="referee or admin"),
+    db: str = typer.Option("sqlite:///scoreboard.db", "--db", help="SQLAlchemy URL"),
+) -> None:
+    """Create a referee or admin login (the password is read from standard input or a prompt)."""
+    import sys
+
+    from sqlalchemy.exc import IntegrityError
+
+    from scoreboard.db import Database, make_engine, migrate
+    from scoreboard.models import User
+    from scoreboard.security import hash_password
+
+    if role not in ("referee", "admin"):
+        print("error: --role must be referee or admin", file=sys.stderr)
+        raise typer.Exit(2)
+    password = (
+        sys.stdin.readline().rstrip("\n")
+        if not sys.stdin.isatty()
+        else typer.prompt("password", hide_input=True, confirmation_prompt=True)
+    )
+    if len(password) < 8:
+        print("error: the password needs at least 8 characters", file=sys.stderr)
+        raise typer.Exit(2)
+    engine = make_engine(db)
+    migrate(engine)
+    try:
+        with Database(engine).write() as s:
+            s.add(User(username=username, password_hash=hash_password(password), role=role))
+    except IntegrityError as exc:
+        print(f"error: user {username!r} already exists", file=sys.stderr)
+        raise typer.Exit(2) from exc
+    print(f"{role} {username} created")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this package's subcommands to ``app``."""
+    app.add_typer(scoreboard_app, name="scoreboard")

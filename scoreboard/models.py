@@ -1,0 +1,183 @@
+"""Database schema of the scoreboard (SQLAlchemy 2 declarative models).
+
+Every change that screens care about is also appended to ``events``; its integer id is the
+cursor a screen or a table uses to re-sync after an outage.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ScoreTable(Base):
+    """One physical tournament table (a camera and four players)."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), index=True)
+    rules: Mapped[str | None] = mapped_column(String(40))
+    # Match state folded from the current versions of the table's deals (engine.match.MatchState).
+    state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    deal_count: Mapped[int] = mapped_column(Integer, default=0)
+    # The deal in progress as the edge reports it (a partial deal log plus the engine's running score).
+    live: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    health: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    deals: Mapped[list[Deal]] = relationship(back_populates="table", order_by="Deal.seq")
+
+
+class Deal(Base):
+    """A finished deal posted by a table; its log lives in versions (corrections keep history)."""
+
+    __tablename__ = "deals"
+    __table_args__ = (UniqueConstraint("table_id", "seq", name="uq_deals_table_seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    idempotency_key: Mapped[str] = mapped_column(String(200))
+    current_version: Mapped[int] = mapped_column(Integer, default=1)
+    # The table's match state right after this deal (recomputed when an earlier deal is corrected).
+    state_after: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    table: Mapped[ScoreTable] = relationship(back_populates="deals")
+    versions: Mapped[list[DealVersion]] = relationship(
+        back_populates="deal", order_by="DealVersion.version", cascade="all, delete-orphan"
+    )
+
+
+class DealVersion(Base):
+    """One version of a deal log and the engine's score of it. Version 1 is what the table sent."""
+
+    __tablename__ = "deal_versions"
+    __table_args__ = (UniqueConstraint("deal_id", "version", name="uq_deal_versions_deal_version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    deal_id: Mapped[int] = mapped_column(ForeignKey("deals.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    log: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    author: Mapped[str] = mapped_column(String(100))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    deal: Mapped[Deal] = relationship(back_populates="versions")
+
+
+class IdempotencyRecord(Base):
+    """The stored response of a keyed POST; replays return it, a different body is refused."""
+
+    __tablename__ = "idempotency"
+    __table_args__ = (UniqueConstraint("table_id", "scope", "key", name="uq_idempotency_table_scope_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    scope: Mapped[str] = mapped_column(String(20))
+    key: Mapped[str] = mapped_column(String(200))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    response: Mapped[Any] = mapped_column(JSON)
+    headers: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Event(Base):
+    """Append-only feed of everything that changed; ``id`` is the re-sync cursor."""
+
+    __tablename__ = "events"
+    __table_args__ = (Index("ix_events_table_id_id", "table_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str | None] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Alert(Base):
+    """A suspected rule break (revoke, failed throw, mismatch) waiting for a referee."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (Index("ix_alerts_status", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    deal_id: Mapped[int | None] = mapped_column(ForeignKey("deals.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(20))
+    seat: Mapped[str | None] = mapped_column(String(1))
+    trick: Mapped[int | None] = mapped_column(Integer)
+    proven_at: Mapped[int | None] = mapped_column(Integer)
+    reasoning: Mapped[str] = mapped_column(Text, default="")
+    source: Mapped[str] = mapped_column(String(10))  # "edge" or "engine"
+    status: Mapped[str] = mapped_column(String(12), default="open")
+    ruling: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    note: Mapped[str] = mapped_column(Text, default="")
+    resolved_by: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    images: Mapped[list[AlertImage]] = relationship(
+        back_populates="alert", order_by="AlertImage.id", cascade="all, delete-orphan"
+    )
+
+
+class AlertImage(Base):
+    """An evidence image (JPEG/PNG) attached to an alert by the edge."""
+
+    __tablename__ = "alert_images"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    alert_id: Mapped[int] = mapped_column(ForeignKey("alerts.id", ondelete="CASCADE"), index=True)
+    content_type: Mapped[str] = mapped_column(String(20))
+    caption: Mapped[str] = mapped_column(String(200), default="")
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    alert: Mapped[Alert] = relationship(back_populates="images")
+
+
+class User(Base):
+    """A referee or an admin who can log in to the referee pages."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(60), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(10))  # "referee" or "admin"
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LoginSession(Base):
+    """A logged-in referee or admin; the bearer/cookie token is stored hashed."""
+
+    __tablename__ = "login_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

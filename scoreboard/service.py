@@ -1,0 +1,660 @@
+"""What the scoreboard does, independent of HTTP: tables, deals (idempotent), the edge's events,
+alerts, rulings and corrections. Every write is one transaction that also appends to the feed."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from uuid import uuid4
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from scoreboard import feed, scoring
+from scoreboard.db import Database
+from scoreboard.models import Alert, AlertImage, Deal, DealVersion, IdempotencyRecord, ScoreTable
+from scoreboard.schemas import AlertIn, Correction, DealStart, Health, Play, RulingIn, TrickResult
+from scoreboard.security import new_token, token_hash
+
+VIOLATION_ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
+IMAGE_MAGIC = {
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/webp": (b"RIFF",),
+}
+MAX_IMAGE_BYTES = 2_000_000
+
+
+class ServiceError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def request_hash(body: Any) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Scoreboard:
+    def __init__(self, db: Database, notifier: feed.Notifier) -> None:
+        self.db = db
+        self.notifier = notifier
+
+    # --- tables ------------------------------------------------------------------------------
+
+    def create_table(self, name: str, rules: str | None) -> tuple[str, str]:
+        if rules is not None and not scoring.rules_known(rules):
+            raise ServiceError(422, f"unknown rule set {rules!r}")
+        token = new_token()
+        table = ScoreTable(
+            id=uuid4().hex,
+            name=name,
+            token_hash=token_hash(token),
+            rules=rules,
+            state=scoring.initial_state(rules),
+            deal_count=0,
+            live={},
+            health={},
+        )
+        try:
+            with self.db.write() as s:
+                if s.scalar(select(ScoreTable.id).where(ScoreTable.name == name)):
+                    raise ServiceError(409, f"a table named {name!r} already exists")
+                s.add(table)
+                s.flush()
+                feed.append(self.db, s, [(table.id, "table", self.summary(s, table, slim=True))])
+        except IntegrityError as exc:
+            raise ServiceError(409, f"a table named {name!r} already exists") from exc
+        self.notifier.notify()
+        return table.id, token
+
+    def rotate_token(self, table_id: str) -> str:
+        token = new_token()
+        with self.db.write() as s:
+            table = self._table(s, table_id)
+            table.token_hash = token_hash(token)
+        return token
+
+    def summary(self, s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, Any]:
+        open_alerts = s.scalar(
+            select(func.count(Alert.id)).where(
+                Alert.table_id == table.id, Alert.status.in_(("open", "acknowledged"))
+            )
+        )
+        state = table.state or scoring.initial_state(None)
+        live = table.live or {}
+        if slim:  # feed events carry the current trick only, not the whole deal
+            tricks = live.get("tricks") or []
+            live = {k: v for k, v in live.items() if k not in ("tricks", "scored_tricks")}
+            live["trick_count"] = len(tricks)
+            live["current_trick"] = tricks[-1] if tricks else None
+        return {
+            "id": table.id,
+            "name": table.name,
+            "rules": table.rules,
+            "levels": state.get("levels", dict(scoring.INITIAL_LEVELS)),
+            "dealer": state.get("dealer"),
+            "winner": state.get("winner"),
+            "deals": table.deal_count,
+            "open_alerts": int(open_alerts or 0),
+            "live": live,
+            "health": table.health or {},
+        }
+
+    # --- deals -------------------------------------------------------------------------------
+
+    def post_deal(self, table_id: str, key: str, log: Any) -> Reply:
+        digest = request_hash(log)
+        replay = self._replay(table_id, "deal", key, digest)
+        if replay is not None:
+            return replay
+        if not isinstance(log, dict):
+            raise ServiceError(422, "the body must be a deal log (a JSON object)")
+        if log.get("finished") is not True:
+            raise ServiceError(422, 'only finished deal logs are accepted ("finished": true)')
+        result = scoring.score(log)  # ScoringError -> 422, nothing stored
+        try:
+            with self.db.write() as s:
+                self.db.lock_table_row(s, table_id)
+                record = self._record(s, table_id, "deal", key)
+                if record is not None:
+                    return self._replayed(record, digest)
+                table = self._table(s, table_id)
+                self._check_rules(table, log)
+                if table.rules is None:
+                    table.rules = log["rules"]
+                deal = Deal(
+                    table_id=table.id,
+                    seq=table.deal_count + 1,
+                    idempotency_key=key,
+                    current_version=1,
+                    state_after={},
+                )
+                deal.versions.append(
+                    DealVersion(
+                        version=1,
+                        log=log,
+                        result=result,
+                        author=f"table {table.name}",
+                        reason="posted by the table",
+                    )
+                )
+                s.add(deal)
+                s.flush()
+                self._recompute(s, table)
+                linked = s.scalars(
+                    select(Alert).where(Alert.table_id == table.id, Alert.deal_id.is_(None))
+                ).all()
+                for alert in linked:
+                    alert.deal_id = deal.id
+                changed = self._sync_engine_alerts(s, table, deal, result)
+                table.live = {
+                    "finished": True,
+                    "deal": deal.seq,
+                    "rules": log.get("rules"),
+                    "level": log.get("level"),
+                    "trump": log.get("trump"),
+                    "dealer": log.get("dealer"),
+                    "tricks": log.get("tricks", []),
+                    "scored_tricks": result.get("tricks", []),
+                    "captured": result.get("captured"),
+                    "defender_total": result.get("defender_total"),
+                }
+                headers = {"Location": f"/api/tables/{table.id}/deals/{deal.seq}"}
+                s.add(
+                    IdempotencyRecord(
+                        table_id=table.id,
+                        scope="deal",
+                        key=key,
+                        request_hash=digest,
+                        status_code=201,
+                        response=result,
+                        headers=headers,
+                    )
+                )
+                s.flush()
+                events: list[tuple[str | None, str, dict[str, Any]]] = [
+                    (table.id, "deal", self._deal_event(deal, 1, result)),
+                ]
+                events += [(table.id, "alert", self.alert_dict(a)) for a in [*linked, *changed]]
+                events.append((table.id, "table", self.summary(s, table, slim=True)))
+                feed.append(self.db, s, events)
+        except IntegrityError:
+            # A concurrent request with the same key won the race: answer with its stored response.
+            replay = self._replay(table_id, "deal", key, digest)
+            if replay is None:
+                raise
+            return replay
+        self.notifier.notify()
+        return Reply(201, result, dict(headers))
+
+    def correct_deal(self, table_id: str, seq: int, body: Correction, author: str) -> dict[str, Any]:
+        if (body.log is None) == (body.fix is None):
+            raise ServiceError(422, 'give exactly one of "log" (the corrected deal log) or "fix" (one play)')
+        with self.db.read() as s:
+            deal, current = self._deal(s, table_id, seq)
+            self._check_version(deal, body.base_version)
+            if body.log is not None:
+                log = body.log
+            else:
+                assert body.fix is not None
+                log = replace_play(current.log, body.fix.trick, body.fix.seat, body.fix.cards)
+        return self._new_version(table_id, seq, body.base_version, log, author, body.reason)
+
+    def rule(
+        self,
+        table_id: str,
+        seq: int,
+        body: RulingIn,
+        author: str,
+        alert_id: int | None = None,
+        base_version: int | None = None,
+    ) -> dict[str, Any]:
+        """Record a referee's ruling in the deal log (``rulings``), rescore, and close the alert."""
+        with self.db.read() as s:
+            deal, current = self._deal(s, table_id, seq)
+            table = self._table(s, table_id)
+            alert = s.get(Alert, alert_id) if alert_id is not None else None
+            kind = body.kind or (
+                None if alert is None else ("other" if alert.kind == "mismatch" else alert.kind)
+            )
+            seat = body.seat or (alert.seat if alert is not None else None)
+            if kind is None or seat is None:
+                raise ServiceError(422, "a ruling needs the offending seat and its kind")
+            ruling: dict[str, Any] = {"seat": seat, "kind": kind}
+            if body.points is None or body.levels is None:
+                standard = scoring.default_ruling(table.rules or current.log["rules"], kind, seat)
+            else:
+                standard = {}
+            ruling["points"] = body.points if body.points is not None else int(standard.get("points", 0))
+            ruling["levels"] = body.levels if body.levels is not None else int(standard.get("levels", 0))
+            ruling["note"] = body.note or str(standard.get("note", ""))
+            log = copy.deepcopy(current.log)
+            log["rulings"] = [*log.get("rulings", []), ruling]
+            version = base_version if base_version is not None else deal.current_version
+        reason = f"ruling: {kind} by {seat}" + (f" (alert #{alert_id})" if alert_id is not None else "")
+        out = self._new_version(table_id, seq, version, log, author, reason, alert_id=alert_id, ruling=ruling)
+        out["ruling"] = ruling
+        return out
+
+    def _new_version(
+        self,
+        table_id: str,
+        seq: int,
+        base_version: int,
+        log: Any,
+        author: str,
+        reason: str,
+        *,
+        alert_id: int | None = None,
+        ruling: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        if not isinstance(log, dict) or log.get("finished") is not True:
+            raise ServiceError(422, 'a corrected deal log must be finished ("finished": true)')
+        result = scoring.score(log)
+        with self.db.write() as s:
+            self.db.lock_table_row(s, table_id)
+            table = self._table(s, table_id)
+            self._check_rules(table, log)
+            deal, _ = self._deal(s, table_id, seq)
+            self._check_version(deal, base_version)
+            alert = None
+            if alert_id is not None:
+                alert = s.get(Alert, alert_id)
+                if alert is None or alert.table_id != table_id:
+                    raise ServiceError(404, f"no alert #{alert_id} at this table")
+                if alert.status not in ("open", "acknowledged"):
+                    raise ServiceError(409, f"alert #{alert_id} is already {alert.status}")
+            version = deal.current_version + 1
+            deal.versions.append(
+                DealVersion(version=version, log=log, result=result, author=author, reason=reason)
+            )
+            deal.current_version = version
+            s.flush()
+            self._recompute(s, table)
+            changed = self._sync_engine_alerts(s, table, deal, result)
+            if alert is not None:
+                alert.status, alert.ruling, alert.resolved_by, alert.resolved_at = (
+                    "ruled",
+                    ruling,
+                    author,
+                    now(),
+                )
+                changed.append(alert)
+            if table.live.get("finished") and table.live.get("deal") == seq:
+                table.live = {
+                    **table.live,
+                    "tricks": log.get("tricks", []),
+                    "scored_tricks": result.get("tricks", []),
+                    "captured": result.get("captured"),
+                    "defender_total": result.get("defender_total"),
+                }
+            s.flush()
+            events: list[tuple[str | None, str, dict[str, Any]]] = [
+                (
+                    table.id,
+                    "correction",
+                    {**self._deal_event(deal, version, result), "author": author, "reason": reason},
+                ),
+            ]
+            events += [(table.id, "alert", self.alert_dict(a)) for a in changed]
+            events.append((table.id, "table", self.summary(s, table, slim=True)))
+            feed.append(self.db, s, events)
+        self.notifier.notify()
+        return {"deal": seq, "version": version, "result": result}
+
+    # --- the edge's event stream -------------------------------------------------------------
+
+    def post_event(
+        self, table_id: str, key: str, raw: Any, event: DealStart | Play | TrickResult | AlertIn | Health
+    ) -> Reply:
+        digest = request_hash(raw)
+        replay = self._replay(table_id, "event", key, digest)
+        if replay is not None:
+            return replay
+        images = decode_images(event) if isinstance(event, AlertIn) else []
+        try:
+            with self.db.write() as s:
+                self.db.lock_table_row(s, table_id)
+                record = self._record(s, table_id, "event", key)
+                if record is not None:
+                    return self._replayed(record, digest)
+                table = self._table(s, table_id)
+                body: dict[str, Any] = {}
+                payload: dict[str, Any]
+                if isinstance(event, AlertIn):
+                    alert = Alert(
+                        table_id=table.id,
+                        kind=event.kind,
+                        seat=event.seat,
+                        trick=event.trick,
+                        proven_at=event.proven_at,
+                        reasoning=event.reasoning,
+                        source="edge",
+                        status="open",
+                        note="",
+                    )
+                    alert.images = [
+                        AlertImage(content_type=ct, caption=cap, data=data) for ct, cap, data in images
+                    ]
+                    s.add(alert)
+                    s.flush()
+                    body["alert"] = alert.id
+                    payload = self.alert_dict(alert)
+                elif isinstance(event, Health):
+                    table.health = {
+                        **event.model_dump(exclude={"type"}, exclude_none=True),
+                        "at": now().isoformat(),
+                    }
+                    payload = dict(table.health)
+                else:
+                    table.live = apply_live(table.live or {}, table.rules, event)
+                    payload = event.model_dump(exclude_none=True)
+                    if isinstance(event, Play):
+                        payload["captured"] = table.live.get("captured")
+                s.flush()
+                rows = feed.append(
+                    self.db,
+                    s,
+                    [(table.id, event.type, payload), (table.id, "table", self.summary(s, table, slim=True))],
+                )
+                body["event"] = rows[0].id
+                s.add(
+                    IdempotencyRecord(
+                        table_id=table.id,
+                        scope="event",
+                        key=key,
+                        request_hash=digest,
+                        status_code=201,
+                        response=body,
+                        headers={},
+                    )
+                )
+        except IntegrityError:
+            replay = self._replay(table_id, "event", key, digest)
+            if replay is None:
+                raise
+            return replay
+        self.notifier.notify()
+        return Reply(201, body)
+
+    # --- alerts ------------------------------------------------------------------------------
+
+    def close_alert(self, alert_id: int, status: str, note: str, author: str) -> dict[str, Any]:
+        allowed = {"acknowledged": ("open",), "dismissed": ("open", "acknowledged")}[status]
+        with self.db.write() as s:
+            alert = s.get(Alert, alert_id)
+            if alert is None:
+                raise ServiceError(404, f"no alert #{alert_id}")
+            if alert.status not in allowed:
+                raise ServiceError(409, f"alert #{alert_id} is {alert.status}; cannot mark it {status}")
+            alert.status, alert.note, alert.resolved_by = status, note, author
+            if status == "dismissed":
+                alert.resolved_at = now()
+            table = self._table(s, alert.table_id)
+            s.flush()
+            out = self.alert_dict(alert)
+            feed.append(
+                self.db,
+                s,
+                [
+                    (alert.table_id, "alert", out),
+                    (alert.table_id, "table", self.summary(s, table, slim=True)),
+                ],
+            )
+        self.notifier.notify()
+        return out
+
+    def alert_dict(self, alert: Alert) -> dict[str, Any]:
+        return {
+            "id": alert.id,
+            "table": alert.table_id,
+            "deal_id": alert.deal_id,
+            "kind": alert.kind,
+            "seat": alert.seat,
+            "trick": alert.trick,
+            "proven_at": alert.proven_at,
+            "reasoning": alert.reasoning,
+            "source": alert.source,
+            "status": alert.status,
+            "ruling": alert.ruling,
+            "note": alert.note,
+            "resolved_by": alert.resolved_by,
+            "images": [f"/api/alerts/{alert.id}/images/{img.id}" for img in alert.images],
+        }
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _table(self, s: Session, table_id: str) -> ScoreTable:
+        table = s.get(ScoreTable, table_id)
+        if table is None:
+            raise ServiceError(404, f"no table {table_id!r}")
+        return table
+
+    def _deal(self, s: Session, table_id: str, seq: int) -> tuple[Deal, DealVersion]:
+        deal = s.scalar(select(Deal).where(Deal.table_id == table_id, Deal.seq == seq))
+        if deal is None:
+            raise ServiceError(404, f"no deal {seq} at table {table_id!r}")
+        current = s.scalar(
+            select(DealVersion).where(
+                DealVersion.deal_id == deal.id, DealVersion.version == deal.current_version
+            )
+        )
+        assert current is not None
+        return deal, current
+
+    @staticmethod
+    def _check_version(deal: Deal, base_version: int) -> None:
+        if base_version != deal.current_version:
+            raise ServiceError(
+                409,
+                f"deal {deal.seq} is at version {deal.current_version}, not {base_version}: reload and retry",
+            )
+
+    @staticmethod
+    def _check_rules(table: ScoreTable, log: dict[str, Any]) -> None:
+        if table.rules is not None and log.get("rules") != table.rules:
+            raise ServiceError(
+                422, f"table {table.name} plays {table.rules}, the log says {log.get('rules')!r}"
+            )
+
+    def _record(self, s: Session, table_id: str, scope: str, key: str) -> IdempotencyRecord | None:
+        return s.scalar(
+            select(IdempotencyRecord).where(
+                IdempotencyRecord.table_id == table_id,
+                IdempotencyRecord.scope == scope,
+                IdempotencyRecord.key == key,
+            )
+        )
+
+    def _replay(self, table_id: str, scope: str, key: str, digest: str) -> Reply | None:
+        with self.db.read() as s:
+            record = self._record(s, table_id, scope, key)
+            return None if record is None else self._replayed(record, digest)
+
+    @staticmethod
+    def _replayed(record: IdempotencyRecord, digest: str) -> Reply:
+        if record.request_hash != digest:
+            raise ServiceError(422, "this Idempotency-Key was already used with a different body")
+        return Reply(record.status_code, record.response, {**record.headers, "Idempotent-Replayed": "true"})
+
+    def _recompute(self, s: Session, table: ScoreTable) -> None:
+        """Fold the match state over the current versions of all the table's deals, in order."""
+        rows = s.execute(
+            select(Deal, DealVersion)
+            .join(
+                DealVersion, (DealVersion.deal_id == Deal.id) & (DealVersion.version == Deal.current_version)
+            )
+            .where(Deal.table_id == table.id)
+            .order_by(Deal.seq)
+        ).all()
+        if table.rules is None:
+            return
+        try:
+            states = scoring.fold_states(table.rules, [(v.log, v.result) for _, v in rows])
+        except scoring.ScoringError as exc:
+            raise ServiceError(422, str(exc)) from exc
+        for (deal, _), state in zip(rows, states, strict=True):
+            if deal.state_after != state:
+                deal.state_after = state
+        table.state = states[-1] if states else scoring.initial_state(table.rules)
+        table.deal_count = len(rows)
+
+    def _sync_engine_alerts(
+        self, s: Session, table: ScoreTable, deal: Deal, result: dict[str, Any]
+    ) -> list[Alert]:
+        """One alert per violation the engine proves; engine alerts no longer proven are resolved."""
+        existing = s.scalars(select(Alert).where(Alert.deal_id == deal.id)).all()
+        seen = {(a.kind, a.seat, a.trick): a for a in existing}
+        proven: set[tuple[str, str | None, int | None]] = set()
+        changed: list[Alert] = []
+        for violation in result.get("violations", []) or []:
+            kind = VIOLATION_ALERT_KIND.get(str(violation.get("kind")), "mismatch")
+            key = (kind, violation.get("seat"), violation.get("trick"))
+            proven.add(key)
+            reasoning = violation_reasoning(violation, deal.seq)
+            alert = seen.get(key)
+            if alert is None:
+                alert = Alert(
+                    table_id=table.id,
+                    deal_id=deal.id,
+                    kind=kind,
+                    seat=key[1],
+                    trick=key[2],
+                    proven_at=violation.get("proven_at"),
+                    reasoning=reasoning,
+                    source="engine",
+                    status="open",
+                    note="",
+                )
+                s.add(alert)
+                seen[key] = alert
+                changed.append(alert)
+            elif alert.source == "edge" and "engine:" not in alert.reasoning:
+                alert.reasoning = f"{alert.reasoning}\n{reasoning}".strip()
+                alert.proven_at = alert.proven_at or violation.get("proven_at")
+                changed.append(alert)
+        for key, alert in seen.items():
+            if alert.source == "engine" and key not in proven and alert.status in ("open", "acknowledged"):
+                alert.status, alert.note, alert.resolved_at = (
+                    "resolved",
+                    "no longer proven by the corrected log",
+                    now(),
+                )
+                changed.append(alert)
+        s.flush()
+        return changed
+
+    @staticmethod
+    def _deal_event(deal: Deal, version: int, result: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "deal": deal.seq,
+            "version": version,
+            "defender_total": result.get("defender_total"),
+            "outcome": result.get("outcome"),
+            "state_after": deal.state_after,
+        }
+
+
+def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
+    kind = str(violation.get("kind")).replace("_", " ")
+    text = (
+        f"engine: {kind} by {violation.get('seat')} at trick {violation.get('trick')} of deal {seq}, "
+        f"proven by the plays of trick {violation.get('proven_at')}"
+    )
+    extra = {k: v for k, v in violation.items() if k not in ("kind", "seat", "trick", "proven_at")}
+    if extra:
+        text += " — " + "; ".join(f"{k}: {v}" for k, v in extra.items())
+    return text
+
+
+def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -> dict[str, Any]:
+    new = copy.deepcopy(log)
+    tricks = new.get("tricks") or []
+    if trick > len(tricks):
+        raise ServiceError(422, f"the deal has {len(tricks)} tricks, no trick {trick}")
+    for play in tricks[trick - 1].get("plays", []):
+        if play and play[0] == seat:
+            play[1] = list(cards)
+            if len(play) > 2:
+                del play[2:]  # a declared split no longer applies to other cards
+            return new
+    raise ServiceError(422, f"trick {trick} has no play by {seat}")
+
+
+def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:
+    out = []
+    for index, image in enumerate(event.images, start=1):
+        try:
+            data = base64.b64decode(image.data, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ServiceError(422, f"image {index}: not valid base64") from exc
+        if len(data) > MAX_IMAGE_BYTES:
+            raise ServiceError(413, f"image {index}: larger than {MAX_IMAGE_BYTES} bytes")
+        if not data.startswith(IMAGE_MAGIC[image.content_type]):
+            raise ServiceError(422, f"image {index}: not a {image.content_type} file")
+        out.append((image.content_type, image.caption, data))
+    return out
+
+
+def apply_live(
+    live: dict[str, Any], table_rules: str | None, event: DealStart | Play | TrickResult
+) -> dict[str, Any]:
+    """The deal in progress after one edge event; the running score comes from the engine."""
+    if isinstance(event, DealStart):
+        return {
+            "finished": False,
+            "rules": event.rules or table_rules,
+            "level": event.level,
+            "trump": event.trump,
+            "dealer": event.dealer,
+            "tricks": [],
+            "captured": 0,
+            "trick_results": {},
+        }
+    live = copy.deepcopy(live) if not live.get("finished") else {"finished": False, "tricks": []}
+    if isinstance(event, TrickResult):
+        live.setdefault("trick_results", {})[str(event.trick)] = {
+            "winner": event.winner,
+            "points": event.points,
+        }
+        return live
+    tricks: list[dict[str, Any]] = live.setdefault("tricks", [])
+    while len(tricks) < event.trick:
+        tricks.append({"plays": []})
+    play: list[Any] = [event.seat, list(event.cards)]
+    if event.declared:
+        play.append({"as": event.declared})
+    tricks[event.trick - 1]["plays"].append(play)
+    if all(live.get(k) for k in ("rules", "level", "trump", "dealer")):
+        partial = {k: live[k] for k in ("rules", "level", "trump", "dealer")}
+        partial.update(tricks=[t for t in tricks if t["plays"]], finished=False)
+        try:
+            result = scoring.score(partial)
+        except scoring.ScoringError as exc:
+            live["error"] = str(exc)
+        else:
+            live.pop("error", None)
+            live["captured"] = result.get("captured")
+            live["scored_tricks"] = result.get("tricks", [])
+    return live

@@ -1,0 +1,111 @@
+// Live pages: follow /api/stream (Server-Sent Events) and swap in server-rendered fragments.
+(function () {
+  "use strict";
+  const root = document.getElementById("live-root");
+  const status = document.getElementById("live-status");
+  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start"];
+  const timers = new Map();
+
+  function setStatus(on) {
+    if (status) { status.className = "status " + (on ? "on" : "off"); }
+  }
+
+  async function swap(url, target) {
+    const res = await fetch(url, { credentials: "same-origin" });
+    if (!res.ok) { return; }
+    const html = await res.text();
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html.trim();
+    const fresh = tpl.content.firstElementChild;
+    if (fresh && target && target.parentNode) { target.replaceWith(fresh); }
+  }
+
+  function later(key, fn) {  // coalesce bursts of events (a trick is four plays)
+    clearTimeout(timers.get(key));
+    timers.set(key, setTimeout(fn, 150));
+  }
+
+  function onEvent(ev) {
+    let data;
+    try { data = JSON.parse(ev.data); } catch (e) { return; }
+    root.dataset.cursor = String(data.id);
+    const mode = root.dataset.live;
+    if (mode === "tables") {
+      const card = data.table && document.getElementById("table-" + data.table);
+      if (card) {
+        later(data.table, () => swap("/fragments/tables/" + data.table + "/card", document.getElementById("table-" + data.table)));
+      } else {
+        later("all", () => swap(root.dataset.fragment, document.getElementById("tables")));
+      }
+    } else if (mode === "table") {
+      later("table", () => swap(root.dataset.fragment, root.firstElementChild));
+    } else if (mode === "alerts" && (data.kind === "alert" || data.kind === "deal" || data.kind === "correction")) {
+      later("alerts", () => swap(root.dataset.fragment, document.getElementById("alerts")));
+    }
+  }
+
+  function connect() {
+    if (!root || !window.EventSource) { return; }
+    let url = "/api/stream?after=" + encodeURIComponent(root.dataset.cursor || "0");
+    if (root.dataset.table) { url += "&table=" + encodeURIComponent(root.dataset.table); }
+    const source = new EventSource(url);
+    source.onopen = () => setStatus(true);
+    source.onerror = () => setStatus(false);  // the browser reconnects with Last-Event-ID
+    KINDS.forEach((k) => source.addEventListener(k, onEvent));
+  }
+
+  async function post(url, body) {
+    const res = await fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-Requested-With": "fetch" },
+      body: JSON.stringify(body),
+    });
+    let payload = {};
+    try { payload = await res.json(); } catch (e) { /* empty body */ }
+    if (!res.ok) { throw new Error(payload.detail || res.statusText); }
+    return payload;
+  }
+
+  document.addEventListener("click", async (e) => {
+    const button = e.target.closest("[data-action]");
+    if (!button) { return; }
+    e.preventDefault();
+    const box = button.closest("[data-alert]");
+    const out = box.querySelector(".result");
+    const id = box.dataset.alert;
+    const action = button.dataset.action;
+    let body = {};
+    if (action === "ruling") {
+      const form = button.closest("form");
+      for (const [k, v] of new FormData(form).entries()) {
+        if (v === "") { continue; }
+        body[k] = (k === "points" || k === "levels") ? Number(v) : v;
+      }
+    }
+    try {
+      const res = await post("/api/alerts/" + id + "/" + action, body);
+      out.textContent = action === "ruling" ? "Ruling recorded: deal version " + res.version : "Done";
+    } catch (err) { out.textContent = "Refused: " + err.message; }
+  });
+
+  document.addEventListener("submit", async (e) => {
+    const form = e.target.closest("form.correction");
+    if (!form) { return; }
+    e.preventDefault();
+    const f = new FormData(form);
+    const body = {
+      base_version: Number(form.dataset.base),
+      reason: f.get("reason"),
+      fix: { trick: Number(f.get("trick")), seat: f.get("seat"), cards: String(f.get("cards")).trim().split(/[\s,]+/) },
+    };
+    const out = form.querySelector(".result");
+    try {
+      const res = await post(form.dataset.url, body);
+      out.textContent = "Saved version " + res.version + "; defenders now " + res.result.defender_total;
+      setTimeout(() => location.reload(), 800);
+    } catch (err) { out.textContent = "Refused: " + err.message; }
+  });
+
+  connect();
+})();
