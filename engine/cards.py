@@ -1,0 +1,142 @@
+"""Cards, suits and ranks in the notation of ``RULES.md``.
+
+A card is rank-first text: ``2``…``10``, ``J``, ``Q``, ``K``, ``A`` followed by a suit letter
+``S H D C``; ``T`` is accepted for ten on input, case is not significant. Jokers are ``BJ``
+(大王, big) and ``SJ`` (小王, small). With k decks every card exists k times and identical copies
+are indistinguishable, so a card is just its identity.
+
+>>> parse_card("th")
+Card('10H')
+>>> str(parse_card("bj")), parse_card("KS").points
+('BJ', 10)
+>>> parse_cards(["5c", "SJ"])
+(Card('5C'), Card('SJ'))
+>>> parse_card("1X")
+Traceback (most recent call last):
+...
+engine.cards.UnknownCardError: unknown card '1X'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+SUITS: Final = ("S", "H", "D", "C")
+RANKS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+#: Rank values: 2..14 (ace high).
+RANK_VALUE: Final = {r: i + 2 for i, r in enumerate(RANKS)}
+RANK_NAME: Final = {v: r for r, v in RANK_VALUE.items()}
+
+SMALL_JOKER: Final = 52
+BIG_JOKER: Final = 53
+N_CODES: Final = 54
+
+
+class UnknownCardError(ValueError):
+    """Text that is not a card of the notation (``parse_card``)."""
+
+
+class UnknownRankError(ValueError):
+    """Text that is not a rank ``2``…``A`` (``parse_rank``)."""
+
+
+class UnknownSuitError(ValueError):
+    """Text that is not a suit letter (``parse_suit``)."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    """One card identity. ``code`` is 0…51 for ``suit * 13 + (rank - 2)`` and 52/53 for SJ/BJ.
+
+    The code order matches the detector's class ids (``vision.labels``).
+    """
+
+    code: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.code < N_CODES:
+            raise UnknownCardError(f"card code out of range: {self.code}")
+
+    @property
+    def is_joker(self) -> bool:
+        return self.code >= SMALL_JOKER
+
+    @property
+    def suit(self) -> str | None:
+        """``S H D C`` or ``None`` for a joker."""
+        return None if self.is_joker else SUITS[self.code // 13]
+
+    @property
+    def rank(self) -> int:
+        """2…14 for ranked cards, 15 for the small joker, 16 for the big joker."""
+        if self.is_joker:
+            return 15 if self.code == SMALL_JOKER else 16
+        return self.code % 13 + 2
+
+    @property
+    def points(self) -> int:
+        return CARD_POINTS[self.code]
+
+    def __str__(self) -> str:
+        return CARD_NAMES[self.code]
+
+    def __repr__(self) -> str:
+        return f"Card({CARD_NAMES[self.code]!r})"
+
+
+def card_code(rank: int, suit: str) -> int:
+    return SUITS.index(suit) * 13 + rank - 2
+
+
+CARD_NAMES: Final = tuple(RANK_NAME[c % 13 + 2] + SUITS[c // 13] for c in range(52)) + ("SJ", "BJ")
+CARD_POINTS: Final = tuple(
+    {5: 5, 10: 10, 13: 10}.get(c % 13 + 2, 0) if c < 52 else 0 for c in range(N_CODES)
+)
+_BY_NAME: Final = {name: code for code, name in enumerate(CARD_NAMES)}
+ALL_CARDS: Final = tuple(Card(c) for c in range(N_CODES))
+
+
+def parse_rank(text: str) -> int:
+    """Rank value 2…14 from ``2``…``10``/``T``, ``J``, ``Q``, ``K``, ``A`` (case-insensitive)."""
+    key = str(text).strip().upper()
+    if key == "T":
+        key = "10"
+    try:
+        return RANK_VALUE[key]
+    except KeyError:
+        raise UnknownRankError(f"unknown rank {text!r}") from None
+
+
+def parse_suit(text: str) -> str:
+    key = str(text).strip().upper()
+    if key not in SUITS:
+        raise UnknownSuitError(f"unknown suit {text!r}")
+    return key
+
+
+def parse_card(text: str) -> Card:
+    """Parse one card; raises :class:`UnknownCardError`."""
+    if not isinstance(text, str):
+        raise UnknownCardError(f"unknown card {text!r}")
+    key = text.strip().upper()
+    if len(key) == 2 and key[0] == "T":
+        key = "10" + key[1]
+    code = _BY_NAME.get(key)
+    if code is None:
+        raise UnknownCardError(f"unknown card {text!r}")
+    return ALL_CARDS[code]
+
+
+def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
+    return tuple(parse_card(t) for t in texts)
+
+
+def format_cards(cards: Iterable[Card]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def full_deck(decks: int) -> list[Card]:
+    """All cards of ``decks`` decks (54 each)."""
+    return [card for card in ALL_CARDS for _ in range(decks)]

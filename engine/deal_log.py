@@ -1,0 +1,253 @@
+"""The deal log (``shared/spec/deal-log.md``): parsing a JSON object into typed, validated records.
+
+Only the *form* of the log is checked here (cards, seats, turn order, copies). Whether each
+trick's leader really won the previous trick needs the rules and is checked while scoring. Every
+problem raises :class:`DealLogError` with a one-line message naming the trick and play.
+
+>>> log = parse_deal_log({"rules": "national-1deck", "level": "2", "trump": "NT", "dealer": "S",
+...     "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]]]}]})
+>>> log.tricks[0].plays[1].seat, log.tricks[0].plays[1].cards
+(Seat.E, (Card('3H'),))
+>>> parse_deal_log({"rules": "bridge", "level": "2", "trump": "S", "dealer": "S", "tricks": []})
+Traceback (most recent call last):
+...
+engine.deal_log.DealLogError: rules: unknown rule set 'bridge' (known: national-1deck, national-2deck, national-3deck, zhku-3deck, challenge-2deck)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import SUITS, Card, format_cards, parse_card, parse_rank, RANK_NAME
+from engine.rules import RuleSet, get_rule_set
+from engine.seats import Seat, parse_seat
+
+
+class DealLogError(ValueError):
+    """A deal log that cannot be read; the message is one line naming the trick and play at fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """One seat's cards laid in a trick; ``split`` is a throw's declared reading (``"as"``)."""
+
+    seat: Seat
+    cards: tuple[Card, ...]
+    split: tuple[tuple[Card, ...], ...] | None = None
+
+    def to_json(self) -> list[Any]:
+        out: list[Any] = [self.seat.name, format_cards(self.cards)]
+        if self.split is not None:
+            out.append({"as": [format_cards(part) for part in self.split]})
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    plays: tuple[Play, ...]
+
+    @property
+    def leader(self) -> Seat:
+        return self.plays[0].seat
+
+    @property
+    def complete(self) -> bool:
+        return len(self.plays) == 4
+
+    def to_json(self) -> dict[str, Any]:
+        return {"plays": [p.to_json() for p in self.plays]}
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """A referee's ruling recorded in the log (``"rulings"``): ``points`` count against the
+    offending seat's side in the defenders' total; ``levels`` go to the non-offending side;
+    ``deals_next`` gives the next deal to the non-offending side."""
+
+    seat: Seat
+    kind: str
+    points: int = 0
+    levels: int = 0
+    deals_next: bool = False
+    trick: int | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": self.seat.name, "kind": self.kind, "points": self.points,
+                               "levels": self.levels, "deals_next": self.deals_next, "note": self.note}
+        if self.trick is not None:
+            out["trick"] = self.trick
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DealLog:
+    rules: RuleSet
+    level: int
+    trump: str | None
+    dealer: Seat
+    tricks: tuple[Trick, ...]
+    bottom: tuple[Card, ...] | None = None
+    finished: bool = False
+    rulings: tuple[Ruling, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rules": self.rules.id,
+            "level": RANK_NAME[self.level],
+            "trump": self.trump or "NT",
+            "dealer": self.dealer.name,
+        }
+        if self.bottom is not None:
+            out["bottom"] = format_cards(self.bottom)
+        out["tricks"] = [t.to_json() for t in self.tricks]
+        out["finished"] = self.finished
+        if self.rulings:
+            out["rulings"] = [r.to_json() for r in self.rulings]
+        return out
+
+
+def _where(trick: int | None, play: int | None = None, seat: object = None) -> str:
+    if trick is None:
+        return ""
+    out = f"trick {trick}"
+    if play is not None:
+        out += f", play {play}"
+        if isinstance(seat, str):
+            out += f" ({seat})"
+    return out + ": "
+
+
+def _cards(raw: object, where: str) -> tuple[Card, ...]:
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        raise DealLogError(f"{where}cards must be a list of card names, got {raw!r}")
+    try:
+        return tuple(parse_card(c) for c in raw)
+    except ValueError as exc:
+        raise DealLogError(f"{where}{exc}") from None
+
+
+def _play(raw: object, t: int, p: int) -> Play:
+    if not isinstance(raw, Sequence) or isinstance(raw, str) or len(raw) not in (2, 3):
+        raise DealLogError(f"{_where(t, p)}a play must be [seat, cards] or [seat, cards, {{\"as\": ...}}]")
+    where = _where(t, p, raw[0])
+    try:
+        seat = parse_seat(raw[0])
+    except ValueError as exc:
+        raise DealLogError(f"{where}{exc}") from None
+    cards = _cards(raw[1], where)
+    if not cards:
+        raise DealLogError(f"{where}a play has no cards")
+    split = None
+    if len(raw) == 3:
+        extra = raw[2]
+        if not isinstance(extra, Mapping) or not isinstance(extra.get("as"), Sequence):
+            raise DealLogError(f"{where}the third element must be {{\"as\": [[cards], ...]}}")
+        split = tuple(_cards(part, where) for part in extra["as"])
+        if Counter(c for part in split for c in part) != Counter(cards) or any(not p for p in split):
+            raise DealLogError(f"{where}the declared split does not match the cards played")
+    return Play(seat, cards, split)
+
+
+def _ruling(raw: object, i: int) -> Ruling:
+    where = f"rulings[{i}]: "
+    if not isinstance(raw, Mapping):
+        raise DealLogError(f"{where}a ruling must be an object")
+    try:
+        seat = parse_seat(raw.get("seat"))
+    except ValueError as exc:
+        raise DealLogError(f"{where}{exc}") from None
+    vals: dict[str, int] = {}
+    for name in ("points", "levels"):
+        v = raw.get(name, 0)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise DealLogError(f"{where}{name} must be a whole number ≥ 0")
+        vals[name] = v
+    trick = raw.get("trick")
+    if trick is not None and (not isinstance(trick, int) or trick < 1):
+        raise DealLogError(f"{where}trick must be a trick number ≥ 1")
+    return Ruling(
+        seat=seat,
+        kind=str(raw.get("kind", "other")),
+        points=vals["points"],
+        levels=vals["levels"],
+        deals_next=bool(raw.get("deals_next", False)),
+        trick=trick,
+        note=str(raw.get("note", "")),
+    )
+
+
+def parse_deal_log(data: object) -> DealLog:
+    """Validate and type a decoded JSON deal log; raises :class:`DealLogError`."""
+    if not isinstance(data, Mapping):
+        raise DealLogError("a deal log must be a JSON object")
+    try:
+        rules = get_rule_set(data.get("rules"))
+    except ValueError as exc:
+        raise DealLogError(f"rules: {exc}") from None
+    try:
+        level = parse_rank(str(data.get("level")))
+    except ValueError as exc:
+        raise DealLogError(f"level: {exc}") from None
+    trump_raw = data.get("trump")
+    trump = trump_raw.strip().upper() if isinstance(trump_raw, str) else None
+    if trump not in (*SUITS, "NT"):
+        raise DealLogError(f"trump: unknown trump {trump_raw!r} (S, H, D, C or NT)")
+    try:
+        dealer = parse_seat(data.get("dealer"))
+    except ValueError as exc:
+        raise DealLogError(f"dealer: {exc}") from None
+    bottom = None
+    if data.get("bottom") is not None:
+        bottom = _cards(data["bottom"], "bottom: ")
+        if len(bottom) > rules.bottom_size:
+            raise DealLogError(f"bottom: {len(bottom)} cards, {rules.id} buries {rules.bottom_size}")
+    raw_tricks = data.get("tricks", [])
+    if not isinstance(raw_tricks, Sequence) or isinstance(raw_tricks, str):
+        raise DealLogError("tricks must be a list")
+    tricks: list[Trick] = []
+    seen: Counter[Card] = Counter()
+    for t, raw in enumerate(raw_tricks, start=1):
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("plays"), Sequence):
+            raise DealLogError(f"trick {t}: a trick must be an object with a list of plays")
+        plays = tuple(_play(p, t, i) for i, p in enumerate(raw["plays"], start=1))
+        if not plays:
+            raise DealLogError(f"trick {t}: no plays")
+        if len(plays) > 4:
+            raise DealLogError(f"trick {t}: {len(plays)} plays, a trick has at most 4")
+        for i, play in enumerate(plays, start=1):
+            expected = plays[0].seat.offset(i - 1)
+            if play.seat is not expected:
+                raise DealLogError(
+                    f"{_where(t, i, play.seat.name)}seat {play.seat.name} played out of turn "
+                    f"(expected {expected.name})"
+                )
+            seen.update(play.cards)
+            over = [c for c in play.cards if seen[c] > rules.decks]
+            if over:
+                raise DealLogError(
+                    f"{_where(t, i, play.seat.name)}{over[0]} appears more than {rules.decks} "
+                    f"time(s) with {rules.decks} deck(s)"
+                )
+        if tricks and not tricks[-1].complete:
+            raise DealLogError(f"trick {t}: trick {t - 1} has only {len(tricks[-1].plays)} plays")
+        tricks.append(Trick(plays))
+    if bottom is not None:
+        seen.update(bottom)
+        over = [c for c in bottom if seen[c] > rules.decks]
+        if over:
+            raise DealLogError(f"bottom: {over[0]} appears more than {rules.decks} time(s) in the log")
+    finished = data.get("finished", False)
+    if not isinstance(finished, bool):
+        raise DealLogError("finished must be true or false")
+    if finished and tricks and not tricks[-1].complete:
+        raise DealLogError(f"trick {len(tricks)}: the log is finished but the last trick is incomplete")
+    raw_rulings = data.get("rulings", [])
+    if not isinstance(raw_rulings, Sequence) or isinstance(raw_rulings, str):
+        raise DealLogError("rulings must be a list")
+    rulings = tuple(_ruling(r, i) for i, r in enumerate(raw_rulings))
+    return DealLog(rules, level, None if trump == "NT" else trump, dealer, tuple(tricks), bottom,
+                   finished, rulings)

@@ -1,0 +1,166 @@
+"""The evidence model: which rule breaks a deal log *proves*.
+
+An overhead camera sees only played cards. Every card a seat plays from trick t on was in its
+hand at trick t, so the cards a seat plays in tricks t…k are a lower bound of its hand at t,
+growing with k. A follow at trick t is a proven revoke (藏张) once that lower bound shows the seat
+could have followed better (more cards of the led suit class, or a better shape: see
+``engine.follow``); a throw at trick t is proven failed once another seat's lower bound shows a
+higher combination of the same shape as one of its components (seed 002 art. 11). ``proven_at``
+is the first trick k whose plays make it certain. Nothing is reported that the evidence does not
+prove: profiles are exact and monotone in the hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.cards import Card
+from engine.combos import Counts, counts_of, has_above
+from engine.context import TrumpContext
+from engine.follow import best_profile
+from engine.rules import FollowPolicy
+from engine.seats import Seat
+from engine.trick import Lead
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A rule break the log proves: ``trick`` and ``proven_at`` are 1-based."""
+
+    kind: str  # "revoke" | "failed_throw" | "card_count"
+    seat: Seat
+    trick: int
+    proven_at: int
+    reason: str
+    evidence: tuple[Card, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "seat": self.seat.name,
+            "trick": self.trick,
+            "proven_at": self.proven_at,
+            "reason": self.reason,
+            "evidence": [str(c) for c in self.evidence],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    """What the evidence model needs of one trick: its lead and each seat's cards."""
+
+    lead: Lead
+    plays: tuple[tuple[Seat, tuple[Card, ...]], ...]
+
+
+def _suit(cards: Sequence[Card], ctx: TrumpContext, cls: int) -> list[Card]:
+    return [c for c in cards if ctx.cls[c.code] == cls]
+
+
+class Evidence:
+    """Per seat, the cards it played in each trick (0-based), for lower bounds of hands."""
+
+    def __init__(self, tricks: Sequence[TrickView]):
+        self.tricks = tricks
+        self.by_seat: dict[Seat, list[tuple[int, tuple[Card, ...]]]] = {s: [] for s in Seat}
+        for t, view in enumerate(tricks):
+            for seat, cards in view.plays:
+                self.by_seat[seat].append((t, cards))
+
+    def steps(self, seat: Seat, t: int, ctx: TrumpContext, cls: int) -> list[tuple[int, Counts]]:
+        """``(k, counts)``: the seat's known cards of suit class ``cls`` at trick ``t`` after each
+        trick ``k ≥ t`` in which that knowledge grew."""
+        acc: list[Card] = []
+        out: list[tuple[int, Counts]] = []
+        for k, cards in self.by_seat[seat]:
+            if k < t:
+                continue
+            more = _suit(cards, ctx, cls)
+            if more or not out:
+                acc += more
+                out.append((k, counts_of(acc)))
+        return out
+
+
+def _fmt(cards: Sequence[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: FollowPolicy) -> list[Violation]:
+    ev = Evidence(tricks)
+    out: list[Violation] = []
+    for t, view in enumerate(tricks):
+        lead = view.lead
+        leader, lead_cards = view.plays[0]
+        if lead.cls is None:
+            out.append(Violation("failed_throw", leader, t + 1, t + 1,
+                                 f"{leader} led {_fmt(lead_cards)}, which mixes suit classes", lead_cards))
+        elif lead.is_throw:
+            v = _failed_throw(ev, t, leader, lead, ctx)
+            if v is not None:
+                out.append(v)
+        for seat, cards in view.plays[1:]:
+            if len(cards) != lead.size:
+                out.append(Violation("card_count", seat, t + 1, t + 1,
+                                     f"{seat} played {len(cards)} cards to a {lead.size}-card lead", cards))
+            elif lead.cls is not None:
+                v = _revoke(ev, t, seat, cards, lead, ctx, follow)
+                if v is not None:
+                    out.append(v)
+    return out
+
+
+def _revoke(
+    ev: Evidence, t: int, seat: Seat, cards: tuple[Card, ...], lead: Lead, ctx: TrumpContext,
+    follow: FollowPolicy,
+) -> Violation | None:
+    cls = lead.cls
+    assert cls is not None
+    in_suit = _suit(cards, ctx, cls)
+    steps = ev.steps(seat, t, ctx, cls)
+    if len(in_suit) < lead.size:
+        for k, known in steps:
+            if sum(known.values()) > len(in_suit):
+                held = _held(known)
+                return Violation("revoke", seat, t + 1, k + 1,
+                                 f"{seat} played {len(in_suit)} of the led suit class to trick {t + 1} "
+                                 f"but held at least {sum(known.values())} (played by trick {k + 1})", held)
+        return None
+    if not lead.structured:
+        return None
+    mine = best_profile(counts_of(in_suit), ctx, cls, lead.shapes, follow)
+    last_k, last = steps[-1]
+    if best_profile(last, ctx, cls, lead.shapes, follow) <= mine:
+        return None  # even all the evidence does not prove it
+    for k, known in steps:
+        if best_profile(known, ctx, cls, lead.shapes, follow) > mine:
+            return Violation("revoke", seat, t + 1, k + 1,
+                             f"{seat} followed {_fmt(cards)} to trick {t + 1} but held a closer match "
+                             f"to the lead's shape (cards played by trick {k + 1})", _held(known))
+    raise AssertionError("unreachable: the last step proved it")
+
+
+def _held(counts: Counts) -> tuple[Card, ...]:
+    return tuple(Card(code) for code, n in sorted(counts.items()) for _ in range(n))
+
+
+def _failed_throw(ev: Evidence, t: int, leader: Seat, lead: Lead, ctx: TrumpContext) -> Violation | None:
+    cls = lead.cls
+    assert cls is not None
+    first: tuple[int, Seat, Counts] | None = None
+    for seat in Seat:
+        if seat is leader:
+            continue
+        for k, known in ev.steps(seat, t, ctx, cls):
+            if first is not None and k >= first[0]:
+                break
+            if any(has_above(known, ctx, cls, c.shape, c.top) for c in lead.components):
+                first = (k, seat, known)
+                break
+    if first is None:
+        return None
+    k, seat, known = first
+    return Violation("failed_throw", leader, t + 1, k + 1,
+                     f"{leader}'s throw at trick {t + 1} could be beaten: {seat} held a higher "
+                     f"combination (cards played by trick {k + 1})", _held(known))

@@ -1,0 +1,60 @@
+"""Seats ``S E N W``; play goes S → E → N → W → S (下家 is the next seat). Partners: S+N, E+W.
+
+>>> Seat.S.next, Seat.W.next, Seat.E.partner, Seat.N.side
+(Seat.E, Seat.S, Seat.W, 'NS')
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class UnknownSeatError(ValueError):
+    """Text that is not one of ``S E N W``."""
+
+
+class Seat(Enum):
+    S = 0
+    E = 1
+    N = 2
+    W = 3
+
+    def __repr__(self) -> str:
+        return f"Seat.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def next(self) -> Seat:
+        """The 下家: the seat that plays after this one."""
+        return SEAT_ORDER[(self.value + 1) % 4]
+
+    @property
+    def partner(self) -> Seat:
+        return SEAT_ORDER[(self.value + 2) % 4]
+
+    @property
+    def side(self) -> str:
+        """``NS`` or ``EW``."""
+        return "NS" if self.value % 2 == 0 else "EW"
+
+    def offset(self, k: int) -> Seat:
+        return SEAT_ORDER[(self.value + k) % 4]
+
+
+SEAT_ORDER: tuple[Seat, ...] = (Seat.S, Seat.E, Seat.N, Seat.W)
+SIDES: tuple[str, str] = ("NS", "EW")
+
+
+def parse_seat(text: object) -> Seat:
+    """Seat from ``S``/``E``/``N``/``W`` (case-insensitive); raises :class:`UnknownSeatError`."""
+    if isinstance(text, str):
+        key = text.strip().upper()
+        if key in Seat.__members__:
+            return Seat[key]
+    raise UnknownSeatError(f"unknown seat {text!r}")
+
+
+def side_seats(side: str) -> tuple[Seat, Seat]:
+    return (Seat.S, Seat.N) if side == "NS" else (Seat.E, Seat.W)
