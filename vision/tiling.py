@@ -29,6 +29,8 @@ class TilingConfig:
     """Settings of the pyramid and the tiles.
 
     ``levels``: explicit resize factors of the original image (``None`` = automatic pyramid);
+    ``agnostic_iou``: after class-wise NMS, boxes of different classes overlapping this much are one
+    index read differently at two levels; the most confident is kept.
     ``edge_margin``: detections this close (px) to a tile border that is not an image border are
     dropped as likely cut (the overlapping neighbour tile sees them whole).
     """
@@ -38,6 +40,7 @@ class TilingConfig:
     levels: tuple[float, ...] | None = None
     max_upscale: float = 1.0
     nms_iou: float = 0.5
+    agnostic_iou: float = 0.7
     edge_margin: float = 2.0
 
     def __post_init__(self) -> None:
@@ -144,4 +147,5 @@ class TiledDetector:
         merged = Detections.concat(parts)
         if len(merged) == 0:
             return merged
-        return merged.clipped(w, h).with_nms(self.config.nms_iou)
+        merged = merged.clipped(w, h).with_nms(self.config.nms_iou)
+        return merged.with_nms(self.config.agnostic_iou, class_agnostic=True)
