@@ -12,7 +12,24 @@ from engine.score import DealResult, evaluate, score_log
 from engine.seats import Seat, parse_seat
 
 __all__ = [
-    "Card", "DealLog", "DealLogError", "DealResult", "Play", "RULE_SETS", "RULE_SET_IDS", "RuleSet",
-    "Ruling", "Seat", "Trick", "UnknownCardError", "UnknownRuleSetError", "evaluate", "get_rule_set",
-    "parse_card", "parse_cards", "parse_deal_log", "parse_seat", "score_log",
+    "Card",
+    "DealLog",
+    "DealLogError",
+    "DealResult",
+    "Play",
+    "RULE_SETS",
+    "RULE_SET_IDS",
+    "RuleSet",
+    "Ruling",
+    "Seat",
+    "Trick",
+    "UnknownCardError",
+    "UnknownRuleSetError",
+    "evaluate",
+    "get_rule_set",
+    "parse_card",
+    "parse_cards",
+    "parse_deal_log",
+    "parse_seat",
+    "score_log",
 ]

@@ -15,7 +15,7 @@ SJ (14), BJ (15); in no-trump the level cards share 12, SJ is 13 and BJ 14. No w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from engine.cards import BIG_JOKER, N_CODES, SMALL_JOKER, SUITS, Card
 
@@ -49,7 +49,7 @@ class TrumpContext:
         return self.trump if self.trump is not None else "NT"
 
 
-@lru_cache(maxsize=None)
+@cache
 def trump_context(level: int, trump: str | None) -> TrumpContext:
     """The (cached) context for a level rank 2…14 and trump suit letter or ``None``/``"NT"``."""
     if trump == "NT":

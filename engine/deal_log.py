@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import SUITS, Card, format_cards, parse_card, parse_rank, RANK_NAME
+from engine.cards import RANK_NAME, SUITS, Card, format_cards, parse_card, parse_rank
 from engine.rules import RuleSet, get_rule_set
 from engine.seats import Seat, parse_seat
 
@@ -76,8 +76,14 @@ class Ruling:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seat": self.seat.name, "kind": self.kind, "points": self.points,
-                               "levels": self.levels, "deals_next": self.deals_next, "note": self.note}
+        out: dict[str, Any] = {
+            "seat": self.seat.name,
+            "kind": self.kind,
+            "points": self.points,
+            "levels": self.levels,
+            "deals_next": self.deals_next,
+            "note": self.note,
+        }
         if self.trick is not None:
             out["trick"] = self.trick
         return out
@@ -132,7 +138,7 @@ def _cards(raw: object, where: str) -> tuple[Card, ...]:
 
 def _play(raw: object, t: int, p: int) -> Play:
     if not isinstance(raw, Sequence) or isinstance(raw, str) or len(raw) not in (2, 3):
-        raise DealLogError(f"{_where(t, p)}a play must be [seat, cards] or [seat, cards, {{\"as\": ...}}]")
+        raise DealLogError(f'{_where(t, p)}a play must be [seat, cards] or [seat, cards, {{"as": ...}}]')
     where = _where(t, p, raw[0])
     try:
         seat = parse_seat(raw[0])
@@ -145,7 +151,7 @@ def _play(raw: object, t: int, p: int) -> Play:
     if len(raw) == 3:
         extra = raw[2]
         if not isinstance(extra, Mapping) or not isinstance(extra.get("as"), Sequence):
-            raise DealLogError(f"{where}the third element must be {{\"as\": [[cards], ...]}}")
+            raise DealLogError(f'{where}the third element must be {{"as": [[cards], ...]}}')
         split = tuple(_cards(part, where) for part in extra["as"])
         if Counter(c for part in split for c in part) != Counter(cards) or any(not p for p in split):
             raise DealLogError(f"{where}the declared split does not match the cards played")
@@ -249,5 +255,6 @@ def parse_deal_log(data: object) -> DealLog:
     if not isinstance(raw_rulings, Sequence) or isinstance(raw_rulings, str):
         raise DealLogError("rulings must be a list")
     rulings = tuple(_ruling(r, i) for i, r in enumerate(raw_rulings))
-    return DealLog(rules, level, None if trump == "NT" else trump, dealer, tuple(tricks), bottom,
-                   finished, rulings)
+    return DealLog(
+        rules, level, None if trump == "NT" else trump, dealer, tuple(tricks), bottom, finished, rulings
+    )

@@ -94,16 +94,32 @@ def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: Foll
         lead = view.lead
         leader, lead_cards = view.plays[0]
         if lead.cls is None:
-            out.append(Violation("failed_throw", leader, t + 1, t + 1,
-                                 f"{leader} led {_fmt(lead_cards)}, which mixes suit classes", lead_cards))
+            out.append(
+                Violation(
+                    "failed_throw",
+                    leader,
+                    t + 1,
+                    t + 1,
+                    f"{leader} led {_fmt(lead_cards)}, which mixes suit classes",
+                    lead_cards,
+                )
+            )
         elif lead.is_throw:
             v = _failed_throw(ev, t, leader, lead, ctx)
             if v is not None:
                 out.append(v)
         for seat, cards in view.plays[1:]:
             if len(cards) != lead.size:
-                out.append(Violation("card_count", seat, t + 1, t + 1,
-                                     f"{seat} played {len(cards)} cards to a {lead.size}-card lead", cards))
+                out.append(
+                    Violation(
+                        "card_count",
+                        seat,
+                        t + 1,
+                        t + 1,
+                        f"{seat} played {len(cards)} cards to a {lead.size}-card lead",
+                        cards,
+                    )
+                )
             elif lead.cls is not None:
                 v = _revoke(ev, t, seat, cards, lead, ctx, follow)
                 if v is not None:
@@ -112,7 +128,12 @@ def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: Foll
 
 
 def _revoke(
-    ev: Evidence, t: int, seat: Seat, cards: tuple[Card, ...], lead: Lead, ctx: TrumpContext,
+    ev: Evidence,
+    t: int,
+    seat: Seat,
+    cards: tuple[Card, ...],
+    lead: Lead,
+    ctx: TrumpContext,
     follow: FollowPolicy,
 ) -> Violation | None:
     cls = lead.cls
@@ -123,9 +144,15 @@ def _revoke(
         for k, known in steps:
             if sum(known.values()) > len(in_suit):
                 held = _held(known)
-                return Violation("revoke", seat, t + 1, k + 1,
-                                 f"{seat} played {len(in_suit)} of the led suit class to trick {t + 1} "
-                                 f"but held at least {sum(known.values())} (played by trick {k + 1})", held)
+                return Violation(
+                    "revoke",
+                    seat,
+                    t + 1,
+                    k + 1,
+                    f"{seat} played {len(in_suit)} of the led suit class to trick {t + 1} "
+                    f"but held at least {sum(known.values())} (played by trick {k + 1})",
+                    held,
+                )
         return None
     if not lead.structured:
         return None
@@ -135,9 +162,15 @@ def _revoke(
         return None  # even all the evidence does not prove it
     for k, known in steps:
         if best_profile(known, ctx, cls, lead.shapes, follow) > mine:
-            return Violation("revoke", seat, t + 1, k + 1,
-                             f"{seat} followed {_fmt(cards)} to trick {t + 1} but held a closer match "
-                             f"to the lead's shape (cards played by trick {k + 1})", _held(known))
+            return Violation(
+                "revoke",
+                seat,
+                t + 1,
+                k + 1,
+                f"{seat} followed {_fmt(cards)} to trick {t + 1} but held a closer match "
+                f"to the lead's shape (cards played by trick {k + 1})",
+                _held(known),
+            )
     raise AssertionError("unreachable: the last step proved it")
 
 
@@ -161,6 +194,12 @@ def _failed_throw(ev: Evidence, t: int, leader: Seat, lead: Lead, ctx: TrumpCont
     if first is None:
         return None
     k, seat, known = first
-    return Violation("failed_throw", leader, t + 1, k + 1,
-                     f"{leader}'s throw at trick {t + 1} could be beaten: {seat} held a higher "
-                     f"combination (cards played by trick {k + 1})", _held(known))
+    return Violation(
+        "failed_throw",
+        leader,
+        t + 1,
+        k + 1,
+        f"{leader}'s throw at trick {t + 1} could be beaten: {seat} held a higher "
+        f"combination (cards played by trick {k + 1})",
+        _held(known),
+    )

@@ -67,12 +67,18 @@ class DealResult:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tricks": [t.to_json() for t in self.tricks], "captured": self.captured}
         if self.bottom is not None:
-            out["bottom"] = {"points": self.bottom.points, "multiplier": self.bottom.multiplier,
-                             "awarded": self.bottom.awarded}
+            out["bottom"] = {
+                "points": self.bottom.points,
+                "multiplier": self.bottom.multiplier,
+                "awarded": self.bottom.awarded,
+            }
         out["defender_total"] = self.defender_total
         if self.outcome is not None:
-            out["outcome"] = {"side": self.outcome.side, "levels": self.outcome.levels,
-                              "next_dealer": self.outcome.next_dealer.name}
+            out["outcome"] = {
+                "side": self.outcome.side,
+                "levels": self.outcome.levels,
+                "next_dealer": self.outcome.next_dealer.name,
+            }
             if self.outcome.ruling_levels:
                 out["outcome"]["ruling_levels"] = dict(self.outcome.ruling_levels)
         if self.penalty:

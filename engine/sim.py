@@ -78,8 +78,12 @@ class DealState:
                     if any(has_above(held, self.ctx, lead.cls, c.shape, c.top) for c in lead.components):
                         raise IllegalPlayError(f"failed throw: {other} holds a higher combination")
             return
-        lead = self.lead
-        assert lead is not None and lead.cls is not None
+        current = self.lead
+        assert current is not None and current.cls is not None
+        self._verify_follow(seat, cards, current)
+
+    def _verify_follow(self, seat: Seat, cards: Sequence[Card], lead: Lead) -> None:
+        assert lead.cls is not None
         if len(cards) != lead.size:
             raise IllegalPlayError(f"must play {lead.size} cards")
         held = self._suit_counts(seat, lead.cls)
@@ -172,9 +176,13 @@ class Bot:
         return chosen + rng.sample(others, n - len(chosen))
 
 
-def _bury(hand: list[Card], ctx: TrumpContext, size: int, rng: random.Random) -> tuple[list[Card], list[Card]]:
+def _bury(
+    hand: list[Card], ctx: TrumpContext, size: int, rng: random.Random
+) -> tuple[list[Card], list[Card]]:
     """The dealer buries ``size`` cards, preferring low plain cards."""
-    order = sorted(hand, key=lambda c: (ctx.cls[c.code] == TRUMP, c.points > 0, ctx.keys[c.code], rng.random()))
+    order = sorted(
+        hand, key=lambda c: (ctx.cls[c.code] == TRUMP, c.points > 0, ctx.keys[c.code], rng.random())
+    )
     bottom = order[:size]
     keep = order[size:]
     return keep, bottom
@@ -196,8 +204,9 @@ def deal_state(rules_id: str, seed: int) -> DealState:
     kitty = deck[4 * rules.hand_size :]
     keep, bottom = _bury(hands[dealer] + kitty, ctx, rules.bottom_size, rng)
     hands[dealer] = keep
-    return DealState(rules, ctx, dealer, {s: Counter(c.code for c in h) for s, h in hands.items()},
-                     tuple(bottom))
+    return DealState(
+        rules, ctx, dealer, {s: Counter(c.code for c in h) for s, h in hands.items()}, tuple(bottom)
+    )
 
 
 def _inject_revoke(state: DealState, seat: Seat, rng: random.Random) -> list[Card] | None:
@@ -249,8 +258,13 @@ def simulate_deal(
                     injected.append({"kind": "failed_throw", "seat": seat.name, "trick": t + 1})
             if cards is None:
                 cards = bot.lead(state, seat)
-            state.play(seat, cards, check=not injected or injected[-1]["trick"] != t + 1
-                       or injected[-1]["kind"] != "failed_throw")
+            state.play(
+                seat,
+                cards,
+                check=not injected
+                or injected[-1]["trick"] != t + 1
+                or injected[-1]["kind"] != "failed_throw",
+            )
             continue
         if t >= revoke_at >= 0 and not any(i["kind"] == "revoke" for i in injected):
             left = sum(state.hands[seat].values())
