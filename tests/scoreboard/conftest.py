@@ -1,0 +1,114 @@
+"""Fixtures for the scoreboard tests: an app on SQLite (a temp file) or on the PostgreSQL server that
+``scripts/postgres`` starts (``TRACTORCAM_TEST_POSTGRES_URL``; required when ``CI=true``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+
+from scoreboard.app import create_app
+from scoreboard.models import Base
+from scoreboard.settings import Settings
+
+ADMIN = "admin-secret-for-tests"
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
+
+
+def postgres_url() -> str:
+    url = os.environ.get("TRACTORCAM_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("TRACTORCAM_TEST_POSTGRES_URL is not set (scripts/postgres should have started a server)")
+        pytest.skip("TRACTORCAM_TEST_POSTGRES_URL not set (run through scripts/test to start PostgreSQL)")
+    return url
+
+
+def reset_postgres(url: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'scoreboard.db'}"
+    url = postgres_url()
+    reset_postgres(url)
+    return url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Any) -> str:
+    return f"sqlite:///{tmp_path / 'scoreboard.db'}"
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(db_url=db_url, admin_token=ADMIN))) as c:
+        yield c
+
+
+class Table:
+    def __init__(self, client: TestClient, name: str, rules: str | None = None) -> None:
+        body: dict[str, Any] = {"name": name}
+        if rules is not None:
+            body["rules"] = rules
+        r = client.post("/api/tables", json=body, headers=ADMIN_HEADERS)
+        assert r.status_code == 201, r.text
+        self.client = client
+        self.id: str = r.json()["id"]
+        self.token: str = r.json()["token"]
+
+    def headers(self, key: str | None = None) -> dict[str, str]:
+        h = {"Authorization": f"Bearer {self.token}"}
+        if key is not None:
+            h["Idempotency-Key"] = key
+        return h
+
+    def post_deal(self, log: Any, key: str) -> Any:
+        return self.client.post(f"/api/tables/{self.id}/deals", json=log, headers=self.headers(key))
+
+    def post_event(self, event: Any, key: str) -> Any:
+        return self.client.post(f"/api/tables/{self.id}/events", json=event, headers=self.headers(key))
+
+    def state(self) -> dict[str, Any]:
+        r = self.client.get(f"/api/tables/{self.id}")
+        assert r.status_code == 200, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def make_table(client: TestClient) -> Any:
+    counter = iter(range(1, 10_000))
+
+    def make(rules: str | None = None) -> Table:
+        return Table(client, f"T{next(counter)}", rules)
+
+    return make
+
+
+def referee_headers(client: TestClient, username: str = "ref", role: str = "referee") -> dict[str, str]:
+    r = client.post("/api/users", json={"username": username, "password": "correct horse", "role": role},
+                    headers=ADMIN_HEADERS)
+    assert r.status_code == 201, r.text
+    r = client.post("/api/login", json={"username": username, "password": "correct horse"})
+    assert r.status_code == 200, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def row_counts(client: TestClient) -> dict[str, int]:
+    """How many rows each table of the schema holds (to show that a refused request stored nothing)."""
+    engine = client.app.state.board.db.engine  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        return {
+            name: int(conn.execute(text(f"SELECT count(*) FROM {name}")).scalar() or 0)
+            for name in Base.metadata.tables
+        }
