@@ -69,3 +69,12 @@ def test_bad_config():
 def test_json_entry():
     (card,) = group_corners(make([("10C", 50, 50)]))
     assert card.to_json() == {"card": "10C", "score": 0.9, "box": [45.0, 40.0, 55.0, 60.0]}
+
+
+def test_four_index_card_counts_once():
+    # Index 20 px → expected diagonal 84 px. Corners of one card at (0,0), (60,0), (0,59), (60,59):
+    # diagonals 84 px cross at the same midpoint.
+    dets = make([("QD", 0, 0), ("QD", 60, 0), ("QD", 0, 59), ("QD", 60, 59)])
+    cards = group_corners(dets)
+    assert [(c.card, c.corners) for c in cards] == [("QD", 4)]
+    assert count_cards(group_corners(dets, InstanceConfig(merge_four_index=False))) == {"QD": 2}

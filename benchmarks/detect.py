@@ -1,0 +1,85 @@
+"""Milliseconds per full-table frame of the card reader, PyTorch (ultralytics) and ONNX Runtime.
+
+    .venv/bin/python benchmarks/detect.py [--image FRAME.jpg] [--runs 10] [--levels 1.0]
+
+Without ``--image`` a whole-table scene is rendered with the synthetic renderer (seed 1). ``--levels``
+gives the pyramid levels (resize factors) the pipeline uses; default: the automatic pyramid. Prints one
+line per backend: the frame size, number of tiles, median and mean ms per frame (single process,
+both cores), plus the bare network time per tile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.capture import read_image  # noqa: E402
+from vision.detectors.base import DetectorConfig, create_detector, default_weights  # noqa: E402
+from vision.reader import CardReader, ReaderConfig  # noqa: E402
+from vision.tiling import TilingConfig, plan_tiles  # noqa: E402
+
+
+def table_frame(seed: int = 1) -> np.ndarray:
+    """A rendered whole-table frame (BGR)."""
+    from models.synth.scene import render_scene
+
+    return render_scene(seed).image
+
+
+def bench(backend: str, image: np.ndarray, levels: tuple[float, ...] | None, runs: int, imgsz: int) -> str:
+    """One result line."""
+    det_cfg = DetectorConfig(type=backend, weights=default_weights(backend), imgsz=imgsz)
+    tiling = TilingConfig(tile=imgsz, levels=levels)
+    reader = CardReader(ReaderConfig(detector=det_cfg, tiling=tiling))
+    reader.read(image)  # warm-up
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        reading = reader.read(image)
+        times.append((time.perf_counter() - t0) * 1000)
+    tile_img = np.ascontiguousarray(image[:imgsz, :imgsz])
+    net = create_detector(det_cfg)
+    net.detect(tile_img)
+    t0 = time.perf_counter()
+    for _ in range(runs):
+        net.detect(tile_img)
+    per_tile = (time.perf_counter() - t0) * 1000 / runs
+    h, w = image.shape[:2]
+    n_tiles = len(plan_tiles(w, h, tiling))
+    return (
+        f"{backend:12s} frame {w}x{h} tiles {n_tiles:3d} levels {levels or 'auto'}: "
+        f"median {statistics.median(times):7.1f} ms, mean {statistics.mean(times):7.1f} ms per frame; "
+        f"network {per_tile:5.1f} ms per {imgsz}px tile; {len(reading.cards)} cards"
+    )
+
+
+def main() -> None:
+    """Command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--image", type=Path)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--imgsz", type=int, default=320)
+    parser.add_argument("--levels", type=float, nargs="*", default=None)
+    parser.add_argument("--backends", nargs="*", default=["onnx", "ultralytics"])
+    args = parser.parse_args()
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    image = read_image(args.image) if args.image else table_frame()
+    print(
+        f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, python {platform.python_version()}"
+    )
+    for backend in args.backends:
+        print(bench(backend, image, tuple(args.levels) if args.levels else None, args.runs, args.imgsz))
+
+
+if __name__ == "__main__":
+    main()
