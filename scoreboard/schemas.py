@@ -100,6 +100,8 @@ class RulingIn(Strict):
     kind: Literal["revoke", "failed_throw", "other"] | None = None
     points: int | None = Field(default=None, ge=0, le=1000)
     levels: int | None = Field(default=None, ge=0, le=13)
+    deals_next: bool | None = None
+    trick: int | None = Field(default=None, ge=1, le=60)
     note: str = Field(default="", max_length=1000)
 
 

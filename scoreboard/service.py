@@ -242,12 +242,18 @@ class Scoreboard:
             if kind is None or seat is None:
                 raise ServiceError(422, "a ruling needs the offending seat and its kind")
             ruling: dict[str, Any] = {"seat": seat, "kind": kind}
-            if body.points is None or body.levels is None:
+            if body.points is None or body.levels is None or body.deals_next is None:
                 standard = scoring.default_ruling(table.rules or current.log["rules"], kind, seat)
             else:
                 standard = {}
             ruling["points"] = body.points if body.points is not None else int(standard.get("points", 0))
             ruling["levels"] = body.levels if body.levels is not None else int(standard.get("levels", 0))
+            ruling["deals_next"] = (
+                body.deals_next if body.deals_next is not None else bool(standard.get("deals_next", False))
+            )
+            trick = body.trick or (alert.trick if alert is not None else None)
+            if trick is not None:
+                ruling["trick"] = trick
             ruling["note"] = body.note or str(standard.get("note", ""))
             log = copy.deepcopy(current.log)
             log["rulings"] = [*log.get("rulings", []), ruling]

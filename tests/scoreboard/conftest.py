@@ -23,7 +23,9 @@ def postgres_url() -> str:
     url = os.environ.get("TRACTORCAM_TEST_POSTGRES_URL")
     if not url:
         if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("TRACTORCAM_TEST_POSTGRES_URL is not set (scripts/postgres should have started a server)")
+            pytest.fail(
+                "TRACTORCAM_TEST_POSTGRES_URL is not set (scripts/postgres should have started a server)"
+            )
         pytest.skip("TRACTORCAM_TEST_POSTGRES_URL not set (run through scripts/test to start PostgreSQL)")
     return url
 
@@ -96,8 +98,11 @@ def make_table(client: TestClient) -> Any:
 
 
 def referee_headers(client: TestClient, username: str = "ref", role: str = "referee") -> dict[str, str]:
-    r = client.post("/api/users", json={"username": username, "password": "correct horse", "role": role},
-                    headers=ADMIN_HEADERS)
+    r = client.post(
+        "/api/users",
+        json={"username": username, "password": "correct horse", "role": role},
+        headers=ADMIN_HEADERS,
+    )
     assert r.status_code == 201, r.text
     r = client.post("/api/login", json={"username": username, "password": "correct horse"})
     assert r.status_code == 200, r.text
@@ -112,3 +117,45 @@ def row_counts(client: TestClient) -> dict[str, int]:
             name: int(conn.execute(text(f"SELECT count(*) FROM {name}")).scalar() or 0)
             for name in Base.metadata.tables
         }
+
+
+class LiveServer:
+    """The app under uvicorn in a background thread, on a free loopback port."""
+
+    def __init__(self, db_url: str) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.app = create_app(Settings(db_url=db_url, admin_token=ADMIN))
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_level="warning", timeout_graceful_shutdown=1
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        import time
+
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_server(db_url: str) -> Iterator[LiveServer]:
+    with LiveServer(db_url) as server:
+        yield server

@@ -20,7 +20,12 @@ def test_create_table_returns_id_and_token(client):
     assert r.status_code == 200
     got = r.json()
     assert (got["id"], got["name"], got["levels"], got["dealer"], got["deals"]) == (
-        body["id"], "T1", {"NS": "2", "EW": "2"}, None, 0)
+        body["id"],
+        "T1",
+        {"NS": "2", "EW": "2"},
+        None,
+        0,
+    )
 
 
 def test_duplicate_table_name_is_refused(client, make_table):
@@ -55,7 +60,10 @@ def test_state_folds_over_deals(client, make_table):
     assert (state["levels"], state["dealer"], state["deals"]) == ({"NS": "6", "EW": "3"}, "S", 3)
     deals = client.get(f"/api/tables/{t.id}/deals").json()["deals"]
     assert [d["state_after"]["levels"] for d in deals] == [
-        {"NS": "2", "EW": "3"}, {"NS": "3", "EW": "3"}, {"NS": "6", "EW": "3"}]
+        {"NS": "2", "EW": "3"},
+        {"NS": "3", "EW": "3"},
+        {"NS": "6", "EW": "3"},
+    ]
     assert [d["idempotency_key"] for d in deals] == ["a", "b", "c"]
 
 
@@ -188,7 +196,10 @@ def test_stream_resumes_from_last_event_id(client, make_table):
 
 def test_edge_events_drive_the_live_state(client, make_table):
     t = make_table("national-2deck")
-    assert t.post_event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}, "e0").status_code == 201
+    assert (
+        t.post_event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}, "e0").status_code
+        == 201
+    )
     plays = DEFENDERS_WIN["tricks"][0]["plays"] + DEFENDERS_WIN["tricks"][1]["plays"][:1]
     for i, (seat, cards) in enumerate(plays):
         trick = 1 if i < 4 else 2
