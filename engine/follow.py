@@ -42,7 +42,7 @@ MAX_CHOICES = 400
 @dataclass(frozen=True, slots=True)
 class _Slot:
     comp: int
-    kind: str  # "full" | "tractor" | "triples" | "pairs"
+    kind: str  # "full" | "tractor" | "ptep" | "triples" | "pairs"
     width: int
     length: int
 
@@ -54,6 +54,8 @@ def _slots(shapes: Sequence[Shape], policy: FollowPolicy) -> list[_Slot]:
         for step in policy.steps(width, length):
             if step == "tractor_full":
                 out.append(_Slot(i, "full", width, length))
+            elif step == "pair_tractor_else_pairs":
+                out.append(_Slot(i, "ptep", 2, length))
             elif step in ("tractors", "pair_tractors"):
                 w = width if step == "tractors" else 2
                 out.extend(_Slot(i, "tractor", w, 0) for _ in range(size // (2 * w)))
@@ -78,7 +80,7 @@ class _Search:
         self.memo: dict[tuple[int, tuple[tuple[int, int], ...], int], FollowPlan] = {}
         # whether any later slot's result depends on *which* cards earlier slots took
         self.later_structured = [
-            any(s.kind in ("full", "tractor", "triples") for s in self.slots[i + 1 :])
+            any(s.kind in ("full", "tractor", "ptep", "triples") for s in self.slots[i + 1 :])
             for i in range(len(self.slots))
         ]
 
@@ -114,6 +116,14 @@ class _Search:
     ) -> list[tuple[int, tuple[Component, ...], Counts]]:
         ctx, cls = self.ctx, self.cls
         none: list[tuple[int, tuple[Component, ...], Counts]] = [(0, (), counts)]
+        if slot.kind == "ptep":
+            longest = max((h - lo + 1 for lo, h in runs(counts, ctx, cls, 2)), default=0)
+            if min(longest, cap // 2) >= 2:
+                return [
+                    (100 * value, comps, rest)
+                    for value, comps, rest in self._options(i, _Slot(slot.comp, "tractor", 2, 0), counts, cap)
+                ]
+            return self._options(i, _Slot(slot.comp, "pairs", 0, slot.length), counts, cap)
         if slot.kind in ("full", "tractor"):
             width = slot.width
             if slot.kind == "full":
@@ -142,7 +152,7 @@ class _Search:
             (code for code, v in counts.items() if v >= width),
             key=lambda c: (counts[c] != width, ctx.keys[c]),
         )
-        k = min(len(able), cap // width)
+        k = min(len(able), cap // width, slot.length or cap)
         if k == 0:
             return none
         picks = combinations(able, k) if self.later_structured[i] else iter([tuple(able[:k])])

@@ -17,8 +17,10 @@ from typing import Literal
 #: Steps of a follow obligation, tried in order for one lead component (see ``engine.follow``):
 #: ``tractor_full`` a tractor of the lead's width and length; ``tractors`` the longest tractors of
 #: the lead's width, repeatedly (more-pair before fewer-pair); ``pair_tractors`` the same for pairs;
-#: ``triples`` as many triples as fit; ``pairs`` as many pairs as fit (split from triples too).
-Step = Literal["tractor_full", "tractors", "pair_tractors", "triples", "pairs"]
+#: ``triples`` as many triples as fit; ``pairs`` as many pairs as fit (split from triples too);
+#: ``pair_tractor_else_pairs`` the longest pair tractor that fits and nothing more, or failing
+#: that as many pairs as the lead has units (seed 002: 连对加两张牌 → 两个对子加两张牌 → 一个对子加四个单张).
+Step = Literal["tractor_full", "tractors", "pair_tractors", "triples", "pairs", "pair_tractor_else_pairs"]
 
 
 class UnknownRuleSetError(ValueError):
@@ -46,7 +48,7 @@ NATIONAL_FOLLOW = FollowPolicy(
     pair=("pairs",),
     triple=("triples", "pairs"),
     pair_tractor=("tractor_full", "pairs"),
-    triple_tractor=("tractor_full", "triples", "pair_tractors", "pairs"),
+    triple_tractor=("tractor_full", "triples", "pair_tractor_else_pairs"),
 )
 ZHKU_FOLLOW = FollowPolicy(
     pair=("pairs",),

@@ -1,0 +1,5 @@
+"""``python -m tractorcam_cli`` = the ``tractorcam`` command."""
+
+from tractorcam_cli.main import app
+
+app()
