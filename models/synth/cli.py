@@ -1,0 +1,61 @@
+"""``tractorcam synth``: render training data and whole simulated deals.
+
+Heavy imports (cv2, numpy, the renderer) stay inside the command functions so the top-level
+command line starts fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+synth_app = typer.Typer(no_args_is_help=True, add_completion=False,
+                        help="Synthetic table renderer: training datasets and simulated deal videos.")
+
+
+@synth_app.command("dataset")
+def dataset(
+    out: Path = typer.Option(..., "--out", help="Output directory (YOLO layout + annotations + data.yaml)."),
+    n: int = typer.Option(1000, "--n", min=1, help="Number of images."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same images)."),
+    split: str = typer.Option("train", "--split", help="train | val (TRAIN designs) or heldout (HELDOUT designs)."),
+    imgsz: int = typer.Option(640, "--imgsz", min=64, help="Square image size in px."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (output does not depend on it)."),
+) -> None:
+    """Render a YOLO dataset of corner indices (images/, labels/, annotations/, data.yaml)."""
+    if split not in ("train", "val", "heldout"):
+        typer.echo(f"error: --split must be train, val or heldout, not {split!r}", err=True)
+        raise typer.Exit(2)
+    from models.synth.dataset import make_dataset
+
+    path = make_dataset(out, n=n, seed=seed, split=split, imgsz=imgsz, workers=workers)
+    typer.echo(str(path))
+
+
+@synth_app.command("deal")
+def deal(
+    seed: int = typer.Option(..., "--seed", help="Deal seed (the simulator's and the renderer's)."),
+    out: Path = typer.Option(..., "--out", help="Output directory: video.mp4, truth.json, table.json."),
+    rules: str = typer.Option("national-2deck", "--rules", help="Rule set id."),
+    inject_revoke: bool = typer.Option(False, "--inject-revoke", help="Make one player revoke."),
+    inject_failed_throw: bool = typer.Option(False, "--inject-failed-throw", help="Make one throw fail."),
+    fps: int = typer.Option(10, "--fps", min=1, help="Video frame rate."),
+    width: int = typer.Option(1920, "--width", min=320, help="Frame width px."),
+    height: int = typer.Option(1440, "--height", min=240, help="Frame height px."),
+) -> None:
+    """Render a whole simulated deal as an overhead video with its truth log and table calibration."""
+    from models.synth.deal import DealError, render_deal
+
+    try:
+        result = render_deal(seed, out, rules=rules, inject_revoke=inject_revoke,
+                             inject_failed_throw=inject_failed_throw, fps=fps, width=width, height=height)
+    except DealError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{result.video} ({result.frames} frames, {result.tricks} tricks)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``synth`` sub-app to ``app``."""
+    app.add_typer(synth_app, name="synth")

@@ -1,0 +1,160 @@
+"""Export rendered scenes as an ultralytics YOLO dataset of corner indices.
+
+Layout under ``out``::
+
+    images/<split>/*.jpg          imgsz × imgsz renders
+    labels/<split>/*.txt          one line per visible corner index: ``class cx cy w h`` (normalised)
+    annotations/<split>/*.json    full per-card labels (see :class:`models.synth.scene.CardLabel`)
+    data.yaml                     path, train/val/test (= heldout) and the 54 class names
+
+An index is written to the YOLO file only if it is face up and at least ``MIN_VISIBLE`` of it is
+visible. Every image is rendered from its own seed derived from (seed, split, i), so a dataset is
+the same whatever the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.labels import CARD_CLASSES
+
+MIN_VISIBLE = 0.6
+SPLITS = ("train", "val", "heldout")
+#: framing mix: whole table photos (small cards), tiles of big frames, close-ups of a fanned hand
+MODES = (("table", 0.25), ("tile", 0.6), ("closeup", 0.15))
+
+
+@dataclass(frozen=True)
+class _Job:
+    out: str
+    split: str
+    seed: int
+    i: int
+    imgsz: int
+    designs: tuple[str, ...]
+
+
+def image_seed(seed: int, split: str, i: int) -> int:
+    """The render seed of image ``i`` of a split."""
+    return int(np.random.SeedSequence([seed, SPLITS.index(split), i]).generate_state(1)[0])
+
+
+def yolo_lines(cards: list[Any], width: int, height: int, min_visible: float = MIN_VISIBLE) -> list[str]:
+    """YOLO label lines (``class cx cy w h``) of the visible face-up corner indices."""
+    lines = []
+    for c in cards:
+        if not c.face_up:
+            continue
+        for ix in c.corners:
+            if ix.visible < min_visible:
+                continue
+            x1, y1, x2, y2 = ix.box
+            x1, x2 = max(0.0, x1), min(float(width), x2)
+            y1, y2 = max(0.0, y1), min(float(height), y2)
+            if x2 - x1 < 1 or y2 - y1 < 1:
+                continue
+            lines.append(
+                f"{c.class_id} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
+            )
+    return lines
+
+
+def render_example(seed: int, imgsz: int, designs: tuple[str, ...]) -> Any:
+    """One dataset image (a :class:`~models.synth.scene.Scene`) from its seed."""
+    from models.synth.scene import render_scene
+
+    rng = np.random.default_rng(seed)
+    mode = str(rng.choice([m for m, _ in MODES], p=[p for _, p in MODES]))
+    opts: dict[str, Any] = {"width": imgsz, "height": imgsz, "mode": mode, "designs": list(designs)}
+    if mode == "table":  # a whole (small) photo: cards 60-90 px high after the resize
+        opts["card_px"] = (60.0, 90.0)
+    return render_scene(int(rng.integers(1 << 62)), **opts)
+
+
+def _work(job: _Job) -> int:
+    import cv2
+
+    scene = render_example(image_seed(job.seed, job.split, job.i), job.imgsz, job.designs)
+    out = Path(job.out)
+    stem = f"{job.split}_{job.seed}_{job.i:06d}"
+    h, w = scene.image.shape[:2]
+    cv2.imwrite(str(out / "images" / job.split / f"{stem}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    lines = yolo_lines(scene.cards, w, h)
+    (out / "labels" / job.split / f"{stem}.txt").write_text("".join(line + "\n" for line in lines))
+    ann = {
+        "image": f"images/{job.split}/{stem}.jpg",
+        "width": w,
+        "height": h,
+        "design": scene.design,
+        "designs": scene.meta.get("designs", []),
+        "mode": scene.meta.get("mode"),
+        "seed": scene.meta.get("seed"),
+        "cards": [c.to_dict() for c in scene.cards],
+    }
+    (out / "annotations" / job.split / f"{stem}.json").write_text(json.dumps(ann))
+    return len(lines)
+
+
+def write_data_yaml(out: Path) -> Path:
+    """Write ``data.yaml`` (ultralytics format; test = the held-out designs)."""
+    names = "\n".join(f"  {i}: '{n}'" for i, n in enumerate(CARD_CLASSES))
+    text = (
+        f"# tractorcam synthetic corner-index dataset (models.synth.dataset)\n"
+        f"path: {out.resolve()}\n"
+        f"train: images/train\n"
+        f"val: images/val\n"
+        f"test: images/heldout\n"
+        f"nc: {len(CARD_CLASSES)}\n"
+        f"names:\n{names}\n"
+    )
+    path = out / "data.yaml"
+    path.write_text(text)
+    return path
+
+
+def make_dataset(out: Path, n: int, seed: int, split: str, imgsz: int = 640, *, workers: int = 1,
+                 progress: bool = True) -> Path:
+    """Render ``n`` images of ``split`` into ``out`` (YOLO layout) and return the ``data.yaml`` path.
+
+    ``split`` ``heldout`` draws only from HELDOUT designs, ``train``/``val`` only from TRAIN
+    designs (``models.synth.designs``). Deterministic by ``seed``.
+    """
+    from tqdm import tqdm
+
+    from models.synth.designs import designs_for_split
+    from models.synth.scene import available_designs
+
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r} (train, val, heldout)")
+    designs = tuple(available_designs(designs_for_split(split)))
+    if not designs:
+        raise RuntimeError(f"no design of split {split} is available")
+    out = Path(out)
+    for sub in ("images", "labels", "annotations"):
+        (out / sub / split).mkdir(parents=True, exist_ok=True)
+    jobs = [_Job(str(out), split, seed, i, imgsz, designs) for i in range(n)]
+    bar = tqdm(total=n, desc=f"synth {split}", unit="img", disable=not progress)
+    if workers <= 1:
+        for job in jobs:
+            _work(job)
+            bar.update()
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            for _ in pool.imap_unordered(_work, jobs, chunksize=4):
+                bar.update()
+    bar.close()
+    return write_data_yaml(out)
+
+
+def default_workers() -> int:
+    """Worker processes used by the CLI when not told: half the cores, at least one."""
+    return max(1, (os.cpu_count() or 2) // 2)

@@ -1,0 +1,123 @@
+"""The library of card designs and the one place where the train / held-out split is recorded.
+
+Two kinds of design:
+
+* ``aisleriot``: SVG themes of Debian's ``gnome-cards-data`` (GPL-3+ artwork, rendered and sliced
+  at run time into a cache outside the repository; see :mod:`models.synth.faces`).
+* ``procedural``: decks drawn by this project with OpenCV (:mod:`models.synth.procedural`), always
+  available, so nothing essential depends on apt.
+
+Joker mapping: every aisleriot sheet has two jokers in row 5. Column 0 is the black/monochrome one
+(small joker ``SJ``), column 1 the coloured/red one (big joker ``BJ``). Where the two jokers are not
+told apart by colour (both coloured, or identical) the theme's jokers are *not used*
+(``jokers=False``); that was decided by looking at every sheet.
+
+Evaluation always uses :data:`HELDOUT`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["aisleriot", "procedural"]
+IndexStyle = Literal["anglo", "french", "german", "russian"]
+
+
+@dataclass(frozen=True)
+class Design:
+    """One card design (a whole deck's look)."""
+
+    name: str
+    kind: Kind
+    source: str = ""  # aisleriot: file name under the cards directory; procedural: variant id
+    jokers: bool = True  # False: the two jokers cannot be told apart, never rendered face up
+    index_style: IndexStyle = "anglo"  # letters used for A/J/Q/K (french 1/V/D/R, german B/D/K, russian Т/В/Д/К)
+    licence: str = "GPL-3.0-or-later (gnome-cards-data)"
+    corners: tuple[str, ...] = ("tl", "br")  # corners printing an index: tl, br (180° copy), tr, bl (mirrors)
+    court_indices: bool = True  # False: J/Q/K carry no regular corner index, never rendered face up
+
+
+def _a(
+    name: str,
+    source: str | None = None,
+    *,
+    jokers: bool = True,
+    style: IndexStyle = "anglo",
+    corners: tuple[str, ...] = ("tl", "br"),
+    court: bool = True,
+) -> Design:
+    return Design(
+        name=name,
+        kind="aisleriot",
+        source=(source or name) + ".svgz",
+        jokers=jokers,
+        index_style=style,
+        corners=corners,
+        court_indices=court,
+    )
+
+
+def _p(variant: int) -> Design:
+    return Design(name=f"proc{variant}", kind="procedural", source=str(variant), licence="AGPL-3.0-or-later (this project)")
+
+
+#: French-suited aisleriot themes. Skipped: swiss-xvii (Swiss suits), tarocco (Italian 14-card
+#: layout), atlasnye_skat (skat deck).
+AISLERIOT: tuple[Design, ...] = (
+    _a("ancient_french", style="french"),
+    _a("anglo", jokers=False),  # both jokers coloured (blue vs yellow hat)
+    _a("anglo_bitmap", jokers=False),
+    _a("anglo_modern"),
+    _a("anglo_modern_4_color"),
+    _a("anglo_poker"),
+    _a("atlasnye"),
+    _a("atlasnye_ru", "Атласные", style="russian"),
+    _a("bellot"),
+    _a("berlin", style="german"),
+    _a("dondorf", jokers=False, corners=("tl", "br", "tr", "bl")),  # identical jokers; 4 indices
+    _a("gnomangelo"),
+    _a("gnomangelo_bitmap"),
+    _a("guyenne-classic", court=False),  # J/Q/K without corner index
+    _a("lattmann", style="german"),
+    _a("neoclassical"),
+    _a("neoclassical_4_color"),
+    _a("orell"),
+    _a("ornamental", jokers=False),  # red vs green joker
+    _a("paris"),
+    _a("plastic"),
+    _a("rheinland", style="german"),
+    _a("simplistic"),
+    _a("slavic_costumes", style="russian"),
+    _a("tango", jokers=False),  # both coloured
+    _a("tango_nuevo", corners=("tl",)),  # index only top-left
+    _a("tigullio"),
+)
+
+PROCEDURAL: tuple[Design, ...] = tuple(_p(v) for v in range(6))
+
+ALL: tuple[Design, ...] = AISLERIOT + PROCEDURAL
+BY_NAME: dict[str, Design] = {d.name: d for d in ALL}
+
+#: Held out from training: ~20 % of the aisleriot themes (6 of 27, sibling themes kept together so
+#: no near-copy leaks into training) plus one procedural variant.
+HELDOUT_NAMES: tuple[str, ...] = (
+    "tigullio",
+    "plastic",
+    "paris",
+    "guyenne-classic",  # sibling of paris (same jokers and pips)
+    "gnomangelo",
+    "gnomangelo_bitmap",
+    "proc5",
+)
+HELDOUT: tuple[Design, ...] = tuple(BY_NAME[n] for n in HELDOUT_NAMES)
+TRAIN: tuple[Design, ...] = tuple(d for d in ALL if d.name not in HELDOUT_NAMES)
+
+
+def designs_for_split(split: str) -> tuple[Design, ...]:
+    """Designs a dataset split may use: ``heldout`` → :data:`HELDOUT`, ``train``/``val`` → :data:`TRAIN`."""
+    if split == "heldout":
+        return HELDOUT
+    if split in ("train", "val"):
+        return TRAIN
+    raise ValueError(f"unknown split {split!r} (train, val, heldout)")

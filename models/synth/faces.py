@@ -1,0 +1,304 @@
+"""Card faces per design: rendering and slicing aisleriot sheets, procedural decks, corner-index boxes.
+
+A :class:`FaceSet` holds the 54 faces and the back of one design as BGRA arrays of one size, plus
+the corner-index box in face pixels (top-left corner; the bottom-right index is the same box
+rotated 180° about the face centre).
+
+Aisleriot sheets are SVG grids of 13 × 5 cells: rows clubs, diamonds, hearts, spades (ranks
+A, 2 … 10, J, Q, K), then black joker, red joker, back. A sheet is rendered once with
+``rsvg-convert``, sliced, and cached as a PNG atlas + JSON under ``$TRACTORCAM_CACHE/faces``
+(default ``~/.cache/tractorcam/faces``); nothing is ever written inside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.synth import procedural
+from models.synth.designs import BY_NAME, Design
+
+CACHE_VERSION = 4
+FACE_H = procedural.FACE_H
+SHEET_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SHEET_SUITS = ("C", "D", "H", "S")
+CARDS: tuple[str, ...] = tuple(r + s for s in "SHDC" for r in SHEET_RANKS[1:] + ("A",)) + ("SJ", "BJ")
+
+
+def cache_dir() -> Path:
+    """Root of the face cache (env ``TRACTORCAM_CACHE`` overrides ``~/.cache/tractorcam``)."""
+    root = os.environ.get("TRACTORCAM_CACHE") or str(Path.home() / ".cache" / "tractorcam")
+    return Path(root) / "faces"
+
+
+def aisleriot_dir() -> Path:
+    """Where gnome-cards-data installs its themes (env ``TRACTORCAM_AISLERIOT_DIR`` overrides)."""
+    return Path(os.environ.get("TRACTORCAM_AISLERIOT_DIR", "/usr/share/aisleriot/cards"))
+
+
+@dataclass
+class FaceSet:
+    """The faces of one design, all ``size`` = (w, h) pixels, BGRA."""
+
+    design: str
+    faces: dict[str, np.ndarray]  # card name (vision.labels notation) -> BGRA
+    back: np.ndarray
+    index_box: tuple[float, float, float, float]  # x1, y1, x2, y2 in face px, top-left index
+    jokers: bool = True
+    corners: tuple[str, ...] = ("tl", "br")
+    court_indices: bool = True
+
+    @property
+    def size(self) -> tuple[int, int]:
+        h, w = self.back.shape[:2]
+        return w, h
+
+    def index_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Index boxes (x1, y1, x2, y2, face px) of the corners that carry one: ``tl``; ``br`` is
+        ``tl`` rotated 180° about the face centre; ``tr``/``bl`` (4-index decks) are mirrors."""
+        w, h = self.size
+        x1, y1, x2, y2 = self.index_box
+        all_ = {
+            "tl": (x1, y1, x2, y2),
+            "br": (w - x2, h - y2, w - x1, h - y1),
+            "tr": (w - x2, y1, w - x1, y2),
+            "bl": (x1, h - y2, x2, h - y1),
+        }
+        return {c: all_[c] for c in self.corners}
+
+    def cards(self) -> tuple[str, ...]:
+        """Card names this design may show face up (jokers only when they are distinguishable,
+        court cards only when they carry a regular corner index)."""
+        out = CARDS if self.jokers else CARDS[:52]
+        if not self.court_indices:
+            out = tuple(c for c in out if c[:-1] not in ("J", "Q", "K"))
+        return out
+
+
+# --------------------------------------------------------------------------- index geometry
+
+
+def _ink(face: np.ndarray, bg: np.ndarray) -> np.ndarray:
+    diff = np.abs(face[:, :, :3].astype(np.int16) - bg.astype(np.int16)).sum(axis=2)
+    # ignore the card's printed outline: only ink at least 4 px inside the opaque area counts
+    inside = cv2.erode((face[:, :, 3] > 200).astype(np.uint8), np.ones((9, 9), np.uint8), borderValue=0)
+    return ((diff > 90) & (inside > 0)).astype(np.uint8)
+
+
+def card_index_box(face: np.ndarray, bg: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Ink box of the top-left corner index (rank + small pip) of one face, or None if not found.
+
+    Connected components of ink lying wholly in the top-left region; start at the component nearest
+    the corner and grow by components just below it or just right of it.
+    """
+    h, w = face.shape[:2]
+    rw, rh = int(0.32 * w), int(0.40 * h)
+    ink = _ink(face, bg)[:rh, :rw]
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    comps = []
+    for i in range(1, n):
+        x, y, cw, ch, area = stats[i]
+        if area < 4 or x + cw >= rw - 1 or y + ch >= rh - 1:
+            continue  # noise, or runs out of the corner region (frame, picture, big pip)
+        if x <= 1 and ch > 0.2 * h:
+            continue  # card outline
+        comps.append((x, y, x + cw, y + ch))
+    start = [c for c in comps if c[0] < 0.2 * w and c[1] < 0.16 * h and (c[3] - c[1]) > 0.025 * h]
+    if not start:
+        return None
+    box = list(min(start, key=lambda c: c[0] + c[1]))
+    gap_y, gap_x = 0.035 * h, 0.035 * w
+    grown = True
+    used = {tuple(box)}
+    while grown:
+        grown = False
+        for c in comps:
+            if c in used:
+                continue
+            below = c[1] <= box[3] + gap_y and c[3] > box[1] and c[0] < box[2] + gap_x and c[2] > box[0] - gap_x
+            beside = c[0] <= box[2] + gap_x and c[2] > box[0] and c[1] < box[3] and c[3] > box[1] - gap_y
+            if (below or beside) and (max(box[2], c[2]) - min(box[0], c[0])) < 0.3 * w:
+                box = [min(box[0], c[0]), min(box[1], c[1]), max(box[2], c[2]), max(box[3], c[3])]
+                used.add(c)
+                grown = True
+    return box[0], box[1], box[2], box[3]
+
+
+def design_index_box(faces: dict[str, np.ndarray]) -> tuple[float, float, float, float]:
+    """One index box for a whole design: robust union of the per-card boxes of the 52 suit cards."""
+    ref = faces["2C"]
+    h, w = ref.shape[:2]
+    inner = ref[int(0.3 * h) : int(0.7 * h), int(0.1 * w) : int(0.9 * w)]
+    bg = np.median(inner[inner[:, :, 3] > 200][:, :3], axis=0)
+    boxes = [b for c in CARDS[:52] if (b := card_index_box(faces[c], bg)) is not None]
+    if len(boxes) < 26:
+        raise RuntimeError(f"corner index found on only {len(boxes)} cards")
+    arr = np.array(boxes, float)
+    med = np.median(arr, axis=0)
+    size = np.array([med[2] - med[0], med[3] - med[1]] * 2)
+    ok = np.all(np.abs(arr - med) < 0.6 * size + 3, axis=1)
+    arr = arr[ok]
+    x1, y1 = np.percentile(arr[:, 0], 5), np.percentile(arr[:, 1], 5)
+    x2, y2 = np.percentile(arr[:, 2], 95), np.percentile(arr[:, 3], 95)
+    m = 0.012 * w
+    return (max(0.0, x1 - m), max(0.0, y1 - m), min(w / 2, x2 + m), min(h / 2, y2 + m))
+
+
+# --------------------------------------------------------------------------- aisleriot sheets
+
+
+def _runs(profile: np.ndarray, want: int) -> list[tuple[int, int]] | None:
+    on = profile > 0.05 * profile.max()
+    runs, start = [], None
+    for i, v in enumerate(on):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            runs.append((start, i))
+            start = None
+    if start is not None:
+        runs.append((start, len(on)))
+    runs = [r for r in runs if r[1] - r[0] > 0.3 * len(on) / want]
+    return runs if len(runs) == want else None
+
+
+def slice_sheet(sheet: np.ndarray) -> list[list[np.ndarray]]:
+    """Cut a rendered 13 × 5 BGRA sheet into cells cropped to each card's opaque area."""
+    alpha = sheet[:, :, 3]
+    ys, xs = np.nonzero(alpha > 16)
+    bx0, bx1, by0, by1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+    a = alpha[by0:by1, bx0:bx1] > 16
+    ph = (by1 - by0) / 5
+    cols = _runs(a[: int(4 * ph)].sum(axis=0).astype(float), 13)
+    rows = _runs(a.sum(axis=1).astype(float), 5)
+    if cols is None:
+        pw = (bx1 - bx0) / 13
+        cols = [(int(i * pw), int((i + 1) * pw)) for i in range(13)]
+    if rows is None:
+        rows = [(int(i * ph), int((i + 1) * ph)) for i in range(5)]
+    out = []
+    for r0, r1 in rows:
+        row = []
+        for c0, c1 in cols:
+            cell = sheet[by0 + r0 : by0 + r1, bx0 + c0 : bx0 + c1]
+            yy, xx = np.nonzero(cell[:, :, 3] > 16)
+            if len(xx) == 0:
+                row.append(cell)
+                continue
+            row.append(cell[yy.min() : yy.max() + 1, xx.min() : xx.max() + 1])
+        out.append(row)
+    return out
+
+
+def render_sheet(svg: Path, height: int) -> np.ndarray:
+    """Render a whole SVG(Z) sheet to BGRA with rsvg-convert."""
+    exe = shutil.which("rsvg-convert")
+    if exe is None:
+        raise FileNotFoundError("rsvg-convert not found (Debian package librsvg2-bin)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "sheet.png"
+        subprocess.run([exe, "-h", str(height), "-o", str(out), str(svg)], check=True, capture_output=True)
+        img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 3 or img.shape[2] != 4:
+        raise RuntimeError(f"could not render {svg}")
+    return img
+
+
+def _build_aisleriot(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    svg = aisleriot_dir() / design.source
+    sheet = render_sheet(svg, height=int(5 * FACE_H * 1.08))
+    cells = slice_sheet(sheet)
+    aspects = [c.shape[1] / c.shape[0] for row in cells[:4] for c in row]
+    w = int(round(FACE_H * float(np.median(aspects))))
+    size = (w, FACE_H)
+    faces: dict[str, np.ndarray] = {}
+    for si, suit in enumerate(SHEET_SUITS):
+        for ri, rank in enumerate(SHEET_RANKS):
+            faces[rank + suit] = cv2.resize(cells[si][ri], size, interpolation=cv2.INTER_AREA)
+    faces["SJ"] = cv2.resize(cells[4][0], size, interpolation=cv2.INTER_AREA)
+    faces["BJ"] = cv2.resize(cells[4][1], size, interpolation=cv2.INTER_AREA)
+    back = cv2.resize(cells[4][2], size, interpolation=cv2.INTER_AREA)
+    return faces, back
+
+
+def _build_procedural(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    v = int(design.source)
+    return {c: procedural.draw_face(v, c) for c in CARDS}, procedural.draw_face(v, "back")
+
+
+def _atlas_paths(design: Design) -> tuple[Path, Path]:
+    d = cache_dir()
+    return d / f"{design.name}-v{CACHE_VERSION}.png", d / f"{design.name}-v{CACHE_VERSION}.json"
+
+
+def _save_atlas(design: Design, fs: FaceSet) -> None:
+    png, meta = _atlas_paths(design)
+    png.parent.mkdir(parents=True, exist_ok=True)
+    w, h = fs.size
+    atlas = np.zeros((h * 5, w * 11, 4), np.uint8)
+    for i, c in enumerate((*CARDS, "back")):
+        r, k = divmod(i, 11)
+        atlas[r * h : (r + 1) * h, k * w : (k + 1) * w] = fs.back if c == "back" else fs.faces[c]
+    tmp = png.with_suffix(".tmp.png")
+    cv2.imwrite(str(tmp), atlas)
+    tmp.replace(png)
+    meta.write_text(json.dumps({"design": design.name, "size": [w, h], "index_box": list(fs.index_box)}))
+
+
+def _load_atlas(design: Design) -> FaceSet | None:
+    png, meta = _atlas_paths(design)
+    if not (png.exists() and meta.exists()):
+        return None
+    m = json.loads(meta.read_text())
+    atlas = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+    if atlas is None:
+        return None
+    w, h = m["size"]
+    faces = {}
+    back = None
+    for i, c in enumerate((*CARDS, "back")):
+        r, k = divmod(i, 11)
+        cell = np.ascontiguousarray(atlas[r * h : (r + 1) * h, k * w : (k + 1) * w])
+        if c == "back":
+            back = cell
+        else:
+            faces[c] = cell
+    assert back is not None
+    return FaceSet(design.name, faces, back, tuple(m["index_box"]), design.jokers, design.corners,
+                   design.court_indices)
+
+
+def is_available(design: Design) -> bool:
+    """Whether the design can be produced here (procedural always; aisleriot needs the art + rsvg)."""
+    if design.kind == "procedural":
+        return True
+    if _atlas_paths(design)[0].exists():
+        return True
+    return (aisleriot_dir() / design.source).exists() and shutil.which("rsvg-convert") is not None
+
+
+@lru_cache(maxsize=48)
+def load_faces(name: str) -> FaceSet:
+    """The FaceSet of a design (built and cached on first use)."""
+    design = BY_NAME[name]
+    if design.kind == "aisleriot":
+        fs = _load_atlas(design)
+        if fs is not None:
+            return fs
+        faces, back = _build_aisleriot(design)
+    else:
+        faces, back = _build_procedural(design)
+    fs = FaceSet(design.name, faces, back, design_index_box(faces), design.jokers, design.corners,
+                 design.court_indices)
+    if design.kind == "aisleriot":
+        _save_atlas(design, fs)
+    return fs

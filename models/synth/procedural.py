@@ -1,0 +1,224 @@
+"""Procedural card decks drawn with OpenCV (no third-party art needed).
+
+Each variant changes the font, the size and placement of the corner index, the colours (two- or
+four-colour suits) and the card stock. Faces are BGRA ``uint8`` arrays with rounded, transparent
+corners, ``FACE_H`` pixels high, same layout contract as the aisleriot faces: the corner index sits
+top-left and again rotated 180° bottom-right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+FACE_H = 320
+FACE_W = 228  # 63 x 88 mm poker card
+
+RANK_TEXT = {"A": "A", "J": "J", "Q": "Q", "K": "K"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Drawing parameters of one procedural deck."""
+
+    font: int
+    thick: int
+    index_scale: float  # rank text height / face height
+    pip_beside: bool  # small suit pip right of the rank instead of below it
+    four_colour: bool
+    stock: tuple[int, int, int]  # card background, BGR
+    border: bool
+    back: tuple[int, int, int]
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant(cv2.FONT_HERSHEY_SIMPLEX, 3, 0.085, False, False, (250, 250, 250), True, (150, 40, 30)),
+    Variant(cv2.FONT_HERSHEY_DUPLEX, 2, 0.075, False, False, (235, 245, 248), False, (40, 40, 170)),
+    Variant(cv2.FONT_HERSHEY_TRIPLEX, 2, 0.10, False, False, (245, 248, 250), True, (60, 110, 40)),
+    Variant(cv2.FONT_HERSHEY_SIMPLEX, 2, 0.07, True, True, (252, 252, 252), False, (120, 60, 20)),
+    Variant(cv2.FONT_HERSHEY_COMPLEX, 2, 0.095, False, False, (225, 238, 245), True, (30, 30, 120)),
+    Variant(cv2.FONT_HERSHEY_PLAIN, 3, 0.11, False, False, (248, 248, 248), False, (90, 90, 90)),
+)
+
+RED = (30, 30, 200)
+BLACK = (25, 25, 25)
+FOUR = {"S": (25, 25, 25), "H": (30, 30, 200), "D": (200, 110, 20), "C": (40, 140, 30)}
+
+
+def suit_colour(v: Variant, suit: str) -> tuple[int, int, int]:
+    if v.four_colour:
+        return FOUR[suit]
+    return RED if suit in "HD" else BLACK
+
+
+def draw_pip(img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour, flip: bool = False) -> None:
+    """Draw a suit symbol of height ``size`` centred at (cx, cy); ``flip`` turns it upside down."""
+    s = size / 2.0
+    sign = -1.0 if flip else 1.0
+    sh = 4  # fixed-point shift for sub-pixel drawing
+    f = 1 << sh
+
+    def P(x: float, y: float) -> tuple[int, int]:
+        return int(round((cx + x) * f)), int(round((cy + sign * y) * f))
+
+    def circ(x: float, y: float, r: float) -> None:
+        cv2.circle(img, P(x, y), int(round(r * f)), colour, -1, cv2.LINE_AA, sh)
+
+    def poly(pts) -> None:
+        cv2.fillPoly(img, [np.array([P(x, y) for x, y in pts], np.int32)], colour, cv2.LINE_AA, sh)
+
+    if suit == "D":
+        poly([(0, -s), (0.72 * s, 0), (0, s), (-0.72 * s, 0)])
+    elif suit == "H":
+        r = 0.5 * s
+        circ(-0.47 * s, -0.45 * s, r)
+        circ(0.47 * s, -0.45 * s, r)
+        poly([(-0.95 * s, -0.3 * s), (0.95 * s, -0.3 * s), (0, s)])
+    elif suit == "S":
+        r = 0.46 * s
+        circ(-0.45 * s, 0.2 * s, r)
+        circ(0.45 * s, 0.2 * s, r)
+        poly([(-0.9 * s, 0.12 * s), (0.9 * s, 0.12 * s), (0, -s)])
+        poly([(0, 0.2 * s), (0.3 * s, s), (-0.3 * s, s)])
+    elif suit == "C":
+        r = 0.36 * s
+        circ(0, -0.52 * s, r)
+        circ(-0.5 * s, 0.12 * s, r)
+        circ(0.5 * s, 0.12 * s, r)
+        circ(0, 0.0, 0.2 * s)
+        poly([(0, 0.0), (0.28 * s, s), (-0.28 * s, s)])
+    else:
+        raise ValueError(suit)
+
+
+def _round_alpha(h: int, w: int, r: int) -> np.ndarray:
+    a = np.zeros((h, w), np.uint8)
+    cv2.rectangle(a, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(a, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for x, y in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(a, (x, y), r, 255, -1, cv2.LINE_AA)
+    return a
+
+
+def _text_size(text: str, v: Variant, height: float) -> tuple[float, int, int]:
+    (tw, th), _ = cv2.getTextSize(text, v.font, 1.0, v.thick)
+    scale = height / max(th, 1)
+    (tw, th), _ = cv2.getTextSize(text, v.font, scale, v.thick)
+    return scale, tw, th
+
+
+def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour) -> None:
+    h, w = img.shape[:2]
+    th_target = v.index_scale * h
+    mx, my = int(0.045 * w), int(0.04 * h)
+    if suit is None:  # joker: JOKER written downwards
+        y = my
+        for ch in "JOKER":
+            scale, tw, th = _text_size(ch, v, th_target * 0.4)
+            cv2.putText(img, ch, (mx + int(0.5 * (th_target * 0.5 - tw)), y + th), v.font, scale, colour,
+                        max(1, v.thick - 1), cv2.LINE_AA)
+            y += int(th * 1.3)
+        return
+    text = RANK_TEXT.get(rank, rank)
+    scale, tw, th = _text_size(text, v, th_target)
+    if rank == "10":  # squeeze the two digits
+        scale *= 0.8
+        (tw, th), _ = cv2.getTextSize(text, v.font, scale, v.thick)
+    cv2.putText(img, text, (mx, my + th), v.font, scale, colour, v.thick, cv2.LINE_AA)
+    pip = th_target * 0.8
+    if v.pip_beside:
+        draw_pip(img, suit, mx + tw + 0.6 * pip, my + th / 2, pip, colour)
+    else:
+        cx = mx + max(tw, pip) / 2 if rank == "10" else mx + tw / 2
+        draw_pip(img, suit, cx, my + th + 0.2 * th + pip / 2, pip, colour)
+
+
+# pip positions for 2..10 in a (3 columns x 7 rows) grid: (col 0..2, row 0..6)
+_LAYOUT = {
+    2: [(1, 0), (1, 6)],
+    3: [(1, 0), (1, 3), (1, 6)],
+    4: [(0, 0), (2, 0), (0, 6), (2, 6)],
+    5: [(0, 0), (2, 0), (1, 3), (0, 6), (2, 6)],
+    6: [(0, 0), (2, 0), (0, 3), (2, 3), (0, 6), (2, 6)],
+    7: [(0, 0), (2, 0), (1, 1.5), (0, 3), (2, 3), (0, 6), (2, 6)],
+    8: [(0, 0), (2, 0), (1, 1.5), (0, 3), (2, 3), (1, 4.5), (0, 6), (2, 6)],
+    9: [(0, 0), (2, 0), (0, 2), (2, 2), (1, 3), (0, 4), (2, 4), (0, 6), (2, 6)],
+    10: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2), (0, 4), (2, 4), (1, 5), (0, 6), (2, 6)],
+}
+
+
+def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.random.Generator) -> None:
+    h, w = img.shape[:2]
+    x0, x1, y0, y1 = 0.3 * w, 0.7 * w, 0.2 * h, 0.8 * h
+    if rank == "A":
+        draw_pip(img, suit, w / 2, h / 2, 0.3 * h, colour)
+        return
+    if rank in ("J", "Q", "K"):
+        fx0, fy0, fx1, fy1 = int(0.24 * w), int(0.16 * h), int(0.76 * w), int(0.84 * h)
+        cols = [tuple(int(c) for c in rng.integers(30, 230, 3)) for _ in range(3)]
+        cv2.rectangle(img, (fx0, fy0), (fx1, fy1), cols[0], -1)
+        cv2.rectangle(img, (fx0, fy0), (fx1, fy1), colour, 2, cv2.LINE_AA)
+        for i in range(6):
+            yy = int(fy0 + (i + 0.5) * (fy1 - fy0) / 6)
+            cv2.ellipse(img, (w // 2, yy), (int(0.18 * w), int(0.04 * h)), 0, 0, 360, cols[1 + i % 2], -1,
+                        cv2.LINE_AA)
+        scale, tw, th = _text_size(rank, v, 0.18 * h)
+        cv2.putText(img, rank, (w // 2 - tw // 2, h // 2 + th // 2), v.font, scale, colour, v.thick + 2,
+                    cv2.LINE_AA)
+        draw_pip(img, suit, fx0 + 0.09 * w, fy0 + 0.07 * h, 0.08 * h, colour)
+        draw_pip(img, suit, fx1 - 0.09 * w, fy1 - 0.07 * h, 0.08 * h, colour, flip=True)
+        return
+    n = int(rank)
+    for c, r in _LAYOUT[n]:
+        cx = x0 + c * (x1 - x0) / 2
+        cy = y0 + r * (y1 - y0) / 6
+        draw_pip(img, suit, cx, cy, 0.11 * h, colour, flip=r > 3)
+
+
+def draw_face(variant: int, card: str) -> np.ndarray:
+    """BGRA face of ``card`` (``"10H"``, ``"SJ"``, ``"BJ"``, or ``"back"``) for a procedural variant."""
+    v = VARIANTS[variant]
+    h, w = FACE_H, FACE_W
+    rng = np.random.default_rng(variant * 1000 + sum(map(ord, card)))
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:] = v.stock
+    if card == "back":
+        img[:] = v.back
+        step = 14
+        light = tuple(min(255, c + 70) for c in v.back)
+        for k in range(-h, w + h, step):
+            cv2.line(img, (k, 0), (k + h, h), light, 2, cv2.LINE_AA)
+            cv2.line(img, (k, h), (k + h, 0), light, 2, cv2.LINE_AA)
+        cv2.rectangle(img, (10, 10), (w - 11, h - 11), (245, 245, 245), 6)
+    else:
+        if card in ("SJ", "BJ"):
+            colour = BLACK if card == "SJ" else RED
+            rank, suit = "", None
+        else:
+            rank, suit = card[:-1], card[-1]
+            colour = suit_colour(v, suit)
+        for rot in range(2):
+            _draw_index(img, v, rank, suit, colour)
+            img = np.ascontiguousarray(img[::-1, ::-1])
+            if rot == 0 and suit is None:
+                # the joker's centre: a star, multicoloured for the big joker
+                pts = []
+                for i in range(10):
+                    r = (0.3 if i % 2 == 0 else 0.13) * w
+                    t = np.pi / 2 + i * np.pi / 5
+                    pts.append((w / 2 + r * np.cos(t), h / 2 - r * np.sin(t)))
+                fill = (30, 30, 30) if card == "SJ" else (20, 180, 240)
+                cv2.fillPoly(img, [np.array(pts, np.int32)], fill, cv2.LINE_AA)
+                if card == "BJ":
+                    cv2.circle(img, (w // 2, h // 2), int(0.08 * w), RED, -1, cv2.LINE_AA)
+        if suit is not None:
+            _centre(img, v, rank, suit, colour, rng)
+        if v.border:
+            cv2.rectangle(img, (5, 5), (w - 6, h - 6), (170, 170, 170), 1, cv2.LINE_AA)
+    alpha = _round_alpha(h, w, int(0.055 * w))
+    # a thin grey edge like a real card's cut
+    edge = cv2.morphologyEx(alpha, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+    img[edge] = (img[edge] * 0.6 + 60).astype(np.uint8)
+    return np.dstack([img, alpha])

@@ -1,0 +1,694 @@
+"""Overhead table scenes: cards composited through a camera homography, with exact per-card labels.
+
+Entry point: :func:`render_scene` (random scene by seed) and :class:`Renderer` (a fixed camera and
+look, used frame after frame by the deal video).
+
+Pixel convention: continuous image coordinates, pixel (i, j) covers [i, i+1) × [j, j+1). A card
+face of ``w × h`` px spans [0, w] × [0, h] in face coordinates; ``Hc`` (3×3) maps face → image.
+
+Labels (:class:`CardLabel`) are computed from the same geometry that draws the pixels: the outline
+quad and index quads are the projected face corners / index boxes; visible fractions count the
+pixels of the quad raster whose top-most owner (the id map) is the card itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.table import LensDistortion
+from models.synth import textures
+from models.synth.designs import TRAIN, Design
+from models.synth.faces import FaceSet, is_available, load_faces
+from models.synth.layout import CARD_H_MM, Placement, Table, lay, rot
+from vision.labels import class_id
+
+BACKGROUND_ID = -1
+HAND_ID = -2
+
+
+@dataclass
+class IndexLabel:
+    """One printed corner index of a card."""
+
+    corner: str  # tl | br | tr | bl
+    quad: list[list[float]]  # 4 × (x, y) image px, in face order TL, TR, BR, BL of the index box
+    box: list[float]  # axis-aligned x1, y1, x2, y2 (image px, unclipped)
+    visible: float  # fraction of the index's pixels that are in the image and not covered
+
+
+@dataclass
+class CardLabel:
+    """Ground truth for one physical card in an image."""
+
+    card: str  # class name (vision.labels)
+    class_id: int
+    face_up: bool
+    quad: list[list[float]]  # outline corners TL, TR, BR, BL of the face (image px)
+    visible: float  # fraction of the card's area visible in the image
+    corners: list[IndexLabel]
+    design: str
+    role: str = "play"
+    seat: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        d["corners"] = [i.__dict__ for i in self.corners]
+        return d
+
+
+@dataclass
+class Scene:
+    """A rendered image with its labels."""
+
+    image: np.ndarray  # BGR uint8
+    cards: list[CardLabel]
+    design: str
+    table_to_image: np.ndarray  # 3×3, table mm → undistorted image px
+    distortion: LensDistortion | None = None
+    id_map: np.ndarray | None = None  # int16 owner per pixel (card index, -1 table, -2 hand); pre-distortion
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- geometry helpers
+
+
+def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Apply a 3×3 homography to (N, 2) points."""
+    p = np.asarray(pts, float).reshape(-1, 2)
+    q = np.hstack([p, np.ones((len(p), 1))]) @ h.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def _shift(dx: float, dy: float) -> np.ndarray:
+    return np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+
+
+def _raster(poly: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
+    """Boolean mask (h, w) of pixel centres inside ``poly`` (image coords), ROI at (x0, y0)."""
+    m = np.zeros((h, w), np.uint8)
+    p = ((poly - [x0 + 0.5, y0 + 0.5]) * 16).round().astype(np.int32)
+    cv2.fillPoly(m, [p], 1, lineType=cv2.LINE_8, shift=4)
+    return m.astype(bool)
+
+
+def _poly_bbox(poly: np.ndarray) -> tuple[int, int, int, int]:
+    x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def camera_homography(
+    rng: np.random.Generator, table: Table, width: int, height: int, *, tilt: float = 0.04, fill: float | None = None,
+    turn: float | None = None,
+) -> np.ndarray:
+    """Table mm → image px for an overhead camera: the table fills ``fill`` of the image's short
+    side, turned by ``turn`` degrees, with a random perspective tilt (fraction of the size)."""
+    fill = rng.uniform(0.8, 1.02) if fill is None else fill
+    turn = float(rng.normal(0, 2.5)) if turn is None else turn
+    s = fill * min(width, height) / max(table.width, table.height)
+    corners = np.array([[0, 0], [table.width, 0], [table.width, table.height], [0, table.height]], float)
+    c = corners - [table.width / 2, table.height / 2]
+    img = (rot(turn) @ (c * s).T).T + [width / 2 + rng.normal(0, 0.02 * width), height / 2 + rng.normal(0, 0.02 * height)]
+    img = img + rng.normal(0, tilt * min(width, height) / 2, img.shape)
+    return cv2.getPerspectiveTransform(corners.astype(np.float32), img.astype(np.float32)).astype(float)
+
+
+# --------------------------------------------------------------------------- look (camera + light)
+
+
+@dataclass
+class Look:
+    """Photometric and lens parameters of one camera/lighting setup."""
+
+    light_dir: tuple[float, float]
+    light_amp: float
+    vignette: float
+    gains: tuple[float, float, float]  # BGR colour temperature
+    brightness: float
+    gamma: float
+    blur: float  # gaussian sigma px (at 1000 px image size)
+    noise: float  # noise sigma (0..255)
+    jpeg: int  # 0 = no JPEG round trip
+    shadow_mm: tuple[float, float]  # shadow offset per mm of height
+    shadow_strength: float
+    glare: float
+    k1: float  # lens distortion
+
+    @staticmethod
+    def random(rng: np.random.Generator, effects: bool = True) -> Look:
+        if not effects:
+            return Look((0.0, 0.0), 0.0, 0.0, (1.0, 1.0, 1.0), 1.0, 1.0, 0.0, 0.0, 0, (0.0, 0.0), 0.0, 0.0, 0.0)
+        warm = rng.uniform(-0.15, 0.15)
+        a = rng.uniform(0, 2 * np.pi)
+        return Look(
+            light_dir=(float(np.cos(a)), float(np.sin(a))),
+            light_amp=float(rng.uniform(0.05, 0.35)),
+            vignette=float(rng.uniform(0.0, 0.35)),
+            gains=(float(1 - warm + rng.normal(0, 0.03)), float(1 + rng.normal(0, 0.03)), float(1 + warm + rng.normal(0, 0.03))),
+            brightness=float(rng.uniform(0.6, 1.2)),
+            gamma=float(rng.uniform(0.8, 1.25)),
+            blur=float(rng.choice([0.0, rng.uniform(0.3, 1.6)])),
+            noise=float(rng.uniform(1, 7)),
+            jpeg=int(rng.choice([0, rng.integers(45, 95)])),
+            shadow_mm=(float(rng.normal(0, 0.25)), float(rng.normal(0.15, 0.25))),
+            shadow_strength=float(rng.uniform(0.15, 0.45)),
+            glare=float(rng.uniform(0, 0.45)) if rng.random() < 0.5 else 0.0,
+            k1=float(rng.normal(0, 0.04)) if rng.random() < 0.6 else 0.0,
+        )
+
+
+# --------------------------------------------------------------------------- hands and arms
+
+SKIN = [(150, 180, 230), (120, 160, 215), (95, 135, 190), (70, 100, 150), (50, 70, 110), (165, 195, 235)]
+
+
+@dataclass
+class Arm:
+    """A forearm reaching from beyond the table edge to ``tip`` (table mm)."""
+
+    seat: str
+    start: tuple[float, float]
+    tip: tuple[float, float]
+    skin: tuple[int, int, int]
+    sleeve: tuple[int, int, int]
+    width: float = 75.0  # forearm width mm
+    height_mm: float = 60.0  # above the table (shadow offset)
+    spread: float = 0.5  # finger spread 0..1
+
+
+def random_arm(rng: np.random.Generator, table: Table, seat: str, target: np.ndarray | None = None) -> Arm:
+    edge = table.seat_edge(seat)
+    out = (edge - np.array([table.width / 2, table.height / 2]))
+    out = out / np.linalg.norm(out)
+    side = np.array([-out[1], out[0]])
+    start = edge + out * rng.uniform(150, 400) + side * rng.normal(0, 120)
+    if target is None:
+        target = table.zone_centre(seat) + rng.normal(0, 60, 2)
+    skin = SKIN[rng.integers(len(SKIN))]
+    skin = tuple(int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in skin)
+    sleeve = tuple(int(c) for c in rng.integers(10, 230, 3))
+    return Arm(seat, (float(start[0]), float(start[1])), (float(target[0]), float(target[1])), skin, sleeve,
+               float(rng.uniform(60, 85)), float(rng.uniform(30, 120)), float(rng.uniform(0, 1)))
+
+
+def _ellipse(c: np.ndarray, a: float, b: float, ang: float, n: int = 24) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    pts = np.stack([a * np.cos(t), b * np.sin(t)], axis=1)
+    r = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    return c + pts @ r.T
+
+
+def arm_polygons(arm: Arm) -> list[tuple[np.ndarray, str]]:
+    """Polygons (table mm) of an arm: sleeve, forearm, palm, fingers, each tagged skin/sleeve."""
+    s, t = np.array(arm.start), np.array(arm.tip)
+    d = t - s
+    length = np.linalg.norm(d)
+    u = d / length
+    n = np.array([-u[1], u[0]])
+    ang = np.arctan2(u[1], u[0])
+    palm_c = t - u * 55
+    wrist = palm_c - u * 55
+    w = arm.width / 2
+    polys: list[tuple[np.ndarray, str]] = []
+    forearm = np.array([s + n * w * 1.1, wrist + n * w * 0.8, wrist - n * w * 0.8, s - n * w * 1.1])
+    polys.append((forearm, "skin"))
+    cuff = wrist - u * min(length * 0.5, 120)
+    sleeve = np.array([s + n * w * 1.3, cuff + n * w * 1.05, cuff - n * w * 1.05, s - n * w * 1.3])
+    polys.append((sleeve, "sleeve"))
+    polys.append((_ellipse(palm_c, 55, 45, ang), "skin"))
+    for k in range(4):
+        off = (k - 1.5) * (16 + 8 * arm.spread)
+        base = palm_c + u * 35 + n * off
+        fa = ang + np.deg2rad((k - 1.5) * 8 * arm.spread)
+        tip = base + np.array([np.cos(fa), np.sin(fa)]) * 38
+        polys.append((_ellipse((base + tip) / 2, 34, 9, fa, 16), "skin"))
+    th_a = ang + (1 if arm.spread > 0.5 else -1) * np.deg2rad(60)
+    th_base = palm_c + n * 40 * (1 if arm.spread > 0.5 else -1)
+    polys.append((_ellipse(th_base + np.array([np.cos(th_a), np.sin(th_a)]) * 25, 30, 11, th_a, 16), "skin"))
+    return polys
+
+
+# --------------------------------------------------------------------------- renderer
+
+
+@dataclass
+class _Drawn:
+    placement: Placement
+    fs: FaceSet
+    hc: np.ndarray
+    quad: np.ndarray
+    roi: tuple[int, int, int, int]  # x0, y0, x1, y1 clipped
+
+
+class Renderer:
+    """A fixed camera, table surface and look; renders any set of placements and arms."""
+
+    def __init__(self, rng: np.random.Generator, width: int, height: int, table: Table, view: np.ndarray,
+                 look: Look, surface: str | None = None):
+        self.width, self.height, self.table, self.view, self.look = width, height, table, view, look
+        self.px_per_mm = float(np.sqrt(abs(np.linalg.det(self._jac(table.width / 2, table.height / 2)))))
+        tex_px = int(np.clip(self.px_per_mm * max(table.width, table.height) * 0.5, 200, 720))
+        tex = textures.table_texture(rng, max(table.width, table.height), tex_px, surface)
+        to_tex = np.diag([tex_px / table.width, tex_px / table.height, 1.0])
+        m = _shift(-0.5, -0.5) @ view @ np.linalg.inv(to_tex) @ _shift(0.5, 0.5)
+        bg = textures.background(rng, height, width)
+        self.base = cv2.warpPerspective(tex, m, (width, height), dst=bg, flags=cv2.INTER_LINEAR,
+                                        borderMode=cv2.BORDER_TRANSPARENT)
+        if look.noise > 0:  # fine grain of the surface at the image's own resolution
+            self.base += _noise(rng, self.base.shape[:2] + (1,)) * np.float32(3.0)
+        # light field: gradient + vignette (smooth: computed coarse, then resized)
+        lh, lw = max(2, height // 8), max(2, width // 8)
+        yy, xx = np.mgrid[0:lh, 0:lw].astype(np.float32)
+        nx, ny = (xx + 0.5 - lw / 2) / (lw / 2), (yy + 0.5 - lh / 2) / (lh / 2)
+        grad = 1 + look.light_amp * (look.light_dir[0] * nx + look.light_dir[1] * ny) / 2
+        vig = 1 - look.vignette * (nx**2 + ny**2) / 2
+        light = (grad * vig * look.brightness).astype(np.float32)
+        self.light = cv2.resize(light, (width, height), interpolation=cv2.INTER_LINEAR)
+        self.glare_centres = [(rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.25) * max(width, height))
+                              for _ in range(rng.integers(1, 3))]
+        self._face_cache: dict[tuple[str, str, int], np.ndarray] = {}
+        self.distortion = None
+        if look.k1 != 0.0:
+            self.distortion = LensDistortion(k1=look.k1, k2=0.0, cx=width / 2, cy=height / 2,
+                                             norm=float(np.hypot(width, height) / 2))
+            ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+            c = np.float32([width / 2 - 0.5, height / 2 - 0.5])  # pixel-index coordinates of the centre
+            dx, dy = xs - c[0], ys - c[1]
+            f = 1 + np.float32(look.k1) * (dx * dx + dy * dy) / np.float32(self.distortion.norm**2)
+            self.map_x, self.map_y = (c[0] + dx * f).astype(np.float32), (c[1] + dy * f).astype(np.float32)
+
+    def _jac(self, x: float, y: float) -> np.ndarray:
+        e = 1.0
+        p = apply_h(self.view, np.array([[x, y], [x + e, y], [x, y + e]]))
+        return np.stack([p[1] - p[0], p[2] - p[0]], axis=1)
+
+    # ------------------------------------------------------------------ cards
+
+    def _face(self, fs: FaceSet, p: Placement, px_h: float) -> tuple[np.ndarray, float]:
+        """Face (or back) image, pre-shrunk with area averaging when drawn much smaller."""
+        src = fs.faces[p.card] if p.face_up else fs.back
+        h = src.shape[0]
+        if px_h >= 0.7 * h:
+            return src, 1.0
+        target = int(max(24, np.ceil(px_h * 1.4 / 16) * 16))
+        key = (fs.design, p.card if p.face_up else "back", target)
+        img = self._face_cache.get(key)
+        if img is None:
+            w = max(8, int(round(src.shape[1] * target / h)))
+            img = cv2.resize(src, (w, target), interpolation=cv2.INTER_AREA)
+            if len(self._face_cache) > 400:
+                self._face_cache.clear()
+            self._face_cache[key] = img
+        return img, img.shape[0] / h
+
+    def _card_h(self, fs: FaceSet, p: Placement) -> np.ndarray:
+        """Face px (full-size face coordinates) → image px."""
+        w, h = fs.size
+        s = CARD_H_MM / h
+        r = rot(p.angle) * s
+        t = np.array([p.x, p.y]) - r @ np.array([w / 2, h / 2])
+        a = np.array([[r[0, 0], r[0, 1], t[0]], [r[1, 0], r[1, 1], t[1]], [0, 0, 1]])
+        return self.view @ a
+
+    def _paste(self, canvas: np.ndarray, ids: np.ndarray, i: int, p: Placement, fs: FaceSet,
+               rng: np.random.Generator) -> _Drawn | None:
+        hc = self._card_h(fs, p)
+        w, h = fs.size
+        quad = apply_h(hc, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+        px_h = float(np.linalg.norm(quad[3] - quad[0]))
+        look = self.look
+        lift = 1.0 + p.lift
+        sdx, sdy = look.shadow_mm[0] * lift * self.px_per_mm * 3, look.shadow_mm[1] * lift * self.px_per_mm * 3
+        pad = int(np.ceil(abs(sdx) + abs(sdy) + 2 + 0.004 * px_h * 4))
+        bx0, by0, bx1, by1 = _poly_bbox(quad)
+        x0, y0 = max(0, bx0 - pad), max(0, by0 - pad)
+        x1, y1 = min(self.width, bx1 + pad), min(self.height, by1 + pad)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        img, k = self._face(fs, p, px_h)
+        m = _shift(-x0 - 0.5, -y0 - 0.5) @ hc @ np.diag([1 / k, 1 / k, 1.0]) @ _shift(0.5, 0.5)
+        rw, rh = x1 - x0, y1 - y0
+        warped = cv2.warpPerspective(img, m, (rw, rh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=(0, 0, 0, 0))
+        a = warped[:, :, 3].astype(np.float32) * (1 / 255)
+        roi = canvas[y0:y1, x0:x1]
+        if look.shadow_strength > 0:
+            sh = np.zeros_like(a)
+            ix, iy = int(round(sdx)), int(round(sdy))
+            src = a[max(0, -iy) : rh - max(0, iy), max(0, -ix) : rw - max(0, ix)]
+            sh[max(0, iy) : max(0, iy) + src.shape[0], max(0, ix) : max(0, ix) + src.shape[1]] = src
+            kb = max(1, int(0.004 * px_h * 4) | 1)
+            sh = cv2.blur(sh, (kb, kb))
+            roi *= (1 - look.shadow_strength * sh)[..., None]
+        col = warped[:, :, :3].astype(np.float32)
+        if look.light_amp > 0:  # slight bend: a brightness ramp across the card
+            ang = rng.uniform(0, 2 * np.pi)
+            k = rng.uniform(0, 0.12) / max(rw, rh)
+            rx = (np.arange(rw, dtype=np.float32) - rw / 2) * np.float32(np.cos(ang) * k)
+            ry = (np.arange(rh, dtype=np.float32) - rh / 2) * np.float32(np.sin(ang) * k)
+            col *= (1 + ry[:, None] + rx[None, :])[..., None]
+        roi *= (1 - a)[..., None]
+        roi += col * a[..., None]
+        ids[y0:y1, x0:x1][a > 0.5] = i
+        return _Drawn(p, fs, hc, quad, (x0, y0, x1, y1))
+
+    # ------------------------------------------------------------------ arms
+
+    def _draw_arm(self, canvas: np.ndarray, ids: np.ndarray, arm: Arm, rng: np.random.Generator) -> None:
+        polys = arm_polygons(arm)
+        img_polys = [(apply_h(self.view, p), tag) for p, tag in polys]
+        allp = np.vstack([p for p, _ in img_polys])
+        pad = int(arm.height_mm * self.px_per_mm * 0.5) + 4
+        x0, y0, x1, y1 = _poly_bbox(allp)
+        x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
+        x1, y1 = min(self.width, x1 + pad), min(self.height, y1 + pad)
+        if x1 <= x0 or y1 <= y0:
+            return
+        rw, rh = x1 - x0, y1 - y0
+        skin = np.zeros((rh, rw), np.uint8)
+        sleeve = np.zeros((rh, rw), np.uint8)
+        for p, tag in img_polys:
+            q = ((p - [x0 + 0.5, y0 + 0.5]) * 16).round().astype(np.int32)
+            cv2.fillPoly(sleeve if tag == "sleeve" else skin, [q], 255, cv2.LINE_AA, 4)
+        mask = np.maximum(skin, sleeve).astype(np.float32) / 255
+        sk = skin.astype(np.float32) / 255 * (1 - sleeve.astype(np.float32) / 255)
+        roi = canvas[y0:y1, x0:x1]
+        if self.look.shadow_strength > 0:
+            off = arm.height_mm * self.px_per_mm
+            dx, dy = self.look.shadow_mm[0] * off * 2, self.look.shadow_mm[1] * off * 2
+            mt = np.float32([[1, 0, dx], [0, 1, dy]])
+            sh = cv2.warpAffine(mask, mt, (rw, rh))
+            kb = max(3, int(arm.height_mm * self.px_per_mm * 0.3) | 1)
+            sh = cv2.blur(sh, (kb, kb))
+            roi *= (1 - min(0.7, self.look.shadow_strength * 1.5) * sh)[..., None]
+        yy, xx = np.mgrid[0:rh, 0:rw].astype(np.float32)
+        u = apply_h(self.view, np.array([arm.tip]))[0] - [x0, y0]
+        dist = np.hypot(xx - u[0], yy - u[1]) / max(rw, rh)
+        shade = (1.05 - 0.35 * dist)[..., None]
+        colour = np.array(arm.skin, np.float32)[None, None, :] * sk[..., None] + np.array(
+            arm.sleeve, np.float32)[None, None, :] * (mask - sk)[..., None]
+        colour = colour / np.maximum(mask, 1e-3)[..., None] * shade
+        colour += rng.normal(0, 4, colour.shape).astype(np.float32)
+        roi *= (1 - mask)[..., None]
+        roi += colour * mask[..., None]
+        ids[y0:y1, x0:x1][mask > 0.5] = HAND_ID
+
+    # ------------------------------------------------------------------ frame
+
+    def render(self, placements: list[Placement], arms: list[Arm], rng: np.random.Generator, *,
+               jpeg: bool = True, keep_ids: bool = False) -> Scene:
+        """Draw placements (bottom first) and arms, apply the look, and label every card."""
+        canvas = self.base.copy()
+        ids = np.full((self.height, self.width), BACKGROUND_ID, np.int16)
+        drawn: list[_Drawn | None] = []
+        for i, p in enumerate(placements):
+            drawn.append(self._paste(canvas, ids, i, p, load_faces(p.design), rng))
+        for arm in arms:
+            self._draw_arm(canvas, ids, arm, rng)
+        labels = [self._label(i, d, ids) for i, d in enumerate(drawn) if d is not None]
+        image = self._finish(canvas, ids, rng, jpeg)
+        if self.distortion is not None:
+            self._distort_labels(labels)
+        design = placements[0].design if placements else ""
+        return Scene(image, [lab for lab in labels if lab is not None], design, self.view, self.distortion,
+                     ids if keep_ids else None)
+
+    def _label(self, i: int, d: _Drawn, ids: np.ndarray) -> CardLabel:
+        p, fs = d.placement, d.fs
+        x0, y0, x1, y1 = d.roi
+        own = ids[y0:y1, x0:x1] == i
+
+        def frac(poly: np.ndarray, alpha: float = 1.0) -> float:
+            bx0, by0, bx1, by1 = _poly_bbox(poly)
+            total = _raster(poly, bx0, by0, bx1 - bx0, by1 - by0).sum() * alpha
+            if total <= 0:
+                return 0.0
+            vis = (_raster(poly, x0, y0, x1 - x0, y1 - y0) & own).sum()
+            return float(min(1.0, vis / total))
+
+        face = fs.faces[p.card] if p.face_up else fs.back
+        alpha_frac = float((face[:, :, 3] > 127).mean())
+        indices = []
+        for corner, (bx1_, by1_, bx2_, by2_) in fs.index_boxes().items():
+            q = apply_h(d.hc, np.array([[bx1_, by1_], [bx2_, by1_], [bx2_, by2_], [bx1_, by2_]], float))
+            vis = frac(q) if p.face_up else 0.0
+            indices.append(IndexLabel(corner, q.round(3).tolist(), _box(q), round(vis, 4)))
+        return CardLabel(
+            card=p.card, class_id=class_id(p.card), face_up=p.face_up, quad=d.quad.round(3).tolist(),
+            visible=round(frac(d.quad, alpha_frac), 4), corners=indices, design=p.design, role=p.role, seat=p.seat,
+        )
+
+    def _distort_labels(self, labels: list[CardLabel]) -> None:
+        """Move every label point through the lens (one vectorised call for all points)."""
+        dist = self.distortion
+        assert dist is not None
+        t = np.linspace(0, 1, 5)
+        chunks: list[np.ndarray] = []
+        for lab in labels:
+            chunks.append(np.array(lab.quad))
+            for ix in lab.corners:
+                q = np.array(ix.quad)
+                chunks.append(q)
+                chunks.append(np.vstack([q[k] + (q[(k + 1) % 4] - q[k]) * t[:, None] for k in range(4)]))
+        if not chunks:
+            return
+        out = dist.distort(np.vstack(chunks), iters=10)
+        pos = 0
+
+        def take(n: int) -> np.ndarray:
+            nonlocal pos
+            pos += n
+            return out[pos - n : pos]
+
+        for lab in labels:
+            lab.quad = take(4).round(3).tolist()
+            for ix in lab.corners:
+                ix.quad = take(4).round(3).tolist()
+                ix.box = _box(take(20))
+
+    def _finish(self, canvas: np.ndarray, ids: np.ndarray, rng: np.random.Generator, jpeg: bool) -> np.ndarray:
+        look = self.look
+        img = canvas
+        if look.glare > 0:  # specular highlights on the glossy cards only
+            gh, gw = max(2, self.height // 8), max(2, self.width // 8)
+            yy, xx = np.ogrid[0:gh, 0:gw]
+            g = np.zeros((gh, gw), np.float32)
+            for cx, cy, r in self.glare_centres:
+                g += np.exp(-((xx * 8 - cx) ** 2 + (yy * 8 - cy) ** 2) / (2 * r * r)).astype(np.float32)
+            g = cv2.resize(np.clip(g, 0, 1) * np.float32(look.glare), (self.width, self.height))
+            g *= ids >= 0
+            img = img + (255 - img) * g[..., None]
+        img = img * (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :])
+        if self.distortion is not None:
+            img = cv2.remap(img, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        if look.blur > 0:
+            sigma = look.blur * max(self.width, self.height) / 1000
+            img = cv2.GaussianBlur(img, (0, 0), sigma)
+        if look.noise > 0:
+            img += _noise(rng, img.shape) * np.float32(look.noise * 0.6)
+            img += _noise(rng, img.shape[:2] + (1,)) * np.float32(look.noise * 0.4)
+        out = np.clip(img, 0, 255).astype(np.uint8)
+        if look.gamma != 1.0:
+            lut = (255 * np.power(np.arange(256) / 255, look.gamma)).round().astype(np.uint8)
+            out = cv2.LUT(out, lut)
+        if jpeg and look.jpeg:
+            ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look.jpeg])
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        return out
+
+
+@lru_cache(maxsize=1)
+def _noise_bank() -> np.ndarray:
+    """A fixed block of standard normal noise (drawing fresh noise per image is the slowest step)."""
+    return np.random.default_rng(12345).standard_normal(1 << 23, dtype=np.float32)
+
+
+def _noise(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Standard normal noise of ``shape``: a slice of the bank at a random offset, flipped at random."""
+    bank = _noise_bank()
+    n = int(np.prod(shape))
+    if n > len(bank):
+        return rng.standard_normal(shape, dtype=np.float32)
+    start = int(rng.integers(0, len(bank) - n + 1))
+    out = bank[start : start + n].reshape(shape)
+    return out[::-1] if rng.random() < 0.5 else out
+
+
+def _box(q: np.ndarray) -> list[float]:
+    return [round(float(q[:, 0].min()), 3), round(float(q[:, 1].min()), 3), round(float(q[:, 0].max()), 3),
+            round(float(q[:, 1].max()), 3)]
+
+
+# --------------------------------------------------------------------------- random scenes
+
+PLAY_SIZES = (1, 1, 1, 2, 2, 2, 3, 4, 4, 5, 6, 6, 8, 10, 12, 14)
+
+
+def available_designs(designs: tuple[Design, ...] | list[Design] = TRAIN) -> list[str]:
+    """Names of the given designs that can be produced on this machine."""
+    return [d.name for d in designs if is_available(d)]
+
+
+def _deck_pool(rng: np.random.Generator, fs: FaceSet, decks: int) -> list[str]:
+    pool = [c for c in fs.cards() for _ in range(decks)]
+    return [pool[i] for i in rng.permutation(len(pool))]
+
+
+def _take_play(rng: np.random.Generator, pool: list[str], n: int) -> list[str]:
+    """n cards for one play; pairs and tractors give identical cards side by side."""
+    out: list[str] = []
+    while len(out) < n and pool:
+        c = pool.pop()
+        out.append(c)
+        if len(out) < n and rng.random() < 0.55 and c in pool:  # its twin from another deck
+            pool.remove(c)
+            out.append(c)
+    return out
+
+
+def random_layout(rng: np.random.Generator, table: Table, design: str, second: str | None = None) -> list[Placement]:
+    """A table in the middle of a deal: a trick in progress, captured points, piles, maybe the bottom."""
+    fs = load_faces(design)
+    cw = CARD_H_MM * fs.size[0] / fs.size[1]
+    decks = int(rng.choice([2, 2, 3, 1]))
+    pool = _deck_pool(rng, fs, decks)
+    out: list[Placement] = []
+    seats = ["S", "E", "N", "W"]
+    # face-down piles near the seats (tricks already turned over)
+    for seat in seats:
+        if rng.random() < 0.55:
+            edge = table.seat_edge(seat)
+            c = table.zone_centre(seat) + (edge - table.zone_centre(seat)) * rng.uniform(0.3, 0.6)
+            side = np.array([-(edge - c)[1], (edge - c)[0]])
+            c = c + side / (np.linalg.norm(side) + 1e-9) * rng.normal(0, 120)
+            cards = [pool.pop() for _ in range(min(len(pool), int(rng.integers(3, 16))))]
+            out += lay(rng, cards, c, float(rng.uniform(0, 360)), "pile", design, cw, face_up=False, role="pile",
+                       seat=seat)
+    # the bottom, face down (or face up at the end)
+    if rng.random() < 0.3:
+        seat = seats[rng.integers(4)]
+        c = table.zone_centre(seat) * 0.5 + np.array([table.width, table.height]) * 0.25 + rng.normal(0, 40, 2)
+        cards = [pool.pop() for _ in range(min(len(pool), 8))]
+        up = rng.random() < 0.4
+        out += lay(rng, cards, c, float(rng.uniform(0, 360)), "row" if up else "pile", design, cw, face_up=up,
+                   role="bottom", seat=seat)
+    # defenders' captured point cards, face up in the centre
+    if rng.random() < 0.7:
+        pts = [c for c in pool if c[:-1] in ("5", "10", "K")]
+        k = int(rng.integers(1, 13))
+        chosen = pts[:k]
+        for c in chosen:
+            pool.remove(c)
+        zones, centre = table.zones()
+        cc = np.array(centre).mean(axis=0) + rng.normal(0, 25, 2)
+        kind = str(rng.choice(["row", "fan", "pile"]))
+        out += lay(rng, chosen, cc, float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 10)), kind, design, cw,
+                   role="captured")
+    # the trick in progress
+    leader = int(rng.integers(4))
+    n_plays = int(rng.integers(1, 5))
+    n = int(rng.choice(PLAY_SIZES))
+    for j in range(n_plays):
+        seat = seats[(leader + j) % 4]
+        cards = _take_play(rng, pool, n)
+        if not cards:
+            break
+        kind = "single" if len(cards) == 1 else str(rng.choice(["fan", "fan", "row", "pile"], p=[0.4, 0.2, 0.3, 0.1]))
+        angle = SEAT_ANGLE[seat] + (rng.uniform(-180, 180) if rng.random() < 0.2 else rng.normal(0, 8))
+        c = table.zone_centre(seat) + rng.normal(0, 35, 2)
+        d = second if (second and rng.random() < 0.5) else design
+        out += lay(rng, cards, c, angle, kind, d, cw, role="play", seat=seat)
+    return out
+
+
+SEAT_ANGLE = {"S": 0.0, "E": 90.0, "N": 180.0, "W": -90.0}
+
+
+def closeup_layout(rng: np.random.Generator, table: Table, design: str) -> list[Placement]:
+    """A hand of 6–20 fanned cards in the middle of the table (close-up photos)."""
+    fs = load_faces(design)
+    cw = CARD_H_MM * fs.size[0] / fs.size[1]
+    pool = _deck_pool(rng, fs, 2)
+    n = int(rng.integers(6, 21))
+    cards = _take_play(rng, pool, n)
+    c = np.array([table.width / 2, table.height / 2]) + rng.normal(0, 10, 2)
+    return lay(rng, cards, c, float(rng.uniform(-180, 180)), "fan", design, cw, role="hand")
+
+
+def render_scene(seed: int, **options: Any) -> Scene:
+    """Render one random scene, deterministic by ``seed``.
+
+    Options: ``width``/``height`` (default 1280×960), ``designs`` (names to draw from; default
+    available TRAIN designs), ``effects`` (photometric and lens nuisances, default True), ``arms``
+    (number of hands/arms, default random 0–2), ``mode`` (``table`` full frame, ``tile`` a zoomed
+    part, ``closeup`` a fanned hand), ``card_px`` (card height range in px for tile/closeup),
+    ``keep_ids`` (return the id map), ``jpeg`` (JPEG round trip, default True), ``placements``
+    (explicit list of :class:`Placement`; skips the random layout).
+    """
+    rng = np.random.default_rng(seed)
+    width = int(options.get("width", 1280))
+    height = int(options.get("height", 960))
+    names = list(options.get("designs") or available_designs())
+    design = names[int(rng.integers(len(names)))]
+    second = names[int(rng.integers(len(names)))] if rng.random() < 0.15 else None
+    mode = options.get("mode", "table")
+    table = Table(float(rng.uniform(800, 1000)), float(rng.uniform(800, 1000)))
+    effects = bool(options.get("effects", True))
+    look = Look.random(rng, effects)
+    if "placements" in options:
+        placements = list(options["placements"])
+    elif mode == "closeup":
+        placements = closeup_layout(rng, table, design)
+    else:
+        placements = random_layout(rng, table, design, second)
+    view = _view(rng, table, width, height, mode, placements, options.get("card_px"))
+    renderer = Renderer(rng, width, height, table, view, look)
+    n_arms = options.get("arms")
+    n_arms = int(rng.choice([0, 0, 1, 1, 2])) if n_arms is None else int(n_arms)
+    arms = []
+    for _ in range(n_arms):
+        seat = "SENW"[int(rng.integers(4))]
+        target = None
+        if placements and rng.random() < 0.6:  # reach over some cards
+            p = placements[int(rng.integers(len(placements)))]
+            target = np.array([p.x, p.y]) + rng.normal(0, 30, 2)
+        arms.append(random_arm(rng, table, seat, target))
+    scene = renderer.render(placements, arms, rng, jpeg=bool(options.get("jpeg", True)),
+                            keep_ids=bool(options.get("keep_ids", False)))
+    scene.design = design
+    scene.meta = {"seed": seed, "mode": mode, "table_mm": [table.width, table.height], "designs": sorted(
+        {p.design for p in placements})}
+    return scene
+
+
+def _view(rng: np.random.Generator, table: Table, width: int, height: int, mode: str,
+          placements: list[Placement], card_px: tuple[float, float] | None) -> np.ndarray:
+    """Table mm → image px for the requested framing."""
+    turn = float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 4)) if mode != "table" else None
+    if mode == "table":
+        fill = None
+        if card_px is not None:  # whole table, scaled so that a card is card_px high
+            target_h = float(rng.uniform(*card_px))
+            fill = target_h * max(table.width, table.height) / (CARD_H_MM * min(width, height))
+        return camera_homography(rng, table, width, height, fill=fill)
+    # zoomed: a camera whose card height is card_px, centred on some cards
+    lo, hi = card_px or (60.0, 400.0)
+    if mode == "closeup":
+        lo = max(lo, 150.0)
+    target_h = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+    s = target_h / CARD_H_MM
+    big_w = table.width * s * 1.2
+    big_h = table.height * s * 1.2
+    cam = camera_homography(rng, table, int(big_w), int(big_h), tilt=0.03, fill=1 / 1.2, turn=turn)
+    if placements:
+        p = placements[int(rng.integers(len(placements)))]
+        centre = np.array([p.x, p.y]) + rng.normal(0, 40, 2)
+    else:
+        centre = np.array([table.width / 2, table.height / 2])
+    c_img = apply_h(cam, centre[None])[0]
+    return _shift(width / 2 - c_img[0], height / 2 - c_img[1]) @ cam
