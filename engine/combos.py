@@ -16,7 +16,6 @@ of a :class:`~engine.context.TrumpContext`. A :class:`Component` is one combinat
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +27,10 @@ Shape = tuple[int, int]
 
 
 def counts_of(cards: Iterable[Card]) -> Counts:
-    return dict(Counter(c.code for c in cards))
+    out: Counts = {}
+    for card in cards:
+        out[card.code] = out.get(card.code, 0) + 1
+    return out
 
 
 def shape_priority(shape: Shape) -> tuple[bool, int, int]:
@@ -68,17 +70,14 @@ def _avail(counts: Counts, ctx: TrumpContext, cls: int, key: int, width: int) ->
 
 def runs(counts: Counts, ctx: TrumpContext, cls: int, width: int) -> list[tuple[int, int]]:
     """Maximal runs ``(low key, high key)`` of consecutive keys holding a ``width``-of-a-kind."""
+    keys = ctx.keys
+    present = sorted({keys[code] for code, n in counts.items() if n >= width and ctx.cls[code] == cls})
     out: list[tuple[int, int]] = []
-    start = -1
-    for key in range(16):
-        ok = any(counts.get(code, 0) >= width for code in ctx.codes_at[cls][key])
-        if ok and start < 0:
-            start = key
-        elif not ok and start >= 0:
-            out.append((start, key - 1))
-            start = -1
-    if start >= 0:
-        out.append((start, 15))
+    for key in present:
+        if out and out[-1][1] == key - 1:
+            out[-1] = (out[-1][0], key)
+        else:
+            out.append((key, key))
     return out
 
 

@@ -17,7 +17,7 @@ engine.deal_log.DealLogError: rules: unknown rule set 'bridge' (known: national-
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,13 +127,14 @@ def _where(trick: int | None, play: int | None = None, seat: object = None) -> s
     return out + ": "
 
 
-def _cards(raw: object, where: str) -> tuple[Card, ...]:
-    if not isinstance(raw, Sequence) or isinstance(raw, str):
-        raise DealLogError(f"{where}cards must be a list of card names, got {raw!r}")
+def _cards(raw: object, where: str | Callable[[], str]) -> tuple[Card, ...]:
     try:
-        return tuple(parse_card(c) for c in raw)
+        if not isinstance(raw, (list, tuple)):
+            raise ValueError(f"cards must be a list of card names, got {raw!r}")
+        return tuple([parse_card(c) for c in raw])
     except ValueError as exc:
-        raise DealLogError(f"{where}{exc}") from None
+        prefix = where if isinstance(where, str) else where()
+        raise DealLogError(f"{prefix}{exc}") from None
 
 
 def _play(raw: object, t: int, p: int) -> Play:
@@ -149,6 +150,7 @@ def _play(raw: object, t: int, p: int) -> Play:
         raise DealLogError(f"{where}a play has no cards")
     split = None
     if len(raw) == 3:
+        where = _where(t, p, raw[0])
         extra = raw[2]
         if not isinstance(extra, Mapping) or not isinstance(extra.get("as"), Sequence):
             raise DealLogError(f'{where}the third element must be {{"as": [[cards], ...]}}')

@@ -139,6 +139,8 @@ def _revoke(
     cls = lead.cls
     assert cls is not None
     in_suit = _suit(cards, ctx, cls)
+    if len(in_suit) == lead.size and not lead.structured:
+        return None  # followed suit with every card: nothing more is asked of a single-card lead
     steps = ev.steps(seat, t, ctx, cls)
     if len(in_suit) < lead.size:
         for k, known in steps:

@@ -26,27 +26,29 @@ from engine.context import TRUMP, TrumpContext
 @dataclass(frozen=True, slots=True)
 class Lead:
     """The lead's suit class (``None`` when it mixes classes: an invalid throw) and components,
-    biggest first."""
+    biggest first; ``shapes``, ``size`` and ``structured`` are derived once by :meth:`of`."""
 
     cls: int | None
     components: tuple[Component, ...]
+    shapes: tuple[Shape, ...]
+    size: int
+    #: Whether following needs more than the right suit (any pair or bigger).
+    structured: bool
 
-    @property
-    def shapes(self) -> tuple[Shape, ...]:
-        return tuple(c.shape for c in self.components)
-
-    @property
-    def size(self) -> int:
-        return sum(c.size for c in self.components)
+    @classmethod
+    def of(cls, suit_class: int | None, components: Sequence[Component]) -> Lead:
+        comps = tuple(components)
+        return cls(
+            suit_class,
+            comps,
+            tuple(c.shape for c in comps),
+            sum(c.size for c in comps),
+            any(c.width > 1 for c in comps),
+        )
 
     @property
     def is_throw(self) -> bool:
         return len(self.components) > 1
-
-    @property
-    def structured(self) -> bool:
-        """Whether following needs more than the right suit (any pair or bigger)."""
-        return any(c.width > 1 for c in self.components)
 
 
 class InvalidSplitError(ValueError):
@@ -60,10 +62,10 @@ def read_lead(cards: Sequence[Card], split: Sequence[Sequence[Card]] | None, ctx
         comps: list[Component] = []
         for cls in sorted(classes):
             comps += decompose(counts_of(c for c in cards if ctx.cls[c.code] == cls), ctx, cls)
-        return Lead(None, tuple(comps))
+        return Lead.of(None, comps)
     cls = classes.pop()
     if split is None:
-        return Lead(cls, tuple(decompose(counts_of(cards), ctx, cls)))
+        return Lead.of(cls, decompose(counts_of(cards), ctx, cls))
     parts: list[Component] = []
     for part in split:
         comp = component_of(counts_of(part), ctx, cls)
@@ -71,7 +73,7 @@ def read_lead(cards: Sequence[Card], split: Sequence[Sequence[Card]] | None, ctx
             raise InvalidSplitError(f"declared part {' '.join(map(str, part))} is not one combination")
         parts.append(comp)
     parts.sort(key=lambda c: (shape_priority(c.shape), c.top), reverse=True)
-    return Lead(cls, tuple(parts))
+    return Lead.of(cls, parts)
 
 
 def play_strength(cards: Sequence[Card], lead: Lead, ctx: TrumpContext) -> tuple[int, int] | None:
@@ -85,10 +87,16 @@ def play_strength(cards: Sequence[Card], lead: Lead, ctx: TrumpContext) -> tuple
     cls = classes.pop()
     if cls != lead.cls and cls != TRUMP:
         return None
-    top = match_shapes(counts_of(cards), ctx, cls, lead.shapes)
+    rank_class = 1 if cls == lead.cls else 2
+    shapes = lead.shapes
+    if len(shapes) == 1 and shapes[0][1] == 1:  # single, pair, triple: identical cards
+        if any(c != cards[0] for c in cards):
+            return None
+        return (rank_class, ctx.keys[cards[0].code])
+    top = match_shapes(counts_of(cards), ctx, cls, shapes)
     if top is None:
         return None
-    return (1 if cls == lead.cls else 2, top)
+    return (rank_class, top)
 
 
 def winning_play(plays: Sequence[Sequence[Card]], lead: Lead, ctx: TrumpContext) -> int:

@@ -13,6 +13,7 @@ from models import cli as models_cli
 from models.synth import cli as synth_cli
 from scoreboard import cli as scoreboard_cli
 from tractorcam_cli import score as score_cli
+from tractorcam_cli import simulate as simulate_cli
 from vision import cli as vision_cli
 
 app = typer.Typer(
@@ -21,5 +22,5 @@ app = typer.Typer(
     help="tractorcam: score Shengji / Tractor (升级 / 拖拉机) from an overhead camera.",
 )
 
-for module in (score_cli, vision_cli, models_cli, synth_cli, scoreboard_cli, edge_cli):
+for module in (score_cli, simulate_cli, vision_cli, models_cli, synth_cli, scoreboard_cli, edge_cli):
     module.register(app)

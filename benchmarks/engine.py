@@ -1,0 +1,46 @@
+"""Engine throughput: score N simulated full deals per rule set and print deals per second.
+
+    .venv/bin/python benchmarks/engine.py [--deals 300] [--rules national-2deck ...]
+
+Deals are simulated first (not timed); only ``score_log`` (parse + tricks + evidence model +
+outcome) is timed, as the scoreboard and the table service call it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+# This file is named like the package it measures: keep its own folder off the import path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from engine import RULE_SET_IDS, score_log  # noqa: E402
+from engine.sim import simulate_deal  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=300)
+    parser.add_argument("--rules", nargs="*", default=list(RULE_SET_IDS))
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes; the best is reported")
+    args = parser.parse_args()
+    print(f"engine benchmark on {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
+    print(f"{'rule set':18} {'deals':>6} {'tricks/deal':>12} {'deals/s':>10} {'ms/deal':>9}")
+    for rules in args.rules:
+        logs = [simulate_deal(rules, seed) for seed in range(args.deals)]
+        tricks = sum(len(log["tricks"]) for log in logs) / len(logs)
+        best = float("inf")
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            for log in logs:
+                score_log(log)
+            best = min(best, time.perf_counter() - start)
+        rate = len(logs) / best
+        print(f"{rules:18} {len(logs):6d} {tricks:12.1f} {rate:10.0f} {1000 / rate:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
