@@ -118,6 +118,9 @@ def parse_card(text: str) -> Card:
     """Parse one card; raises :class:`UnknownCardError`."""
     if not isinstance(text, str):
         raise UnknownCardError(f"unknown card {text!r}")
+    fast = _BY_NAME.get(text)
+    if fast is not None:
+        return ALL_CARDS[fast]
     key = text.strip().upper()
     if len(key) == 2 and key[0] == "T":
         key = "10" + key[1]

@@ -45,10 +45,14 @@ class Seat(Enum):
 
 SEAT_ORDER: tuple[Seat, ...] = (Seat.S, Seat.E, Seat.N, Seat.W)
 SIDES: tuple[str, str] = ("NS", "EW")
+_BY_NAME: dict[str, Seat] = {s.name: s for s in SEAT_ORDER}
 
 
 def parse_seat(text: object) -> Seat:
     """Seat from ``S``/``E``/``N``/``W`` (case-insensitive); raises :class:`UnknownSeatError`."""
+    fast = _BY_NAME.get(text) if isinstance(text, str) else None
+    if fast is not None:
+        return fast
     if isinstance(text, str):
         key = text.strip().upper()
         if key in Seat.__members__:

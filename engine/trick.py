@@ -57,6 +57,9 @@ class InvalidSplitError(ValueError):
 
 def read_lead(cards: Sequence[Card], split: Sequence[Sequence[Card]] | None, ctx: TrumpContext) -> Lead:
     """Components of a lead: the declared split if given, else the canonical reading."""
+    first = cards[0].code
+    if split is None and len(cards) <= 3 and all(c.code == first for c in cards):
+        return Lead.of(ctx.cls[first], [Component(len(cards), (first,), ctx.keys[first])])
     classes = {ctx.cls[c.code] for c in cards}
     if len(classes) > 1:
         comps: list[Component] = []
