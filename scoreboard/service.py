@@ -335,9 +335,6 @@ class Scoreboard:
         self, table_id: str, key: str, raw: Any, event: DealStart | Play | TrickResult | AlertIn | Health
     ) -> Reply:
         digest = request_hash(raw)
-        replay = self._replay(table_id, "event", key, digest)
-        if replay is not None:
-            return replay
         images = decode_images(event) if isinstance(event, AlertIn) else []
         try:
             with self.db.write() as s:
@@ -379,11 +376,10 @@ class Scoreboard:
                     if isinstance(event, Play):
                         payload["captured"] = table.live.get("captured")
                 s.flush()
-                rows = feed.append(
-                    self.db,
-                    s,
-                    [(table.id, event.type, payload), (table.id, "table", self.summary(s, table, slim=True))],
-                )
+                events: list[tuple[str | None, str, dict[str, Any]]] = [(table.id, event.type, payload)]
+                if isinstance(event, AlertIn | Health):  # plays carry their own news; no table event
+                    events.append((table.id, "table", self.summary(s, table, slim=True)))
+                rows = feed.append(self.db, s, events)
                 body["event"] = rows[0].id
                 s.add(
                     IdempotencyRecord(
@@ -638,21 +634,24 @@ def apply_live(
             "captured": 0,
             "trick_results": {},
         }
-    live = copy.deepcopy(live) if not live.get("finished") else {"finished": False, "tricks": []}
+    # Copy only what changes (the live log grows to a whole deal; deep copies per play add up).
+    live = dict(live) if not live.get("finished") else {"finished": False, "tricks": []}
     if isinstance(event, TrickResult):
-        live.setdefault("trick_results", {})[str(event.trick)] = {
-            "winner": event.winner,
-            "points": event.points,
-        }
+        results = dict(live.get("trick_results") or {})
+        results[str(event.trick)] = {"winner": event.winner, "points": event.points}
+        live["trick_results"] = results
         return live
-    tricks: list[dict[str, Any]] = live.setdefault("tricks", [])
+    tricks: list[dict[str, Any]] = list(live.get("tricks") or [])
+    live["tricks"] = tricks
     while len(tricks) < event.trick:
         tricks.append({"plays": []})
     play: list[Any] = [event.seat, list(event.cards)]
     if event.declared:
         play.append({"as": event.declared})
-    tricks[event.trick - 1]["plays"].append(play)
-    if all(live.get(k) for k in ("rules", "level", "trump", "dealer")):
+    tricks[event.trick - 1] = {"plays": [*tricks[event.trick - 1]["plays"], play]}
+    trick_done = len(tricks[event.trick - 1]["plays"]) >= 4
+    if trick_done and all(live.get(k) for k in ("rules", "level", "trump", "dealer")):
+        # The defenders' points change only when a trick completes: score then (engine).
         partial = {k: live[k] for k in ("rules", "level", "trump", "dealer")}
         partial.update(tricks=[t for t in tricks if t["plays"]], finished=False)
         try:

@@ -1,0 +1,280 @@
+"""Load test of the scoreboard: N simulated tables post their edge events and finished deals
+concurrently for a while; reports latency percentiles and checks that every event sent is stored
+exactly once.
+
+    .venv/bin/python benchmarks/scoreboard.py                      # 200 tables, 60 s, temp SQLite
+    .venv/bin/python benchmarks/scoreboard.py --tables 20 --seconds 10
+    .venv/bin/python benchmarks/scoreboard.py --db postgresql+psycopg://user@127.0.0.1:5432/db
+
+It starts `tractorcam scoreboard serve` on a free loopback port (or uses --url with
+TRACTORCAM_ADMIN_TOKEN). Each table plays simulated deals (engine.sim.simulate_deal): a
+`deal_start` event, one `play` event per play, then the finished deal log, one request every
+--interval seconds on average (jittered). About one request in --replay-every is sent twice with the same
+Idempotency-Key, as an edge does after a timeout. Exit status 1 if anything was lost or duplicated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Tally:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    sent: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))  # table -> kind -> n
+    keys: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # table -> deal keys
+    errors: Counter[str] = field(default_factory=Counter)
+    replays: int = 0
+    replay_mismatch: int = 0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+
+async def table_loop(
+    client: httpx.AsyncClient,
+    table_id: str,
+    token: str,
+    deals: list[dict[str, Any]],
+    deadline: float,
+    args: argparse.Namespace,
+    tally: Tally,
+    rng: random.Random,
+) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+
+    async def send(path: str, body: dict[str, Any], key: str, kind: str) -> None:
+        h = {**headers, "Idempotency-Key": key}
+        t0 = time.perf_counter()
+        try:
+            r = await client.post(f"/api/tables/{table_id}/{path}", json=body, headers=h)
+        except httpx.HTTPError as exc:
+            tally.errors[f"{kind}: {type(exc).__name__}"] += 1
+            return
+        tally.latencies[kind].append(time.perf_counter() - t0)
+        if r.status_code != 201:
+            tally.errors[f"{kind}: HTTP {r.status_code} {r.text[:120]}"] += 1
+            return
+        tally.sent[table_id][kind] += 1
+        if kind == "deal":
+            tally.keys[table_id].append(key)
+        if args.replay_every and rng.random() < 1 / args.replay_every:
+            t0 = time.perf_counter()
+            again = await client.post(f"/api/tables/{table_id}/{path}", json=body, headers=h)
+            tally.latencies["replay"].append(time.perf_counter() - t0)
+            tally.replays += 1
+            if again.status_code != r.status_code or again.json() != r.json():
+                tally.replay_mismatch += 1
+
+    async def pause() -> None:
+        await asyncio.sleep(args.interval * rng.uniform(0.5, 1.5))
+
+    await asyncio.sleep(rng.uniform(0, args.interval))  # tables don't start in lockstep
+    seq = 0
+    while time.monotonic() < deadline:
+        log = deals[rng.randrange(len(deals))]
+        seq += 1
+        start = {
+            "type": "deal_start",
+            "rules": log["rules"],
+            "level": log["level"],
+            "trump": log["trump"],
+            "dealer": log["dealer"],
+        }
+        await send("events", start, f"d{seq}-start", "deal_start")
+        for t, trick in enumerate(log["tricks"], start=1):
+            for p, play in enumerate(trick["plays"]):
+                if time.monotonic() >= deadline:
+                    return
+                await pause()
+                body = {"type": "play", "trick": t, "seat": play[0], "cards": play[1]}
+                await send("events", body, f"d{seq}-t{t}-p{p}", "play")
+        await pause()
+        await send("deals", log, f"d{seq}-deal", "deal")
+
+
+async def fetch_all(
+    client: httpx.AsyncClient, path: str, key: str, cursor: str, params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    after = 0
+    for _ in range(100_000):
+        r = await client.get(path, params={**params, "after": after, "limit": 500})
+        r.raise_for_status()
+        page = r.json()
+        if not page[key]:
+            break
+        out += page[key]
+        after = page[cursor]
+    return out
+
+
+async def verify(client: httpx.AsyncClient, tables: list[tuple[str, str]], tally: Tally) -> list[str]:
+    problems: list[str] = []
+    for table_id, _ in tables:
+        events = await fetch_all(client, "/api/events", "events", "cursor", {"table": table_id})
+        ids = [e["id"] for e in events]
+        if len(ids) != len(set(ids)):
+            problems.append(f"{table_id}: duplicate event ids")
+        stored = Counter(e["kind"] for e in events)
+        sent = tally.sent[table_id]
+        for kind in ("deal_start", "play", "deal"):
+            if stored[kind] != sent[kind]:
+                problems.append(f"{table_id}: {kind} sent {sent[kind]}, stored {stored[kind]}")
+        deals = await fetch_all(client, f"/api/tables/{table_id}/deals", "deals", "next", {})
+        keys = [d["idempotency_key"] for d in deals]
+        if keys != tally.keys[table_id]:
+            problems.append(
+                f"{table_id}: deals stored {len(keys)} (keys {len(set(keys))}), "
+                f"sent {len(tally.keys[table_id])}"
+            )
+    return problems
+
+
+def pick_deals(n: int) -> list[dict[str, Any]]:
+    sys.path.insert(0, str(ROOT))
+    from engine.sim import simulate_deal
+
+    rules = ["national-2deck", "national-3deck", "zhku-3deck", "challenge-2deck", "national-1deck"]
+    return [simulate_deal(rules[i % len(rules)], seed=i) for i in range(n)]
+
+
+async def run(args: argparse.Namespace, base: str, admin: str) -> int:
+    tally = Tally()
+    deals = pick_deals(args.deal_pool)
+    limits = httpx.Limits(max_connections=args.tables + 10, max_keepalive_connections=args.tables + 10)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        tables: list[tuple[str, str]] = []
+        run_id = secrets.token_hex(3)
+        for i in range(args.tables):
+            r = await client.post(
+                "/api/tables",
+                json={"name": f"bench-{run_id}-{i:03d}"},
+                headers={"Authorization": f"Bearer {admin}"},
+            )
+            r.raise_for_status()
+            tables.append((r.json()["id"], r.json()["token"]))
+        deadline = time.monotonic() + args.seconds
+        started = time.monotonic()
+        await asyncio.gather(
+            *(
+                table_loop(client, tid, tok, deals, deadline, args, tally, random.Random(f"{args.seed}-{i}"))
+                for i, (tid, tok) in enumerate(tables)
+            )
+        )
+        elapsed = time.monotonic() - started
+        problems = await verify(client, tables, tally)
+
+    every = [x for kind, v in tally.latencies.items() if kind != "replay" for x in v]
+    sent_total = sum(sum(c.values()) for c in tally.sent.values())
+    print(
+        f"scoreboard benchmark: {args.tables} tables, {elapsed:.1f} s, interval {args.interval} s/table, "
+        f"db {args.db_label}"
+    )
+    print(
+        f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
+    print(
+        f"requests: {len(every)} ({len(every) / elapsed:.0f}/s), stored events+deals: {sent_total}, "
+        f"replays: {tally.replays} (mismatched {tally.replay_mismatch}), errors: {sum(tally.errors.values())}"
+    )
+    print(f"{'kind':<11} {'n':>7} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for kind, values in sorted(tally.latencies.items()) + [("all", every)]:
+        ms = [v * 1000 for v in values]
+        print(
+            f"{kind:<11} {len(ms):>7} {statistics.median(ms) if ms else float('nan'):>8.1f} "
+            f"{percentile(ms, 90):>8.1f} {percentile(ms, 99):>8.1f} {max(ms, default=float('nan')):>8.1f}"
+        )
+    for err, n in tally.errors.most_common(5):
+        print(f"error x{n}: {err}")
+    print("stored = sent, no duplicates: " + ("yes" if not problems else f"NO ({len(problems)} problems)"))
+    for problem in problems[:10]:
+        print("  " + problem)
+    p99 = percentile([v * 1000 for v in every], 99)
+    print(f"goal p99 < 100 ms: {'met' if p99 < 100 else 'missed'} (p99 {p99:.1f} ms)")
+    return 1 if problems or tally.errors or tally.replay_mismatch else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--interval", type=float, default=1.0, help="mean seconds between a table's requests")
+    ap.add_argument("--db", default=None, help="SQLAlchemy URL for the server (default: a temp SQLite file)")
+    ap.add_argument("--url", default=None, help="use a running server instead (needs TRACTORCAM_ADMIN_TOKEN)")
+    ap.add_argument(
+        "--replay-every", type=int, default=25, help="send about one request in n twice (0: never)"
+    )
+    ap.add_argument("--deal-pool", type=int, default=20, help="distinct simulated deals to draw from")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if args.url:
+        admin = os.environ.get("TRACTORCAM_ADMIN_TOKEN", "")
+        if not admin:
+            print("error: --url needs TRACTORCAM_ADMIN_TOKEN", file=sys.stderr)
+            return 2
+        args.db_label = "(external server)"
+        return asyncio.run(run(args, args.url.rstrip("/"), admin))
+    with tempfile.TemporaryDirectory(prefix="scoreboard-bench-") as tmp:
+        db = args.db or f"sqlite:///{tmp}/bench.db"
+        args.db_label = db.split("://")[0]
+        admin = secrets.token_urlsafe(16)
+        port = free_port()
+        exe = Path(sys.executable).parent / "tractorcam"
+        server = subprocess.Popen(
+            [str(exe), "scoreboard", "serve", "--db", db, "--host", "127.0.0.1", "--port", str(port)],
+            env={**os.environ, "TRACTORCAM_ADMIN_TOKEN": admin},
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            for _ in range(300):
+                try:
+                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if server.poll() is not None:
+                    print("error: the server exited", file=sys.stderr)
+                    return 1
+                time.sleep(0.1)
+            return asyncio.run(run(args, base, admin))
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
