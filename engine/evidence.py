@@ -59,27 +59,36 @@ def _suit(cards: Sequence[Card], ctx: TrumpContext, cls: int) -> list[Card]:
 
 
 class Evidence:
-    """Per seat, the cards it played in each trick (0-based), for lower bounds of hands."""
+    """Per seat and suit class, the cards the seat played in each trick (0-based), for lower bounds
+    of hands."""
 
-    def __init__(self, tricks: Sequence[TrickView]):
+    def __init__(self, tricks: Sequence[TrickView], ctx: TrumpContext):
         self.tricks = tricks
-        self.by_seat: dict[Seat, list[tuple[int, tuple[Card, ...]]]] = {s: [] for s in Seat}
+        self.by_class: dict[Seat, list[list[tuple[int, tuple[Card, ...]]]]] = {
+            s: [[] for _ in range(5)] for s in Seat
+        }
+        cls_of = ctx.cls
         for t, view in enumerate(tricks):
             for seat, cards in view.plays:
-                self.by_seat[seat].append((t, cards))
+                per = self.by_class[seat]
+                for cls in {cls_of[c.code] for c in cards}:
+                    per[cls].append((t, tuple(c for c in cards if cls_of[c.code] == cls)))
 
-    def steps(self, seat: Seat, t: int, ctx: TrumpContext, cls: int) -> list[tuple[int, Counts]]:
+    def steps(self, seat: Seat, t: int, cls: int) -> list[tuple[int, Counts]]:
         """``(k, counts)``: the seat's known cards of suit class ``cls`` at trick ``t`` after each
-        trick ``k ≥ t`` in which that knowledge grew."""
-        acc: list[Card] = []
-        out: list[tuple[int, Counts]] = []
-        for k, cards in self.by_seat[seat]:
+        trick ``k ≥ t`` in which that knowledge grew (the first entry is trick ``t`` itself)."""
+        counts: Counts = {}
+        out: list[tuple[int, Counts]] = [(t, counts)]
+        for k, cards in self.by_class[seat][cls]:
             if k < t:
                 continue
-            more = _suit(cards, ctx, cls)
-            if more or not out:
-                acc += more
-                out.append((k, counts_of(acc)))
+            counts = dict(counts)
+            for card in cards:
+                counts[card.code] = counts.get(card.code, 0) + 1
+            if k == t:
+                out[0] = (t, counts)
+            else:
+                out.append((k, counts))
         return out
 
 
@@ -88,7 +97,7 @@ def _fmt(cards: Sequence[Card]) -> str:
 
 
 def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: FollowPolicy) -> list[Violation]:
-    ev = Evidence(tricks)
+    ev = Evidence(tricks, ctx)
     out: list[Violation] = []
     for t, view in enumerate(tricks):
         lead = view.lead
@@ -141,7 +150,7 @@ def _revoke(
     in_suit = _suit(cards, ctx, cls)
     if len(in_suit) == lead.size and not lead.structured:
         return None  # followed suit with every card: nothing more is asked of a single-card lead
-    steps = ev.steps(seat, t, ctx, cls)
+    steps = ev.steps(seat, t, cls)
     if len(in_suit) < lead.size:
         for k, known in steps:
             if sum(known.values()) > len(in_suit):
@@ -187,7 +196,7 @@ def _failed_throw(ev: Evidence, t: int, leader: Seat, lead: Lead, ctx: TrumpCont
     for seat in Seat:
         if seat is leader:
             continue
-        for k, known in ev.steps(seat, t, ctx, cls):
+        for k, known in ev.steps(seat, t, cls):
             if first is not None and k >= first[0]:
                 break
             if any(has_above(known, ctx, cls, c.shape, c.top) for c in lead.components):
