@@ -228,7 +228,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=60)
-    ap.add_argument("--interval", type=float, default=1.0, help="mean seconds between a table's requests")
+    ap.add_argument("--interval", type=float, default=3.0, help="mean seconds between a table's requests")
     ap.add_argument("--db", default=None, help="SQLAlchemy URL for the server (default: a temp SQLite file)")
     ap.add_argument("--url", default=None, help="use a running server instead (needs TRACTORCAM_ADMIN_TOKEN)")
     ap.add_argument(

@@ -50,8 +50,8 @@ def db(request: Request) -> Database:
     return board(request).db
 
 
-async def read_json(request: Request, limit: int) -> Any:
-    """The body as JSON, refusing oversized (413) and malformed (400) bodies before anything is stored."""
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refusing oversized ones (413) before anything is parsed or stored."""
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
@@ -65,17 +65,25 @@ async def read_json(request: Request, limit: int) -> Any:
         if size > limit:
             raise ServiceError(413, f"body too large: more than {limit} bytes")
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(raw: bytes) -> Any:
+    """Malformed JSON (including NaN/Infinity) is a 400."""
     if not raw.strip():
         raise ServiceError(400, "empty body: expected JSON")
-
-    def no_constants(name: str) -> Any:
-        raise ValueError(f"{name} is not valid JSON")
-
     try:
-        return json.loads(raw, parse_constant=no_constants)
+        return json.loads(raw, parse_constant=_no_constants)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServiceError(400, f"malformed JSON: {exc}") from exc
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    return parse_json(await read_body(request, limit))
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -141,23 +149,32 @@ def rotate_token(request: Request, table_id: str) -> dict[str, str]:
 
 @router.post("/tables/{table_id}/deals", status_code=201)
 async def post_deal(request: Request, table_id: str) -> JSONResponse:
-    await run_in_threadpool(auth.table_caller, request, db(request), table_id)
-    key = idempotency_key(request)
-    log = await read_json(request, settings(request).max_deal_bytes)
-    out = await run_in_threadpool(board(request).post_deal, table_id, key, log)
+    raw = await read_body(request, settings(request).max_deal_bytes)
+
+    def work() -> Any:  # one worker-thread hop: token, key, JSON, then the write
+        auth.table_caller(request, db(request), table_id)
+        key = idempotency_key(request)
+        return board(request).post_deal(table_id, key, parse_json(raw))
+
+    out = await run_in_threadpool(work)
     return reply(out.status, out.body, out.headers)
 
 
 @router.post("/tables/{table_id}/events", status_code=201)
 async def post_event(request: Request, table_id: str) -> JSONResponse:
-    await run_in_threadpool(auth.table_caller, request, db(request), table_id)
-    key = idempotency_key(request)
-    raw = await read_json(request, settings(request).max_event_bytes)
-    try:
-        event = EDGE_EVENT.validate_python(raw)
-    except ValidationError as exc:
-        raise ServiceError(422, one_line(exc.errors())) from exc
-    out = await run_in_threadpool(board(request).post_event, table_id, key, raw, event)
+    raw = await read_body(request, settings(request).max_event_bytes)
+
+    def work() -> Any:
+        auth.table_caller(request, db(request), table_id)
+        key = idempotency_key(request)
+        data = parse_json(raw)
+        try:
+            event = EDGE_EVENT.validate_python(data)
+        except ValidationError as exc:
+            raise ServiceError(422, one_line(exc.errors())) from exc
+        return board(request).post_event(table_id, key, data, event)
+
+    out = await run_in_threadpool(work)
     return reply(out.status, out.body, out.headers)
 
 

@@ -13,13 +13,13 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from scoreboard import feed, scoring
 from scoreboard.db import Database
-from scoreboard.models import Alert, AlertImage, Deal, DealVersion, IdempotencyRecord, ScoreTable
+from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
 from scoreboard.schemas import AlertIn, Correction, DealStart, Health, Play, RulingIn, TrickResult
 from scoreboard.security import new_token, token_hash
 
@@ -335,6 +335,8 @@ class Scoreboard:
         self, table_id: str, key: str, raw: Any, event: DealStart | Play | TrickResult | AlertIn | Health
     ) -> Reply:
         digest = request_hash(raw)
+        if isinstance(event, DealStart | Play | TrickResult):
+            return self._post_live_event(table_id, key, digest, event)
         images = decode_images(event) if isinstance(event, AlertIn) else []
         try:
             with self.db.write() as s:
@@ -390,6 +392,65 @@ class Scoreboard:
                         status_code=201,
                         response=body,
                         headers={},
+                    )
+                )
+        except IntegrityError:
+            replay = self._replay(table_id, "event", key, digest)
+            if replay is None:
+                raise
+            return replay
+        self.notifier.notify()
+        return Reply(201, body)
+
+    def _post_live_event(
+        self, table_id: str, key: str, digest: str, event: DealStart | Play | TrickResult
+    ) -> Reply:
+        """The hot path (a play every few seconds from every table): plain SQL, no ORM objects."""
+        idem = IdempotencyRecord.__table__
+        tables = ScoreTable.__table__
+        try:
+            with self.db.write() as s:
+                self.db.lock_table_row(s, table_id)
+                conn = s.connection()
+                found = conn.execute(
+                    select(idem.c.request_hash, idem.c.status_code, idem.c.response, idem.c.headers).where(
+                        idem.c.table_id == table_id, idem.c.scope == "event", idem.c.key == key
+                    )
+                ).first()
+                if found is not None:
+                    if found.request_hash != digest:
+                        raise ServiceError(422, "this Idempotency-Key was already used with a different body")
+                    return Reply(
+                        found.status_code, found.response, {**found.headers, "Idempotent-Replayed": "true"}
+                    )
+                row = conn.execute(
+                    select(tables.c.rules, tables.c.live).where(tables.c.id == table_id)
+                ).first()
+                if row is None:
+                    raise ServiceError(404, f"no table {table_id!r}")
+                live = apply_live(row.live or {}, row.rules, event)
+                conn.execute(update(tables).where(tables.c.id == table_id).values(live=live))
+                payload = event.model_dump(exclude_none=True)
+                if isinstance(event, Play):
+                    payload["captured"] = live.get("captured")
+                self.db.lock_feed(s)
+                events = Event.__table__
+                event_id = conn.execute(
+                    insert(events)
+                    .values(table_id=table_id, kind=event.type, payload=payload, created_at=now())
+                    .returning(events.c.id)
+                ).scalar_one()
+                body = {"event": event_id}
+                conn.execute(
+                    insert(idem).values(
+                        table_id=table_id,
+                        scope="event",
+                        key=key,
+                        request_hash=digest,
+                        status_code=201,
+                        response=body,
+                        headers={},
+                        created_at=now(),
                     )
                 )
         except IntegrityError:
