@@ -16,7 +16,7 @@ synth_app = typer.Typer(no_args_is_help=True, add_completion=False,
 
 @synth_app.command("dataset")
 def dataset(
-    out: Path = typer.Option(..., "--out", help="Output directory (YOLO layout + annotations + data.yaml)."),
+    out: Path = typer.Option(..., "--out", help="Output directory (YOLO layout + annotations + data.yaml)."),  # noqa: B008
     n: int = typer.Option(1000, "--n", min=1, help="Number of images."),
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same images)."),
     split: str = typer.Option("train", "--split", help="train | val (TRAIN designs) or heldout (HELDOUT designs)."),
@@ -36,7 +36,7 @@ def dataset(
 @synth_app.command("deal")
 def deal(
     seed: int = typer.Option(..., "--seed", help="Deal seed (the simulator's and the renderer's)."),
-    out: Path = typer.Option(..., "--out", help="Output directory: video.mp4, truth.json, table.json."),
+    out: Path = typer.Option(..., "--out", help="Output directory: video.mp4, truth.json, table.json."),  # noqa: B008
     rules: str = typer.Option("national-2deck", "--rules", help="Rule set id."),
     inject_revoke: bool = typer.Option(False, "--inject-revoke", help="Make one player revoke."),
     inject_failed_throw: bool = typer.Option(False, "--inject-failed-throw", help="Make one throw fail."),

@@ -24,7 +24,7 @@ from calibration.table import LensDistortion
 from models.synth import textures
 from models.synth.designs import TRAIN, Design
 from models.synth.faces import FaceSet, is_available, load_faces
-from models.synth.layout import CARD_H_MM, Placement, Table, lay, rot
+from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, lay, rot
 from vision.labels import class_id
 
 BACKGROUND_ID = -1
@@ -54,6 +54,7 @@ class CardLabel:
     design: str
     role: str = "play"
     seat: str | None = None
+    z: int = 0  # draw order (0 = lowest); also the card's value in Scene.id_map
 
     def to_dict(self) -> dict[str, Any]:
         d = self.__dict__.copy()
@@ -89,11 +90,26 @@ def _shift(dx: float, dy: float) -> np.ndarray:
 
 
 def _raster(poly: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
-    """Boolean mask (h, w) of pixel centres inside ``poly`` (image coords), ROI at (x0, y0)."""
-    m = np.zeros((h, w), np.uint8)
-    p = ((poly - [x0 + 0.5, y0 + 0.5]) * 16).round().astype(np.int32)
-    cv2.fillPoly(m, [p], 1, lineType=cv2.LINE_8, shift=4)
-    return m.astype(bool)
+    """Boolean mask (h, w) of the pixels whose centres lie inside the convex ``poly`` (image
+    coords); the mask's top-left pixel is (x0, y0). Unbiased: its count ≈ the polygon's area."""
+    out = np.zeros((max(h, 0), max(w, 0)), bool)
+    bx0, by0, bx1, by1 = _poly_bbox(poly)
+    ax0, ay0, ax1, ay1 = max(bx0, x0), max(by0, y0), min(bx1, x0 + w), min(by1, y0 + h)
+    if ax1 <= ax0 or ay1 <= ay0:
+        return out
+    xs = np.arange(ax0, ax1, dtype=np.float64) + 0.5
+    ys = np.arange(ay0, ay1, dtype=np.float64)[:, None] + 0.5
+    inside = np.ones((ay1 - ay0, ax1 - ax0), bool)
+    c = poly.mean(axis=0)
+    n = len(poly)
+    for k in range(n):
+        a, b = poly[k], poly[(k + 1) % n]
+        nx, ny = b[1] - a[1], a[0] - b[0]
+        if nx * (c[0] - a[0]) + ny * (c[1] - a[1]) < 0:
+            nx, ny = -nx, -ny
+        inside &= (xs - a[0]) * nx + (ys - a[1]) * ny >= 0
+    out[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0] = inside
+    return out
 
 
 def _poly_bbox(poly: np.ndarray) -> tuple[int, int, int, int]:
@@ -272,6 +288,16 @@ class Renderer:
         self.glare_centres = [(rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.25) * max(width, height))
                               for _ in range(rng.integers(1, 3))]
         self._face_cache: dict[tuple[str, str, int], np.ndarray] = {}
+        self._layer: tuple | None = None
+        self.field = (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :]).astype(np.float32)
+        self.glare_field: np.ndarray | None = None
+        if look.glare > 0:
+            gh, gw = max(2, height // 8), max(2, width // 8)
+            gy, gx = np.ogrid[0:gh, 0:gw]
+            g = np.zeros((gh, gw), np.float32)
+            for cx, cy, r in self.glare_centres:
+                g += np.exp(-((gx * 8 - cx) ** 2 + (gy * 8 - cy) ** 2) / (2 * r * r)).astype(np.float32)
+            self.glare_field = cv2.resize(np.clip(g, 0, 1) * np.float32(look.glare), (width, height))
         self.distortion = None
         if look.k1 != 0.0:
             self.distortion = LensDistortion(k1=look.k1, k2=0.0, cx=width / 2, cy=height / 2,
@@ -401,12 +427,24 @@ class Renderer:
     # ------------------------------------------------------------------ frame
 
     def render(self, placements: list[Placement], arms: list[Arm], rng: np.random.Generator, *,
-               jpeg: bool = True, keep_ids: bool = False) -> Scene:
-        """Draw placements (bottom first) and arms, apply the look, and label every card."""
-        canvas = self.base.copy()
-        ids = np.full((self.height, self.width), BACKGROUND_ID, np.int16)
-        drawn: list[_Drawn | None] = []
-        for i, p in enumerate(placements):
+               jpeg: bool = True, keep_ids: bool = False, static: int = 0) -> Scene:
+        """Draw placements (bottom first) and arms, apply the look, and label every card.
+
+        ``static``: the first ``static`` placements are the same objects as in an earlier call with
+        the same prefix (a video's unchanged piles); their layer is then reused, not redrawn.
+        """
+        key = tuple(id(p) for p in placements[:static])
+        if static and self._layer is not None and self._layer[0] == key:
+            canvas, ids, drawn = self._layer[1].copy(), self._layer[2].copy(), list(self._layer[3])
+        else:
+            canvas = self.base.copy()
+            ids = np.full((self.height, self.width), BACKGROUND_ID, np.int16)
+            drawn = []
+            for i, p in enumerate(placements[:static]):
+                drawn.append(self._paste(canvas, ids, i, p, load_faces(p.design), rng))
+            if static:
+                self._layer = (key, canvas.copy(), ids.copy(), list(drawn), list(placements[:static]))
+        for i, p in enumerate(placements[static:], start=static):
             drawn.append(self._paste(canvas, ids, i, p, load_faces(p.design), rng))
         for arm in arms:
             self._draw_arm(canvas, ids, arm, rng)
@@ -415,8 +453,7 @@ class Renderer:
         if self.distortion is not None:
             self._distort_labels(labels)
         design = placements[0].design if placements else ""
-        return Scene(image, [lab for lab in labels if lab is not None], design, self.view, self.distortion,
-                     ids if keep_ids else None)
+        return Scene(image, labels, design, self.view, self.distortion, ids if keep_ids else None)
 
     def _label(self, i: int, d: _Drawn, ids: np.ndarray) -> CardLabel:
         p, fs = d.placement, d.fs
@@ -440,7 +477,7 @@ class Renderer:
             indices.append(IndexLabel(corner, q.round(3).tolist(), _box(q), round(vis, 4)))
         return CardLabel(
             card=p.card, class_id=class_id(p.card), face_up=p.face_up, quad=d.quad.round(3).tolist(),
-            visible=round(frac(d.quad, alpha_frac), 4), corners=indices, design=p.design, role=p.role, seat=p.seat,
+            visible=round(frac(d.quad, alpha_frac), 4), corners=indices, design=p.design, role=p.role, seat=p.seat, z=i,
         )
 
     def _distort_labels(self, labels: list[CardLabel]) -> None:
@@ -474,16 +511,10 @@ class Renderer:
     def _finish(self, canvas: np.ndarray, ids: np.ndarray, rng: np.random.Generator, jpeg: bool) -> np.ndarray:
         look = self.look
         img = canvas
-        if look.glare > 0:  # specular highlights on the glossy cards only
-            gh, gw = max(2, self.height // 8), max(2, self.width // 8)
-            yy, xx = np.ogrid[0:gh, 0:gw]
-            g = np.zeros((gh, gw), np.float32)
-            for cx, cy, r in self.glare_centres:
-                g += np.exp(-((xx * 8 - cx) ** 2 + (yy * 8 - cy) ** 2) / (2 * r * r)).astype(np.float32)
-            g = cv2.resize(np.clip(g, 0, 1) * np.float32(look.glare), (self.width, self.height))
-            g *= ids >= 0
-            img = img + (255 - img) * g[..., None]
-        img = img * (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :])
+        if self.glare_field is not None:  # specular highlights on the glossy cards only
+            g = self.glare_field * (ids >= 0)
+            img += (255 - img) * g[..., None]
+        np.multiply(img, self.field, out=img)
         if self.distortion is not None:
             img = cv2.remap(img, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         if look.blur > 0:
@@ -604,9 +635,6 @@ def random_layout(rng: np.random.Generator, table: Table, design: str, second: s
         d = second if (second and rng.random() < 0.5) else design
         out += lay(rng, cards, c, angle, kind, d, cw, role="play", seat=seat)
     return out
-
-
-SEAT_ANGLE = {"S": 0.0, "E": 90.0, "N": 180.0, "W": -90.0}
 
 
 def closeup_layout(rng: np.random.Generator, table: Table, design: str) -> list[Placement]:

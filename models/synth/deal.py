@@ -1,0 +1,237 @@
+"""A whole simulated deal filmed from above: ``video.mp4``, ``truth.json`` and ``table.json``.
+
+The deal comes from the engine's simulator (:func:`engine.sim.simulate_deal`). Filming follows
+how a table plays: for each play a hand reaches into the player's zone and the cards land there;
+the trick stays until it is complete; then every player turns their cards face down onto a pile
+near their seat, except that point cards won by the defenders go face up to the centre. At the
+start the buried bottom lies face down near the dealer; at the end it is turned up.
+
+The film is a list of :class:`Keyframe` (placements + arms + how long it is held); each keyframe is
+rendered once and written as many times as its duration asks, so a deal renders in about a minute.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.table import TableGeometry
+from models.synth.designs import HELDOUT
+from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, lay
+from models.synth.scene import Arm, Look, Renderer, available_designs, camera_homography, random_arm
+
+SEATS = ("S", "E", "N", "W")
+POINT_RANKS = ("5", "10", "K")
+
+
+class DealError(ValueError):
+    """Bad input for a deal film (unknown rule set, no simulator)."""
+
+
+@dataclass
+class Keyframe:
+    """One distinct picture of the film."""
+
+    placements: list[Placement]
+    arms: list[Arm]
+    hold: float  # seconds
+    event: dict[str, Any] = field(default_factory=dict)  # what just happened (trick/play indices)
+    static: int = 0  # leading placements unchanged since the last keyframe that had them (render cache)
+
+
+@dataclass
+class DealFilm:
+    """Everything needed to render a deal: the log, the table, the keyframes."""
+
+    log: dict[str, Any]
+    table: Table
+    design: str
+    keyframes: list[Keyframe]
+
+
+@dataclass
+class DealResult:
+    """Paths and counts of a rendered deal."""
+
+    video: Path
+    truth: Path
+    table: Path
+    frames: int
+    tricks: int
+    seconds: float
+
+
+def _winners(log: dict[str, Any]) -> list[str | None]:
+    from engine.score import score_log
+
+    result = score_log({k: v for k, v in log.items() if k not in ("hands", "injected")})
+    return [t.get("winner") for t in result["tricks"]]
+
+
+def _partner(seat: str) -> str:
+    return SEATS[(SEATS.index(seat) + 2) % 4]
+
+
+def plan_deal(log: dict[str, Any], rng: np.random.Generator, design: str, table: Table | None = None) -> DealFilm:
+    """Turn a finished deal log into keyframes (table mm placements, arms, durations)."""
+    from models.synth.faces import load_faces
+
+    table = table or Table(900.0, 900.0)
+    fs = load_faces(design)
+    cw = CARD_H_MM * fs.size[0] / fs.size[1]
+    dealer = log["dealer"]
+    dealer_side = {dealer, _partner(dealer)}
+    winners = _winners(log)
+    piles: dict[str, list[Placement]] = {s: [] for s in SEATS}
+    centre: list[Placement] = []
+    pile_spot = {}
+    for s in SEATS:
+        edge = table.seat_edge(s)
+        zc = table.zone_centre(s)
+        side = np.array([-(edge - zc)[1], (edge - zc)[0]])
+        side /= np.linalg.norm(side)
+        pile_spot[s] = zc + (edge - zc) * 0.55 + side * 170
+    _, centre_poly = table.zones()
+    c0 = np.array(centre_poly[0]) + [cw * 0.6, CARD_H_MM * 0.6]
+    bottom_spot = table.zone_centre(dealer) + (table.seat_edge(dealer) - table.zone_centre(dealer)) * 0.5 - np.array(
+        [-(table.seat_edge(dealer) - table.zone_centre(dealer))[1], (table.seat_edge(dealer) - table.zone_centre(dealer))[0]]
+    ) / np.linalg.norm(table.seat_edge(dealer) - table.zone_centre(dealer)) * 170
+    bottom = lay(rng, list(log.get("bottom", [])), bottom_spot, float(rng.uniform(0, 360)), "pile", design, cw,
+                 face_up=False, role="bottom", seat=dealer)
+
+    def static() -> list[Placement]:
+        return [*bottom, *(p for s in SEATS for p in piles[s]), *centre]
+
+    frames: list[Keyframe] = [Keyframe(static(), [], 1.5, {"kind": "start"})]
+    for t, trick in enumerate(log["tricks"]):
+        on_table: list[Placement] = []
+        for j, play in enumerate(trick["plays"]):
+            seat, cards = play[0], list(play[1])
+            kind = "single" if len(cards) == 1 else str(rng.choice(["fan", "fan", "row"]))
+            spot = table.zone_centre(seat) + rng.normal(0, 20, 2)
+            angle = SEAT_ANGLE[seat] + float(rng.normal(0, 8))
+            laid = lay(rng, cards, spot, angle, kind, design, cw, role="play", seat=seat)
+            arm = random_arm(rng, table, seat, spot + (table.seat_edge(seat) - spot) * 0.25)
+            on_table += laid
+            ev = {"kind": "play", "trick": t, "play": j, "seat": seat}
+            still = static()
+            frames.append(Keyframe(still + on_table, [arm], 0.5, ev, len(still)))
+            frames.append(Keyframe(still + on_table, [], 0.5 if j < 3 else 1.2, ev, len(still)))
+        # clear the trick
+        win = winners[t] if t < len(winners) else None
+        defenders_won = win is not None and win not in dealer_side
+        for p in on_table:
+            if defenders_won and p.card[:-1] in POINT_RANKS:
+                k = len(centre)
+                col, row = k % 10, k // 10
+                x = c0[0] + col * cw * 0.42 + rng.normal(0, 1.5)
+                y = c0[1] + row * CARD_H_MM * 0.45 + rng.normal(0, 1.5)
+                centre.append(Placement(p.card, True, float(x), float(y), float(rng.normal(0, 3)), design,
+                                        "captured", win))
+            else:
+                base = pile_spot[p.seat or "S"]
+                off = rng.normal(0, 6, 2)
+                piles[p.seat or "S"].append(Placement(p.card, False, float(base[0] + off[0]), float(base[1] + off[1]),
+                                                      float(SEAT_ANGLE[p.seat or "S"] + rng.normal(0, 10)), design,
+                                                      "pile", p.seat))
+        frames.append(Keyframe(static(), [], 0.5, {"kind": "cleared", "trick": t}))
+    # the bottom turned up at the end
+    spot = np.array([table.width / 2, table.height / 2]) + (table.seat_edge(dealer) - [table.width / 2, table.height / 2]) * 0.45
+    bottom = lay(rng, list(log.get("bottom", [])), spot, SEAT_ANGLE[dealer], "row", design, cw, role="bottom",
+                 seat=dealer)
+    frames.append(Keyframe(static(), [], 3.0, {"kind": "bottom"}))
+    return DealFilm(log, table, design, frames)
+
+
+def table_geometry(renderer: Renderer, card_w_mm: float) -> TableGeometry:
+    """The calibration (``table.json``) of a renderer's camera."""
+    zones, centre = renderer.table.zones()
+    return TableGeometry(
+        image_width=renderer.width,
+        image_height=renderer.height,
+        image_to_table=np.linalg.inv(renderer.view).tolist(),
+        table_to_image=renderer.view.tolist(),
+        table_width_mm=renderer.table.width,
+        table_height_mm=renderer.table.height,
+        zones=zones,
+        centre=centre,
+        card_width_mm=round(card_w_mm, 2),
+        card_height_mm=CARD_H_MM,
+        distortion=renderer.distortion,
+    )
+
+
+def make_renderer(rng: np.random.Generator, table: Table, width: int, height: int) -> Renderer:
+    """A fixed overhead camera with a moderate, video-like look."""
+    look = Look.random(rng)
+    look.blur = min(look.blur, 0.6)
+    look.jpeg = 0
+    look.noise = min(look.noise, 3.0)
+    look.k1 = float(np.clip(look.k1, -0.03, 0.03))
+    look.brightness = max(look.brightness, 0.8)
+    view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.9, 1.0)), tilt=0.02)
+    return Renderer(rng, width, height, table, view, look)
+
+
+def render_deal(
+    seed: int,
+    out: Path,
+    *,
+    rules: str = "national-2deck",
+    inject_revoke: bool = False,
+    inject_failed_throw: bool = False,
+    fps: int = 10,
+    width: int = 1920,
+    height: int = 1440,
+    design: str | None = None,
+    max_tricks: int | None = None,
+) -> DealResult:
+    """Simulate a deal, film it and write ``video.mp4``, ``truth.json`` and ``table.json`` to ``out``."""
+    import time
+
+    import cv2
+
+    try:
+        from engine.sim import simulate_deal
+    except ImportError as exc:  # pragma: no cover - the simulator is part of the engine
+        raise DealError(f"engine.sim is not available: {exc}") from exc
+    try:
+        log = simulate_deal(rules, seed, inject_revoke=inject_revoke, inject_failed_throw=inject_failed_throw)
+    except (KeyError, ValueError) as exc:
+        raise DealError(str(exc)) from exc
+    if max_tricks is not None:
+        log = {**log, "tricks": log["tricks"][:max_tricks], "finished": max_tricks >= len(log["tricks"])}
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    names = available_designs(HELDOUT)
+    design = design or names[int(rng.integers(len(names)))]
+    table = Table(float(rng.uniform(850, 950)), float(rng.uniform(850, 950)))
+    film = plan_deal(log, rng, design, table)
+    renderer = make_renderer(rng, table, width, height)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    video = out / "video.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
+    if not writer.isOpened():
+        raise RuntimeError(f"cannot write {video}")
+    frames = 0
+    try:
+        for kf in film.keyframes:
+            scene = renderer.render(kf.placements, kf.arms, rng, jpeg=False, static=kf.static)
+            for _ in range(max(1, int(round(kf.hold * fps)))):
+                writer.write(scene.image)
+                frames += 1
+    finally:
+        writer.release()
+    truth = out / "truth.json"
+    truth.write_text(json.dumps(log, indent=1))
+    from models.synth.faces import load_faces
+
+    fs = load_faces(design)
+    tj = out / "table.json"
+    table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1]).save(tj)
+    return DealResult(video, truth, tj, frames, len(log["tricks"]), time.perf_counter() - start)

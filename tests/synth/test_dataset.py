@@ -1,0 +1,83 @@
+"""YOLO dataset export: layout, label format, agreement with annotations, determinism, split."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from models.synth.dataset import MIN_VISIBLE, make_dataset
+from models.synth.designs import HELDOUT, TRAIN
+from vision.labels import CARD_CLASSES
+
+
+@pytest.fixture(scope="module")
+def train_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ds")
+    make_dataset(out, n=6, seed=3, split="train", imgsz=256, progress=False)
+    return out
+
+
+def test_layout_and_yaml(train_set: Path) -> None:
+    for sub in ("images", "labels", "annotations"):
+        assert len(list((train_set / sub / "train").iterdir())) == 6
+    text = (train_set / "data.yaml").read_text()
+    assert "train: images/train" in text and "val: images/val" in text and "test: images/heldout" in text
+    names = [line.split(": ", 1)[1].strip("'") for line in text.splitlines() if line.startswith("  ")]
+    assert names == list(CARD_CLASSES)
+    yaml = pytest.importorskip("yaml")
+    data = yaml.safe_load(text)
+    assert [data["names"][i] for i in range(54)] == list(CARD_CLASSES)
+
+
+def test_labels_parse_and_agree_with_annotations(train_set: Path) -> None:
+    import cv2
+
+    total = 0
+    for lab in sorted((train_set / "labels" / "train").glob("*.txt")):
+        img = cv2.imread(str(train_set / "images" / "train" / (lab.stem + ".jpg")))
+        assert img.shape == (256, 256, 3)
+        ann = json.loads((train_set / "annotations" / "train" / (lab.stem + ".json")).read_text())
+        assert ann["width"] == ann["height"] == 256 and ann["design"] in {d.name for d in TRAIN}
+        lines = [ln.split() for ln in lab.read_text().splitlines()]
+        for cls, cx, cy, w, h in lines:
+            assert 0 <= int(cls) < 54
+            cx, cy, w, h = map(float, (cx, cy, w, h))
+            assert 0 < w <= 1 and 0 < h <= 1
+            assert cx - w / 2 >= -1e-6 and cx + w / 2 <= 1 + 1e-6
+            assert cy - h / 2 >= -1e-6 and cy + h / 2 <= 1 + 1e-6
+        want = sorted(
+            c["class_id"] for c in ann["cards"] if c["face_up"] for ix in c["corners"] if ix["visible"] >= MIN_VISIBLE
+        )
+        assert sorted(int(x[0]) for x in lines) == want
+        total += len(lines)
+    assert total > 0
+
+
+def test_deterministic(tmp_path: Path, train_set: Path) -> None:
+    make_dataset(tmp_path, n=6, seed=3, split="train", imgsz=256, progress=False, workers=2)
+    for sub, ext in (("images", "jpg"), ("labels", "txt"), ("annotations", "json")):
+        for f in sorted((train_set / sub / "train").glob(f"*.{ext}")):
+            assert f.read_bytes() == (tmp_path / sub / "train" / f.name).read_bytes(), f.name
+
+
+def test_heldout_uses_heldout_designs(tmp_path: Path) -> None:
+    make_dataset(tmp_path, n=4, seed=1, split="heldout", imgsz=192, progress=False)
+    held = {d.name for d in HELDOUT}
+    for f in (tmp_path / "annotations" / "heldout").glob("*.json"):
+        ann = json.loads(f.read_text())
+        assert set(ann["designs"]) <= held
+        assert {c["design"] for c in ann["cards"]} <= held
+
+
+def test_cli(tmp_path: Path) -> None:
+    from tractorcam_cli.main import app
+
+    r = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--n", "2", "--seed", "5",
+                                 "--split", "val", "--imgsz", "128"])
+    assert r.exit_code == 0, r.output
+    assert len(list((tmp_path / "images" / "val").glob("*.jpg"))) == 2
+    bad = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--split", "test"])
+    assert bad.exit_code == 2

@@ -1,0 +1,87 @@
+"""The design library and its one train / held-out split."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.synth.designs import AISLERIOT, ALL, BY_NAME, HELDOUT, PROCEDURAL, TRAIN, designs_for_split
+from models.synth.faces import CARDS, load_faces
+from tests.synth.conftest import needs_aisleriot
+from vision.labels import CARD_CLASSES
+
+
+def test_split_is_disjoint_and_complete() -> None:
+    train = {d.name for d in TRAIN}
+    held = {d.name for d in HELDOUT}
+    assert not train & held
+    assert train | held == {d.name for d in ALL}
+    assert len(BY_NAME) == len(ALL)
+
+
+def test_heldout_share() -> None:
+    held_a = [d for d in HELDOUT if d.kind == "aisleriot"]
+    assert 0.15 <= len(held_a) / len(AISLERIOT) <= 0.3
+    assert any(d.kind == "procedural" for d in HELDOUT)
+    assert any(d.kind == "procedural" for d in TRAIN)
+    skipped = {"swiss-xvii.svgz", "tarocco.svgz", "atlasnye_skat.svgz"}
+    assert not skipped & {d.source for d in AISLERIOT}
+
+
+def test_splits_by_name() -> None:
+    assert designs_for_split("heldout") == HELDOUT
+    assert designs_for_split("train") == designs_for_split("val") == TRAIN
+    with pytest.raises(ValueError):
+        designs_for_split("test")
+
+
+def test_card_names_are_detector_classes() -> None:
+    assert sorted(CARDS) == sorted(CARD_CLASSES)
+
+
+@pytest.mark.parametrize("design", PROCEDURAL, ids=lambda d: d.name)
+def test_procedural_faces(design) -> None:
+    fs = load_faces(design.name)
+    w, h = fs.size
+    assert all(f.shape == (h, w, 4) for f in fs.faces.values())
+    x1, y1, x2, y2 = fs.index_box
+    assert 0 <= x1 < x2 <= w / 2 and 0 <= y1 < y2 <= h / 2
+    boxes = fs.index_boxes()
+    assert set(boxes) == {"tl", "br"}
+    # the bottom-right index is the top-left one turned 180°: same pixels
+    for card in ("10H", "AS", "QC", "BJ"):
+        f = fs.faces[card][:, :, :3].astype(int)
+        bx = [int(round(v)) for v in boxes["tl"]]
+        br = [int(round(v)) for v in boxes["br"]]
+        tl = f[bx[1] : bx[3], bx[0] : bx[2]]
+        rot = f[::-1, ::-1][h - br[3] : h - br[1], w - br[2] : w - br[0]]
+        assert tl.shape == rot.shape
+        assert np.abs(tl - rot).mean() < 12
+        assert tl.std() > 20  # there is ink in the index box
+
+
+def _saturation(face: np.ndarray) -> float:
+    import cv2
+
+    hsv = cv2.cvtColor(face[:, :, :3], cv2.COLOR_BGR2HSV)
+    return float(hsv[:, :, 1][face[:, :, 3] > 200].mean())
+
+
+@needs_aisleriot
+@pytest.mark.parametrize("name", ["tigullio", "anglo_modern", "neoclassical", "paris", "orell"])
+def test_aisleriot_faces_and_jokers(name: str) -> None:
+    fs = load_faces(name)
+    w, h = fs.size
+    assert len(fs.faces) == 54 and fs.back.shape == (h, w, 4)
+    # the big joker is the coloured one
+    assert _saturation(fs.faces["BJ"]) > _saturation(fs.faces["SJ"]) + 5
+    # red suits are red, black suits are not, in the index box
+    x1, y1, x2, y2 = (int(round(v)) for v in fs.index_box)
+    red = fs.faces["7H"][y1:y2, x1:x2, :3].astype(int)
+    black = fs.faces["7S"][y1:y2, x1:x2, :3].astype(int)
+    assert (red[:, :, 2] - red[:, :, 0]).max() > 80
+    assert (black[:, :, 2] - black[:, :, 0]).max() < 60
+    # the index box catches the printed rank: there is ink there on every suit card
+    for card in fs.cards()[:52]:
+        crop = fs.faces[card][y1:y2, x1:x2, :3]
+        assert crop.std() > 15, card
