@@ -27,7 +27,9 @@ class LensDistortion(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    k1: float = Field(0.0, title="k1", description="Quadratic radial coefficient (negative: barrel in the image).")
+    k1: float = Field(
+        0.0, title="k1", description="Quadratic radial coefficient (negative: barrel in the image)."
+    )
     k2: float = Field(0.0, title="k2", description="Quartic radial coefficient.")
     cx: float = Field(title="Centre x", description="Distortion centre, image px.")
     cy: float = Field(title="Centre y", description="Distortion centre, image px.")

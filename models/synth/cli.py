@@ -10,8 +10,11 @@ from pathlib import Path
 
 import typer
 
-synth_app = typer.Typer(no_args_is_help=True, add_completion=False,
-                        help="Synthetic table renderer: training datasets and simulated deal videos.")
+synth_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Synthetic table renderer: training datasets and simulated deal videos.",
+)
 
 
 @synth_app.command("dataset")
@@ -19,9 +22,13 @@ def dataset(
     out: Path = typer.Option(..., "--out", help="Output directory (YOLO layout + annotations + data.yaml)."),  # noqa: B008
     n: int = typer.Option(1000, "--n", min=1, help="Number of images."),
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same images)."),
-    split: str = typer.Option("train", "--split", help="train | val (TRAIN designs) or heldout (HELDOUT designs)."),
+    split: str = typer.Option(
+        "train", "--split", help="train | val (TRAIN designs) or heldout (HELDOUT designs)."
+    ),
     imgsz: int = typer.Option(640, "--imgsz", min=64, help="Square image size in px."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (output does not depend on it)."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, help="Worker processes (output does not depend on it)."
+    ),
 ) -> None:
     """Render a YOLO dataset of corner indices (images/, labels/, annotations/, data.yaml)."""
     if split not in ("train", "val", "heldout"):
@@ -48,8 +55,16 @@ def deal(
     from models.synth.deal import DealError, render_deal
 
     try:
-        result = render_deal(seed, out, rules=rules, inject_revoke=inject_revoke,
-                             inject_failed_throw=inject_failed_throw, fps=fps, width=width, height=height)
+        result = render_deal(
+            seed,
+            out,
+            rules=rules,
+            inject_revoke=inject_revoke,
+            inject_failed_throw=inject_failed_throw,
+            fps=fps,
+            width=width,
+            height=height,
+        )
     except DealError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

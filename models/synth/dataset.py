@@ -119,8 +119,9 @@ def write_data_yaml(out: Path) -> Path:
     return path
 
 
-def make_dataset(out: Path, n: int, seed: int, split: str, imgsz: int = 640, *, workers: int = 1,
-                 progress: bool = True) -> Path:
+def make_dataset(
+    out: Path, n: int, seed: int, split: str, imgsz: int = 640, *, workers: int = 1, progress: bool = True
+) -> Path:
     """Render ``n`` images of ``split`` into ``out`` (YOLO layout) and return the ``data.yaml`` path.
 
     ``split`` ``heldout`` draws only from HELDOUT designs, ``train``/``val`` only from TRAIN

@@ -76,7 +76,9 @@ def _partner(seat: str) -> str:
     return SEATS[(SEATS.index(seat) + 2) % 4]
 
 
-def plan_deal(log: dict[str, Any], rng: np.random.Generator, design: str, table: Table | None = None) -> DealFilm:
+def plan_deal(
+    log: dict[str, Any], rng: np.random.Generator, design: str, table: Table | None = None
+) -> DealFilm:
     """Turn a finished deal log into keyframes (table mm placements, arms, durations)."""
     from models.synth.faces import load_faces
 
@@ -97,11 +99,30 @@ def plan_deal(log: dict[str, Any], rng: np.random.Generator, design: str, table:
         pile_spot[s] = zc + (edge - zc) * 0.55 + side * 170
     _, centre_poly = table.zones()
     c0 = np.array(centre_poly[0]) + [cw * 0.6, CARD_H_MM * 0.6]
-    bottom_spot = table.zone_centre(dealer) + (table.seat_edge(dealer) - table.zone_centre(dealer)) * 0.5 - np.array(
-        [-(table.seat_edge(dealer) - table.zone_centre(dealer))[1], (table.seat_edge(dealer) - table.zone_centre(dealer))[0]]
-    ) / np.linalg.norm(table.seat_edge(dealer) - table.zone_centre(dealer)) * 170
-    bottom = lay(rng, list(log.get("bottom", [])), bottom_spot, float(rng.uniform(0, 360)), "pile", design, cw,
-                 face_up=False, role="bottom", seat=dealer)
+    bottom_spot = (
+        table.zone_centre(dealer)
+        + (table.seat_edge(dealer) - table.zone_centre(dealer)) * 0.5
+        - np.array(
+            [
+                -(table.seat_edge(dealer) - table.zone_centre(dealer))[1],
+                (table.seat_edge(dealer) - table.zone_centre(dealer))[0],
+            ]
+        )
+        / np.linalg.norm(table.seat_edge(dealer) - table.zone_centre(dealer))
+        * 170
+    )
+    bottom = lay(
+        rng,
+        list(log.get("bottom", [])),
+        bottom_spot,
+        float(rng.uniform(0, 360)),
+        "pile",
+        design,
+        cw,
+        face_up=False,
+        role="bottom",
+        seat=dealer,
+    )
 
     def static() -> list[Placement]:
         return [*bottom, *(p for s in SEATS for p in piles[s]), *centre]
@@ -130,19 +151,43 @@ def plan_deal(log: dict[str, Any], rng: np.random.Generator, design: str, table:
                 col, row = k % 10, k // 10
                 x = c0[0] + col * cw * 0.42 + rng.normal(0, 1.5)
                 y = c0[1] + row * CARD_H_MM * 0.45 + rng.normal(0, 1.5)
-                centre.append(Placement(p.card, True, float(x), float(y), float(rng.normal(0, 3)), design,
-                                        "captured", win))
+                centre.append(
+                    Placement(
+                        p.card, True, float(x), float(y), float(rng.normal(0, 3)), design, "captured", win
+                    )
+                )
             else:
                 base = pile_spot[p.seat or "S"]
                 off = rng.normal(0, 6, 2)
-                piles[p.seat or "S"].append(Placement(p.card, False, float(base[0] + off[0]), float(base[1] + off[1]),
-                                                      float(SEAT_ANGLE[p.seat or "S"] + rng.normal(0, 10)), design,
-                                                      "pile", p.seat))
+                piles[p.seat or "S"].append(
+                    Placement(
+                        p.card,
+                        False,
+                        float(base[0] + off[0]),
+                        float(base[1] + off[1]),
+                        float(SEAT_ANGLE[p.seat or "S"] + rng.normal(0, 10)),
+                        design,
+                        "pile",
+                        p.seat,
+                    )
+                )
         frames.append(Keyframe(static(), [], 0.5, {"kind": "cleared", "trick": t}))
     # the bottom turned up at the end
-    spot = np.array([table.width / 2, table.height / 2]) + (table.seat_edge(dealer) - [table.width / 2, table.height / 2]) * 0.45
-    bottom = lay(rng, list(log.get("bottom", [])), spot, SEAT_ANGLE[dealer], "row", design, cw, role="bottom",
-                 seat=dealer)
+    spot = (
+        np.array([table.width / 2, table.height / 2])
+        + (table.seat_edge(dealer) - [table.width / 2, table.height / 2]) * 0.45
+    )
+    bottom = lay(
+        rng,
+        list(log.get("bottom", [])),
+        spot,
+        SEAT_ANGLE[dealer],
+        "row",
+        design,
+        cw,
+        role="bottom",
+        seat=dealer,
+    )
     frames.append(Keyframe(static(), [], 3.0, {"kind": "bottom"}))
     return DealFilm(log, table, design, frames)
 

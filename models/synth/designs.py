@@ -32,7 +32,9 @@ class Design:
     kind: Kind
     source: str = ""  # aisleriot: file name under the cards directory; procedural: variant id
     jokers: bool = True  # False: the two jokers cannot be told apart, never rendered face up
-    index_style: IndexStyle = "anglo"  # letters used for A/J/Q/K (french 1/V/D/R, german B/D/K, russian Т/В/Д/К)
+    index_style: IndexStyle = (
+        "anglo"  # letters used for A/J/Q/K (french 1/V/D/R, german B/D/K, russian Т/В/Д/К)
+    )
     licence: str = "GPL-3.0-or-later (gnome-cards-data)"
     corners: tuple[str, ...] = ("tl", "br")  # corners printing an index: tl, br (180° copy), tr, bl (mirrors)
     court_indices: bool = True  # False: J/Q/K carry no regular corner index, never rendered face up
@@ -59,7 +61,12 @@ def _a(
 
 
 def _p(variant: int) -> Design:
-    return Design(name=f"proc{variant}", kind="procedural", source=str(variant), licence="AGPL-3.0-or-later (this project)")
+    return Design(
+        name=f"proc{variant}",
+        kind="procedural",
+        source=str(variant),
+        licence="AGPL-3.0-or-later (this project)",
+    )
 
 
 #: French-suited aisleriot themes. Skipped: swiss-xvii (Swiss suits), tarocco (Italian 14-card

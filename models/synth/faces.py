@@ -124,7 +124,9 @@ def card_index_box(face: np.ndarray, bg: np.ndarray) -> tuple[int, int, int, int
         for c in comps:
             if c in used:
                 continue
-            below = c[1] <= box[3] + gap_y and c[3] > box[1] and c[0] < box[2] + gap_x and c[2] > box[0] - gap_x
+            below = (
+                c[1] <= box[3] + gap_y and c[3] > box[1] and c[0] < box[2] + gap_x and c[2] > box[0] - gap_x
+            )
             beside = c[0] <= box[2] + gap_x and c[2] > box[0] and c[1] < box[3] and c[3] > box[1] - gap_y
             if (below or beside) and (max(box[2], c[2]) - min(box[0], c[0])) < 0.3 * w:
                 box = [min(box[0], c[0]), min(box[1], c[1]), max(box[2], c[2]), max(box[3], c[3])]
@@ -273,8 +275,9 @@ def _load_atlas(design: Design) -> FaceSet | None:
         else:
             faces[c] = cell
     assert back is not None
-    return FaceSet(design.name, faces, back, tuple(m["index_box"]), design.jokers, design.corners,
-                   design.court_indices)
+    return FaceSet(
+        design.name, faces, back, tuple(m["index_box"]), design.jokers, design.corners, design.court_indices
+    )
 
 
 def is_available(design: Design) -> bool:
@@ -297,8 +300,9 @@ def load_faces(name: str) -> FaceSet:
         faces, back = _build_aisleriot(design)
     else:
         faces, back = _build_procedural(design)
-    fs = FaceSet(design.name, faces, back, design_index_box(faces), design.jokers, design.corners,
-                 design.court_indices)
+    fs = FaceSet(
+        design.name, faces, back, design_index_box(faces), design.jokers, design.corners, design.court_indices
+    )
     if design.kind == "aisleriot":
         _save_atlas(design, fs)
     return fs

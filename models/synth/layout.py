@@ -55,8 +55,12 @@ class Table:
     def seat_edge(self, seat: str) -> np.ndarray:
         """A point on the table edge in front of a seat."""
         w, h = self.width, self.height
-        return {"S": np.array([w / 2, h]), "N": np.array([w / 2, 0.0]), "E": np.array([w, h / 2]),
-                "W": np.array([0.0, h / 2])}[seat]
+        return {
+            "S": np.array([w / 2, h]),
+            "N": np.array([w / 2, 0.0]),
+            "E": np.array([w, h / 2]),
+            "W": np.array([0.0, h / 2]),
+        }[seat]
 
 
 def rot(angle_deg: float) -> np.ndarray:
@@ -66,7 +70,9 @@ def rot(angle_deg: float) -> np.ndarray:
     return np.array([[c, s], [-s, c]])
 
 
-def shape_offsets(rng: np.random.Generator, n: int, kind: str, card_w: float) -> list[tuple[float, float, float]]:
+def shape_offsets(
+    rng: np.random.Generator, n: int, kind: str, card_w: float
+) -> list[tuple[float, float, float]]:
     """Offsets (dx, dy, dangle) of ``n`` cards laid as ``kind`` in the play's frame, bottom card first."""
     h = CARD_H_MM
     if kind == "single" or n == 1:
@@ -95,13 +101,20 @@ def shape_offsets(rng: np.random.Generator, n: int, kind: str, card_w: float) ->
         out = []
         for k in range(n):
             r, c = divmod(k, per)
-            out.append(((c - (per - 1) / 2) * spacing + rng.normal(0, 2), r * h * rng.uniform(0.35, 0.6) - 20 * r,
-                        float(rng.normal(0, 4))))
+            out.append(
+                (
+                    (c - (per - 1) / 2) * spacing + rng.normal(0, 2),
+                    r * h * rng.uniform(0.35, 0.6) - 20 * r,
+                    float(rng.normal(0, 4)),
+                )
+            )
         return out
     if kind == "pile":
         r = card_w * 0.45
-        return [(float(rng.normal(0, r)), float(rng.normal(0, r * 0.8)), float(rng.uniform(-50, 50)))
-                for _ in range(n)]
+        return [
+            (float(rng.normal(0, r)), float(rng.normal(0, r * 0.8)), float(rng.uniform(-50, 50)))
+            for _ in range(n)
+        ]
     raise ValueError(kind)
 
 

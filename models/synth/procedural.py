@@ -53,7 +53,9 @@ def suit_colour(v: Variant, suit: str) -> tuple[int, int, int]:
     return RED if suit in "HD" else BLACK
 
 
-def draw_pip(img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour, flip: bool = False) -> None:
+def draw_pip(
+    img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour, flip: bool = False
+) -> None:
     """Draw a suit symbol of height ``size`` centred at (cx, cy); ``flip`` turns it upside down."""
     s = size / 2.0
     sign = -1.0 if flip else 1.0
@@ -117,8 +119,16 @@ def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour
         y = my
         for ch in "JOKER":
             scale, tw, th = _text_size(ch, v, th_target * 0.4)
-            cv2.putText(img, ch, (mx + int(0.5 * (th_target * 0.5 - tw)), y + th), v.font, scale, colour,
-                        max(1, v.thick - 1), cv2.LINE_AA)
+            cv2.putText(
+                img,
+                ch,
+                (mx + int(0.5 * (th_target * 0.5 - tw)), y + th),
+                v.font,
+                scale,
+                colour,
+                max(1, v.thick - 1),
+                cv2.LINE_AA,
+            )
             y += int(th * 1.3)
         return
     text = RANK_TEXT.get(rank, rank)
@@ -162,11 +172,13 @@ def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.r
         cv2.rectangle(img, (fx0, fy0), (fx1, fy1), colour, 2, cv2.LINE_AA)
         for i in range(6):
             yy = int(fy0 + (i + 0.5) * (fy1 - fy0) / 6)
-            cv2.ellipse(img, (w // 2, yy), (int(0.18 * w), int(0.04 * h)), 0, 0, 360, cols[1 + i % 2], -1,
-                        cv2.LINE_AA)
+            cv2.ellipse(
+                img, (w // 2, yy), (int(0.18 * w), int(0.04 * h)), 0, 0, 360, cols[1 + i % 2], -1, cv2.LINE_AA
+            )
         scale, tw, th = _text_size(rank, v, 0.18 * h)
-        cv2.putText(img, rank, (w // 2 - tw // 2, h // 2 + th // 2), v.font, scale, colour, v.thick + 2,
-                    cv2.LINE_AA)
+        cv2.putText(
+            img, rank, (w // 2 - tw // 2, h // 2 + th // 2), v.font, scale, colour, v.thick + 2, cv2.LINE_AA
+        )
         draw_pip(img, suit, fx0 + 0.09 * w, fy0 + 0.07 * h, 0.08 * h, colour)
         draw_pip(img, suit, fx1 - 0.09 * w, fy1 - 0.07 * h, 0.08 * h, colour, flip=True)
         return

@@ -119,7 +119,13 @@ def _poly_bbox(poly: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def camera_homography(
-    rng: np.random.Generator, table: Table, width: int, height: int, *, tilt: float = 0.04, fill: float | None = None,
+    rng: np.random.Generator,
+    table: Table,
+    width: int,
+    height: int,
+    *,
+    tilt: float = 0.04,
+    fill: float | None = None,
     turn: float | None = None,
 ) -> np.ndarray:
     """Table mm → image px for an overhead camera: the table fills ``fill`` of the image's short
@@ -129,7 +135,10 @@ def camera_homography(
     s = fill * min(width, height) / max(table.width, table.height)
     corners = np.array([[0, 0], [table.width, 0], [table.width, table.height], [0, table.height]], float)
     c = corners - [table.width / 2, table.height / 2]
-    img = (rot(turn) @ (c * s).T).T + [width / 2 + rng.normal(0, 0.02 * width), height / 2 + rng.normal(0, 0.02 * height)]
+    img = (rot(turn) @ (c * s).T).T + [
+        width / 2 + rng.normal(0, 0.02 * width),
+        height / 2 + rng.normal(0, 0.02 * height),
+    ]
     img = img + rng.normal(0, tilt * min(width, height) / 2, img.shape)
     return cv2.getPerspectiveTransform(corners.astype(np.float32), img.astype(np.float32)).astype(float)
 
@@ -158,14 +167,20 @@ class Look:
     @staticmethod
     def random(rng: np.random.Generator, effects: bool = True) -> Look:
         if not effects:
-            return Look((0.0, 0.0), 0.0, 0.0, (1.0, 1.0, 1.0), 1.0, 1.0, 0.0, 0.0, 0, (0.0, 0.0), 0.0, 0.0, 0.0)
+            return Look(
+                (0.0, 0.0), 0.0, 0.0, (1.0, 1.0, 1.0), 1.0, 1.0, 0.0, 0.0, 0, (0.0, 0.0), 0.0, 0.0, 0.0
+            )
         warm = rng.uniform(-0.15, 0.15)
         a = rng.uniform(0, 2 * np.pi)
         return Look(
             light_dir=(float(np.cos(a)), float(np.sin(a))),
             light_amp=float(rng.uniform(0.05, 0.35)),
             vignette=float(rng.uniform(0.0, 0.35)),
-            gains=(float(1 - warm + rng.normal(0, 0.03)), float(1 + rng.normal(0, 0.03)), float(1 + warm + rng.normal(0, 0.03))),
+            gains=(
+                float(1 - warm + rng.normal(0, 0.03)),
+                float(1 + rng.normal(0, 0.03)),
+                float(1 + warm + rng.normal(0, 0.03)),
+            ),
             brightness=float(rng.uniform(0.6, 1.2)),
             gamma=float(rng.uniform(0.8, 1.25)),
             blur=float(rng.choice([0.0, rng.uniform(0.3, 1.6)])),
@@ -199,7 +214,7 @@ class Arm:
 
 def random_arm(rng: np.random.Generator, table: Table, seat: str, target: np.ndarray | None = None) -> Arm:
     edge = table.seat_edge(seat)
-    out = (edge - np.array([table.width / 2, table.height / 2]))
+    out = edge - np.array([table.width / 2, table.height / 2])
     out = out / np.linalg.norm(out)
     side = np.array([-out[1], out[0]])
     start = edge + out * rng.uniform(150, 400) + side * rng.normal(0, 120)
@@ -208,8 +223,16 @@ def random_arm(rng: np.random.Generator, table: Table, seat: str, target: np.nda
     skin = SKIN[rng.integers(len(SKIN))]
     skin = tuple(int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in skin)
     sleeve = tuple(int(c) for c in rng.integers(10, 230, 3))
-    return Arm(seat, (float(start[0]), float(start[1])), (float(target[0]), float(target[1])), skin, sleeve,
-               float(rng.uniform(60, 85)), float(rng.uniform(30, 120)), float(rng.uniform(0, 1)))
+    return Arm(
+        seat,
+        (float(start[0]), float(start[1])),
+        (float(target[0]), float(target[1])),
+        skin,
+        sleeve,
+        float(rng.uniform(60, 85)),
+        float(rng.uniform(30, 120)),
+        float(rng.uniform(0, 1)),
+    )
 
 
 def _ellipse(c: np.ndarray, a: float, b: float, ang: float, n: int = 24) -> np.ndarray:
@@ -264,8 +287,16 @@ class _Drawn:
 class Renderer:
     """A fixed camera, table surface and look; renders any set of placements and arms."""
 
-    def __init__(self, rng: np.random.Generator, width: int, height: int, table: Table, view: np.ndarray,
-                 look: Look, surface: str | None = None):
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        width: int,
+        height: int,
+        table: Table,
+        view: np.ndarray,
+        look: Look,
+        surface: str | None = None,
+    ):
         self.width, self.height, self.table, self.view, self.look = width, height, table, view, look
         self.px_per_mm = float(np.sqrt(abs(np.linalg.det(self._jac(table.width / 2, table.height / 2)))))
         tex_px = int(np.clip(self.px_per_mm * max(table.width, table.height) * 0.5, 200, 720))
@@ -273,8 +304,9 @@ class Renderer:
         to_tex = np.diag([tex_px / table.width, tex_px / table.height, 1.0])
         m = _shift(-0.5, -0.5) @ view @ np.linalg.inv(to_tex) @ _shift(0.5, 0.5)
         bg = textures.background(rng, height, width)
-        self.base = cv2.warpPerspective(tex, m, (width, height), dst=bg, flags=cv2.INTER_LINEAR,
-                                        borderMode=cv2.BORDER_TRANSPARENT)
+        self.base = cv2.warpPerspective(
+            tex, m, (width, height), dst=bg, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT
+        )
         if look.noise > 0:  # fine grain of the surface at the image's own resolution
             self.base += _noise(rng, self.base.shape[:2] + (1,)) * np.float32(3.0)
         # light field: gradient + vignette (smooth: computed coarse, then resized)
@@ -285,11 +317,15 @@ class Renderer:
         vig = 1 - look.vignette * (nx**2 + ny**2) / 2
         light = (grad * vig * look.brightness).astype(np.float32)
         self.light = cv2.resize(light, (width, height), interpolation=cv2.INTER_LINEAR)
-        self.glare_centres = [(rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.25) * max(width, height))
-                              for _ in range(rng.integers(1, 3))]
+        self.glare_centres = [
+            (rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.25) * max(width, height))
+            for _ in range(rng.integers(1, 3))
+        ]
         self._face_cache: dict[tuple[str, str, int], np.ndarray] = {}
         self._layer: tuple | None = None
-        self.field = (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :]).astype(np.float32)
+        self.field = (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :]).astype(
+            np.float32
+        )
         self.glare_field: np.ndarray | None = None
         if look.glare > 0:
             gh, gw = max(2, height // 8), max(2, width // 8)
@@ -300,8 +336,9 @@ class Renderer:
             self.glare_field = cv2.resize(np.clip(g, 0, 1) * np.float32(look.glare), (width, height))
         self.distortion = None
         if look.k1 != 0.0:
-            self.distortion = LensDistortion(k1=look.k1, k2=0.0, cx=width / 2, cy=height / 2,
-                                             norm=float(np.hypot(width, height) / 2))
+            self.distortion = LensDistortion(
+                k1=look.k1, k2=0.0, cx=width / 2, cy=height / 2, norm=float(np.hypot(width, height) / 2)
+            )
             ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
             c = np.float32([width / 2 - 0.5, height / 2 - 0.5])  # pixel-index coordinates of the centre
             dx, dy = xs - c[0], ys - c[1]
@@ -341,15 +378,19 @@ class Renderer:
         a = np.array([[r[0, 0], r[0, 1], t[0]], [r[1, 0], r[1, 1], t[1]], [0, 0, 1]])
         return self.view @ a
 
-    def _paste(self, canvas: np.ndarray, ids: np.ndarray, i: int, p: Placement, fs: FaceSet,
-               rng: np.random.Generator) -> _Drawn | None:
+    def _paste(
+        self, canvas: np.ndarray, ids: np.ndarray, i: int, p: Placement, fs: FaceSet, rng: np.random.Generator
+    ) -> _Drawn | None:
         hc = self._card_h(fs, p)
         w, h = fs.size
         quad = apply_h(hc, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
         px_h = float(np.linalg.norm(quad[3] - quad[0]))
         look = self.look
         lift = 1.0 + p.lift
-        sdx, sdy = look.shadow_mm[0] * lift * self.px_per_mm * 3, look.shadow_mm[1] * lift * self.px_per_mm * 3
+        sdx, sdy = (
+            look.shadow_mm[0] * lift * self.px_per_mm * 3,
+            look.shadow_mm[1] * lift * self.px_per_mm * 3,
+        )
         pad = int(np.ceil(abs(sdx) + abs(sdy) + 2 + 0.004 * px_h * 4))
         bx0, by0, bx1, by1 = _poly_bbox(quad)
         x0, y0 = max(0, bx0 - pad), max(0, by0 - pad)
@@ -359,8 +400,9 @@ class Renderer:
         img, k = self._face(fs, p, px_h)
         m = _shift(-x0 - 0.5, -y0 - 0.5) @ hc @ np.diag([1 / k, 1 / k, 1.0]) @ _shift(0.5, 0.5)
         rw, rh = x1 - x0, y1 - y0
-        warped = cv2.warpPerspective(img, m, (rw, rh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                                     borderValue=(0, 0, 0, 0))
+        warped = cv2.warpPerspective(
+            img, m, (rw, rh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0)
+        )
         a = warped[:, :, 3].astype(np.float32) * (1 / 255)
         roi = canvas[y0:y1, x0:x1]
         if look.shadow_strength > 0:
@@ -416,8 +458,10 @@ class Renderer:
         u = apply_h(self.view, np.array([arm.tip]))[0] - [x0, y0]
         dist = np.hypot(xx - u[0], yy - u[1]) / max(rw, rh)
         shade = (1.05 - 0.35 * dist)[..., None]
-        colour = np.array(arm.skin, np.float32)[None, None, :] * sk[..., None] + np.array(
-            arm.sleeve, np.float32)[None, None, :] * (mask - sk)[..., None]
+        colour = (
+            np.array(arm.skin, np.float32)[None, None, :] * sk[..., None]
+            + np.array(arm.sleeve, np.float32)[None, None, :] * (mask - sk)[..., None]
+        )
         colour = colour / np.maximum(mask, 1e-3)[..., None] * shade
         colour += rng.normal(0, 4, colour.shape).astype(np.float32)
         roi *= (1 - mask)[..., None]
@@ -426,8 +470,16 @@ class Renderer:
 
     # ------------------------------------------------------------------ frame
 
-    def render(self, placements: list[Placement], arms: list[Arm], rng: np.random.Generator, *,
-               jpeg: bool = True, keep_ids: bool = False, static: int = 0) -> Scene:
+    def render(
+        self,
+        placements: list[Placement],
+        arms: list[Arm],
+        rng: np.random.Generator,
+        *,
+        jpeg: bool = True,
+        keep_ids: bool = False,
+        static: int = 0,
+    ) -> Scene:
         """Draw placements (bottom first) and arms, apply the look, and label every card.
 
         ``static``: the first ``static`` placements are the same objects as in an earlier call with
@@ -476,8 +528,16 @@ class Renderer:
             vis = frac(q) if p.face_up else 0.0
             indices.append(IndexLabel(corner, q.round(3).tolist(), _box(q), round(vis, 4)))
         return CardLabel(
-            card=p.card, class_id=class_id(p.card), face_up=p.face_up, quad=d.quad.round(3).tolist(),
-            visible=round(frac(d.quad, alpha_frac), 4), corners=indices, design=p.design, role=p.role, seat=p.seat, z=i,
+            card=p.card,
+            class_id=class_id(p.card),
+            face_up=p.face_up,
+            quad=d.quad.round(3).tolist(),
+            visible=round(frac(d.quad, alpha_frac), 4),
+            corners=indices,
+            design=p.design,
+            role=p.role,
+            seat=p.seat,
+            z=i,
         )
 
     def _distort_labels(self, labels: list[CardLabel]) -> None:
@@ -508,7 +568,9 @@ class Renderer:
                 ix.quad = take(4).round(3).tolist()
                 ix.box = _box(take(20))
 
-    def _finish(self, canvas: np.ndarray, ids: np.ndarray, rng: np.random.Generator, jpeg: bool) -> np.ndarray:
+    def _finish(
+        self, canvas: np.ndarray, ids: np.ndarray, rng: np.random.Generator, jpeg: bool
+    ) -> np.ndarray:
         look = self.look
         img = canvas
         if self.glare_field is not None:  # specular highlights on the glossy cards only
@@ -551,8 +613,12 @@ def _noise(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _box(q: np.ndarray) -> list[float]:
-    return [round(float(q[:, 0].min()), 3), round(float(q[:, 1].min()), 3), round(float(q[:, 0].max()), 3),
-            round(float(q[:, 1].max()), 3)]
+    return [
+        round(float(q[:, 0].min()), 3),
+        round(float(q[:, 1].min()), 3),
+        round(float(q[:, 0].max()), 3),
+        round(float(q[:, 1].max()), 3),
+    ]
 
 
 # --------------------------------------------------------------------------- random scenes
@@ -582,7 +648,9 @@ def _take_play(rng: np.random.Generator, pool: list[str], n: int) -> list[str]:
     return out
 
 
-def random_layout(rng: np.random.Generator, table: Table, design: str, second: str | None = None) -> list[Placement]:
+def random_layout(
+    rng: np.random.Generator, table: Table, design: str, second: str | None = None
+) -> list[Placement]:
     """A table in the middle of a deal: a trick in progress, captured points, piles, maybe the bottom."""
     fs = load_faces(design)
     cw = CARD_H_MM * fs.size[0] / fs.size[1]
@@ -598,16 +666,40 @@ def random_layout(rng: np.random.Generator, table: Table, design: str, second: s
             side = np.array([-(edge - c)[1], (edge - c)[0]])
             c = c + side / (np.linalg.norm(side) + 1e-9) * rng.normal(0, 120)
             cards = [pool.pop() for _ in range(min(len(pool), int(rng.integers(3, 16))))]
-            out += lay(rng, cards, c, float(rng.uniform(0, 360)), "pile", design, cw, face_up=False, role="pile",
-                       seat=seat)
+            out += lay(
+                rng,
+                cards,
+                c,
+                float(rng.uniform(0, 360)),
+                "pile",
+                design,
+                cw,
+                face_up=False,
+                role="pile",
+                seat=seat,
+            )
     # the bottom, face down (or face up at the end)
     if rng.random() < 0.3:
         seat = seats[rng.integers(4)]
-        c = table.zone_centre(seat) * 0.5 + np.array([table.width, table.height]) * 0.25 + rng.normal(0, 40, 2)
+        c = (
+            table.zone_centre(seat) * 0.5
+            + np.array([table.width, table.height]) * 0.25
+            + rng.normal(0, 40, 2)
+        )
         cards = [pool.pop() for _ in range(min(len(pool), 8))]
         up = rng.random() < 0.4
-        out += lay(rng, cards, c, float(rng.uniform(0, 360)), "row" if up else "pile", design, cw, face_up=up,
-                   role="bottom", seat=seat)
+        out += lay(
+            rng,
+            cards,
+            c,
+            float(rng.uniform(0, 360)),
+            "row" if up else "pile",
+            design,
+            cw,
+            face_up=up,
+            role="bottom",
+            seat=seat,
+        )
     # defenders' captured point cards, face up in the centre
     if rng.random() < 0.7:
         pts = [c for c in pool if c[:-1] in ("5", "10", "K")]
@@ -618,8 +710,16 @@ def random_layout(rng: np.random.Generator, table: Table, design: str, second: s
         zones, centre = table.zones()
         cc = np.array(centre).mean(axis=0) + rng.normal(0, 25, 2)
         kind = str(rng.choice(["row", "fan", "pile"]))
-        out += lay(rng, chosen, cc, float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 10)), kind, design, cw,
-                   role="captured")
+        out += lay(
+            rng,
+            chosen,
+            cc,
+            float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 10)),
+            kind,
+            design,
+            cw,
+            role="captured",
+        )
     # the trick in progress
     leader = int(rng.integers(4))
     n_plays = int(rng.integers(1, 5))
@@ -629,7 +729,11 @@ def random_layout(rng: np.random.Generator, table: Table, design: str, second: s
         cards = _take_play(rng, pool, n)
         if not cards:
             break
-        kind = "single" if len(cards) == 1 else str(rng.choice(["fan", "fan", "row", "pile"], p=[0.4, 0.2, 0.3, 0.1]))
+        kind = (
+            "single"
+            if len(cards) == 1
+            else str(rng.choice(["fan", "fan", "row", "pile"], p=[0.4, 0.2, 0.3, 0.1]))
+        )
         angle = SEAT_ANGLE[seat] + (rng.uniform(-180, 180) if rng.random() < 0.2 else rng.normal(0, 8))
         c = table.zone_centre(seat) + rng.normal(0, 35, 2)
         d = second if (second and rng.random() < 0.5) else design
@@ -686,16 +790,32 @@ def render_scene(seed: int, **options: Any) -> Scene:
             p = placements[int(rng.integers(len(placements)))]
             target = np.array([p.x, p.y]) + rng.normal(0, 30, 2)
         arms.append(random_arm(rng, table, seat, target))
-    scene = renderer.render(placements, arms, rng, jpeg=bool(options.get("jpeg", True)),
-                            keep_ids=bool(options.get("keep_ids", False)))
+    scene = renderer.render(
+        placements,
+        arms,
+        rng,
+        jpeg=bool(options.get("jpeg", True)),
+        keep_ids=bool(options.get("keep_ids", False)),
+    )
     scene.design = design
-    scene.meta = {"seed": seed, "mode": mode, "table_mm": [table.width, table.height], "designs": sorted(
-        {p.design for p in placements})}
+    scene.meta = {
+        "seed": seed,
+        "mode": mode,
+        "table_mm": [table.width, table.height],
+        "designs": sorted({p.design for p in placements}),
+    }
     return scene
 
 
-def _view(rng: np.random.Generator, table: Table, width: int, height: int, mode: str,
-          placements: list[Placement], card_px: tuple[float, float] | None) -> np.ndarray:
+def _view(
+    rng: np.random.Generator,
+    table: Table,
+    width: int,
+    height: int,
+    mode: str,
+    placements: list[Placement],
+    card_px: tuple[float, float] | None,
+) -> np.ndarray:
     """Table mm → image px for the requested framing."""
     turn = float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 4)) if mode != "table" else None
     if mode == "table":

@@ -20,7 +20,14 @@ def _palette(rng: np.random.Generator, kind: str) -> np.ndarray:
     if kind == "felt":
         choices = [(40, 110, 30), (35, 90, 40), (110, 60, 20), (30, 40, 120), (60, 60, 60), (90, 40, 30)]
     elif kind == "cloth":
-        choices = [(200, 200, 200), (150, 170, 190), (60, 60, 150), (170, 140, 110), (90, 120, 70), (40, 40, 40)]
+        choices = [
+            (200, 200, 200),
+            (150, 170, 190),
+            (60, 60, 150),
+            (170, 140, 110),
+            (90, 120, 70),
+            (40, 40, 40),
+        ]
     elif kind == "wood":
         choices = [(60, 100, 150), (40, 70, 110), (90, 140, 190), (30, 50, 80)]
     else:
@@ -29,7 +36,9 @@ def _palette(rng: np.random.Generator, kind: str) -> np.ndarray:
     return np.clip(base * rng.uniform(0.8, 1.2, 3), 0, 255)
 
 
-def table_texture(rng: np.random.Generator, size_mm: float, px: int = 720, kind: str | None = None) -> np.ndarray:
+def table_texture(
+    rng: np.random.Generator, size_mm: float, px: int = 720, kind: str | None = None
+) -> np.ndarray:
     """A square BGR table surface ``px`` × ``px`` covering ``size_mm`` mm (float32, 0..255)."""
     kind = kind or KINDS[rng.integers(len(KINDS))]
     base = _palette(rng, kind)

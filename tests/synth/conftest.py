@@ -13,4 +13,6 @@ def aisleriot_ok(name: str = "tigullio") -> bool:
     return is_available(BY_NAME[name])
 
 
-needs_aisleriot = pytest.mark.skipif(not aisleriot_ok(), reason="gnome-cards-data / rsvg-convert not installed")
+needs_aisleriot = pytest.mark.skipif(
+    not aisleriot_ok(), reason="gnome-cards-data / rsvg-convert not installed"
+)

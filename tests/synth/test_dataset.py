@@ -49,7 +49,11 @@ def test_labels_parse_and_agree_with_annotations(train_set: Path) -> None:
             assert cx - w / 2 >= -1e-6 and cx + w / 2 <= 1 + 1e-6
             assert cy - h / 2 >= -1e-6 and cy + h / 2 <= 1 + 1e-6
         want = sorted(
-            c["class_id"] for c in ann["cards"] if c["face_up"] for ix in c["corners"] if ix["visible"] >= MIN_VISIBLE
+            c["class_id"]
+            for c in ann["cards"]
+            if c["face_up"]
+            for ix in c["corners"]
+            if ix["visible"] >= MIN_VISIBLE
         )
         assert sorted(int(x[0]) for x in lines) == want
         total += len(lines)
@@ -75,8 +79,23 @@ def test_heldout_uses_heldout_designs(tmp_path: Path) -> None:
 def test_cli(tmp_path: Path) -> None:
     from tractorcam_cli.main import app
 
-    r = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--n", "2", "--seed", "5",
-                                 "--split", "val", "--imgsz", "128"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "synth",
+            "dataset",
+            "--out",
+            str(tmp_path),
+            "--n",
+            "2",
+            "--seed",
+            "5",
+            "--split",
+            "val",
+            "--imgsz",
+            "128",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert len(list((tmp_path / "images" / "val").glob("*.jpg"))) == 2
     bad = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--split", "test"])

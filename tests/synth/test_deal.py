@@ -35,8 +35,14 @@ def test_complete_tricks_visible(film) -> None:
         kf = f.keyframes[last_play[t]]
         sc = renderer.render(kf.placements, kf.arms, np.random.default_rng(0), jpeg=False)
         for seat, cards in (p[:2] for p in log["tricks"][t]["plays"]):
-            seen = Counter(c.card for c in sc.cards if c.role == "play" and c.seat == seat and c.face_up
-                           and any(ix.visible >= 0.5 for ix in c.corners))
+            seen = Counter(
+                c.card
+                for c in sc.cards
+                if c.role == "play"
+                and c.seat == seat
+                and c.face_up
+                and any(ix.visible >= 0.5 for ix in c.corners)
+            )
             assert seen == Counter(cards), (t, seat)
 
 
@@ -50,7 +56,9 @@ def test_cleared_tricks_go_to_piles_and_centre(film) -> None:
             expected.update(c for p in trick["plays"] for c in p[1] if c[:-1] in ("5", "10", "K"))
     end = f.keyframes[-1]
     assert Counter(p.card for p in end.placements if p.role == "captured" and p.face_up) == expected
-    assert Counter(p.card for p in end.placements if p.role == "bottom" and p.face_up) == Counter(log["bottom"])
+    assert Counter(p.card for p in end.placements if p.role == "bottom" and p.face_up) == Counter(
+        log["bottom"]
+    )
     n_played = sum(len(p[1]) for tr in log["tricks"] for p in tr["plays"])
     assert sum(1 for p in end.placements if p.role in ("pile", "captured")) == n_played
 

@@ -143,7 +143,9 @@ def test_occlusion_reduces_visibility() -> None:
     n0 = (sc.id_map == 0).sum()
     assert abs(bottom.visible - n0 / (_poly_area(np.array(bottom.quad)) * 0.99)) < 0.03
     q = apply_h(view, np.array([[450.0, 450.0]]))[0]
-    assert np.allclose(np.array(top.quad).mean(axis=0), apply_h(view, np.array([[430.0, 420.0]]))[0], atol=0.01)
+    assert np.allclose(
+        np.array(top.quad).mean(axis=0), apply_h(view, np.array([[430.0, 420.0]]))[0], atol=0.01
+    )
     assert np.allclose(np.array(bottom.quad).mean(axis=0), q, atol=0.01)
 
 

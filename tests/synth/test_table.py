@@ -12,9 +12,17 @@ from calibration.table import LensDistortion, TableGeometry, default_zones
 def _geom() -> TableGeometry:
     h = np.array([[1.5, 0.1, 100], [-0.05, 1.4, 50], [1e-5, 2e-5, 1.0]])
     zones, centre = default_zones(900, 900)
-    return TableGeometry(image_width=1600, image_height=1200, image_to_table=np.linalg.inv(h).tolist(),
-                         table_to_image=h.tolist(), table_width_mm=900, table_height_mm=900, zones=zones,
-                         centre=centre, distortion=LensDistortion(k1=-0.03, cx=800, cy=600, norm=1000))
+    return TableGeometry(
+        image_width=1600,
+        image_height=1200,
+        image_to_table=np.linalg.inv(h).tolist(),
+        table_to_image=h.tolist(),
+        table_width_mm=900,
+        table_height_mm=900,
+        zones=zones,
+        centre=centre,
+        distortion=LensDistortion(k1=-0.03, cx=800, cy=600, norm=1000),
+    )
 
 
 def test_round_trip(tmp_path) -> None:
