@@ -10,10 +10,10 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 from uuid import uuid4
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -406,8 +406,8 @@ class Scoreboard:
         self, table_id: str, key: str, digest: str, event: DealStart | Play | TrickResult
     ) -> Reply:
         """The hot path (a play every few seconds from every table): plain SQL, no ORM objects."""
-        idem = IdempotencyRecord.__table__
-        tables = ScoreTable.__table__
+        idem = cast(Table, IdempotencyRecord.__table__)
+        tables = cast(Table, ScoreTable.__table__)
         try:
             with self.db.write() as s:
                 self.db.lock_table_row(s, table_id)
@@ -434,7 +434,7 @@ class Scoreboard:
                 if isinstance(event, Play):
                     payload["captured"] = live.get("captured")
                 self.db.lock_feed(s)
-                events = Event.__table__
+                events = cast(Table, Event.__table__)
                 event_id = conn.execute(
                     insert(events)
                     .values(table_id=table_id, kind=event.type, payload=payload, created_at=now())
@@ -666,7 +666,7 @@ def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -
 
 
 def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:
-    out = []
+    out: list[tuple[str, str, bytes]] = []
     for index, image in enumerate(event.images, start=1):
         try:
             data = base64.b64decode(image.data, validate=True)

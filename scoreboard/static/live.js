@@ -80,7 +80,9 @@
       const form = button.closest("form");
       for (const [k, v] of new FormData(form).entries()) {
         if (v === "") { continue; }
-        body[k] = (k === "points" || k === "levels") ? Number(v) : v;
+        if (k === "points" || k === "levels") { body[k] = Number(v); }
+        else if (k === "deals_next") { body[k] = v === "true"; }
+        else { body[k] = v; }
       }
     }
     try {
