@@ -647,7 +647,9 @@ def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
     )
     extra = {k: v for k, v in violation.items() if k not in ("kind", "seat", "trick", "proven_at")}
     if extra:
-        text += " — " + "; ".join(f"{k}: {v}" for k, v in extra.items())
+        text += " — " + "; ".join(
+            f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in extra.items()
+        )
     return text
 
 

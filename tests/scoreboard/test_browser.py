@@ -104,6 +104,42 @@ def test_table_page_shows_the_current_trick(server, browser):
     page.close()
 
 
+def test_referee_records_a_ruling_from_the_queue(server, browser):
+    r = httpx.post(
+        f"{server.url}/api/users",
+        json={"username": "ref", "password": "correct horse"},
+        headers=ADMIN_HEADERS,
+    )
+    assert r.status_code == 201
+    t1, h1 = table(server.url, "Table 1")
+    page = browser.new_page(viewport={"width": 420, "height": 900})  # a phone
+    page.goto(f"{server.url}/referee")
+    assert "/login" in page.url
+    page.fill("input[name=username]", "ref")
+    page.fill("input[name=password]", "correct horse")
+    page.click("form.login button")
+    page.wait_for_url(f"{server.url}/referee")
+    page.wait_for_function("document.getElementById('live-status').classList.contains('on')", timeout=10_000)
+    assert page.locator(".alert-item").count() == 0
+    # DEALER_SWEEP: E revoked at trick 1 (proven at trick 2); D = 0, NS 2 -> 5.
+    r = httpx.post(
+        f"{server.url}/api/tables/{t1}/deals", json=DEALER_SWEEP, headers={**h1, "Idempotency-Key": "d"}
+    )
+    assert r.status_code == 201
+    page.wait_for_selector(".alert-item", timeout=10_000)
+    item = page.locator(".alert-item").first
+    assert "revoke" in item.inner_text() and "seat E" in item.inner_text()
+    item.locator("input[name=points]").fill("40")
+    item.locator("input[name=levels]").fill("0")
+    item.locator("select[name=deals_next]").select_option("false")
+    item.locator("button[data-action=ruling]").click()
+    page.wait_for_function("document.querySelectorAll('.alert-item').length === 0", timeout=10_000)
+    # 40 points against defender E: D = -40, dealer side up 3 + ceil(40 / 40) = 4: NS 2 -> 6.
+    state = httpx.get(f"{server.url}/api/tables/{t1}").json()
+    assert state["levels"] == {"NS": "6", "EW": "2"}
+    page.close()
+
+
 @pytest.mark.skipif(not os.environ.get("TRACTORCAM_DOCS_SCREENSHOT"), reason="docs screenshot on request")
 def test_docs_screenshots(server, browser):
     """Not a check: renders a small event for docs/img/scoreboard.png and scoreboard-table.png."""
@@ -137,6 +173,33 @@ def test_docs_screenshots(server, browser):
                 json=ev,
                 headers={**h, "Idempotency-Key": f"p{t}-{p}"},
             )
+    import base64
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (320, 200), (31, 81, 48))
+    draw = ImageDraw.Draw(img)
+    for i, text in enumerate(["7C", "AH", "8H"]):
+        draw.rounded_rectangle((20 + i * 100, 40, 100 + i * 100, 160), 8, fill="white")
+        draw.text((32 + i * 100, 50), text, fill="red" if text.endswith("H") else "black")
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    tid3, h3 = tables[2]
+    alert = {
+        "type": "alert",
+        "kind": "revoke",
+        "seat": "E",
+        "trick": 4,
+        "reasoning": "E discarded 7C on a heart lead",
+        "images": [{"content_type": "image/png", "data": base64.b64encode(buf.getvalue()).decode()}],
+    }
+    httpx.post(f"{server.url}/api/tables/{tid3}/events", json=alert, headers={**h3, "Idempotency-Key": "al"})
+    httpx.post(
+        f"{server.url}/api/users",
+        json={"username": "ref", "password": "correct horse"},
+        headers=ADMIN_HEADERS,
+    )
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server.url + "/")
     DOCS_IMG.mkdir(parents=True, exist_ok=True)
@@ -144,3 +207,11 @@ def test_docs_screenshots(server, browser):
     page.goto(f"{server.url}/tables/{tid}")
     page.screenshot(path=str(DOCS_IMG / "scoreboard-table.png"), full_page=False)
     page.close()
+    phone = browser.new_page(viewport={"width": 420, "height": 900})
+    phone.goto(f"{server.url}/login?next=/referee")
+    phone.fill("input[name=username]", "ref")
+    phone.fill("input[name=password]", "correct horse")
+    phone.click("form.login button")
+    phone.wait_for_url(f"{server.url}/referee")
+    phone.screenshot(path=str(DOCS_IMG / "scoreboard-referee.png"))
+    phone.close()
