@@ -22,6 +22,7 @@ import numpy as np
 
 from calibration.table import LensDistortion
 from models.synth import textures
+from models.synth.clutter import clutter
 from models.synth.designs import TRAIN, Design
 from models.synth.faces import FaceSet, is_available, load_faces
 from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, lay, rot
@@ -299,14 +300,29 @@ class Renderer:
     ):
         self.width, self.height, self.table, self.view, self.look = width, height, table, view, look
         self.px_per_mm = float(np.sqrt(abs(np.linalg.det(self._jac(table.width / 2, table.height / 2)))))
-        tex_px = int(np.clip(self.px_per_mm * max(table.width, table.height) * 0.5, 200, 720))
-        tex = textures.table_texture(rng, max(table.width, table.height), tex_px, surface)
-        to_tex = np.diag([tex_px / table.width, tex_px / table.height, 1.0])
+        # texture only the visible part of the table, at about the image's resolution
+        corners_img = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+        seen = apply_h(np.linalg.inv(view), corners_img)
+        x0, y0 = np.clip(seen.min(axis=0) - 5, 0, [table.width, table.height])
+        x1, y1 = np.clip(seen.max(axis=0) + 5, 0, [table.width, table.height])
+        side = float(max(x1 - x0, y1 - y0, 10.0))
+        tex_px = int(np.clip(side * self.px_per_mm, 64, 1600))
+        tex = textures.table_texture(rng, side, tex_px, surface)
+        to_tex = np.diag([tex_px / side, tex_px / side, 1.0]) @ _shift(-x0, -y0)
         m = _shift(-0.5, -0.5) @ view @ np.linalg.inv(to_tex) @ _shift(0.5, 0.5)
         bg = textures.background(rng, height, width)
-        self.base = cv2.warpPerspective(
-            tex, m, (width, height), dst=bg, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT
+        warped = cv2.warpPerspective(
+            tex, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
+        table_quad = apply_h(
+            view, np.array([[0, 0], [table.width, 0], [table.width, table.height], [0, table.height]])
+        )
+        on_table = np.zeros((height, width), np.uint8)
+        cv2.fillPoly(on_table, [((table_quad - 0.5) * 16).round().astype(np.int32)], 255, cv2.LINE_AA, 4)
+        a = (on_table.astype(np.float32) * (1 / 255))[..., None]
+        self.base = warped * a + bg * (1 - a)
+        for item in clutter(rng, table, view):
+            item.draw(self.base, view, self.look, self.px_per_mm)
         if look.noise > 0:  # fine grain of the surface at the image's own resolution
             self.base += _noise(rng, self.base.shape[:2] + (1,)) * np.float32(3.0)
         # light field: gradient + vignette (smooth: computed coarse, then resized)
@@ -443,6 +459,8 @@ class Renderer:
         for p, tag in img_polys:
             q = ((p - [x0 + 0.5, y0 + 0.5]) * 16).round().astype(np.int32)
             cv2.fillPoly(sleeve if tag == "sleeve" else skin, [q], 255, cv2.LINE_AA, 4)
+        skin = cv2.GaussianBlur(skin, (3, 3), 0.8)
+        sleeve = cv2.GaussianBlur(sleeve, (3, 3), 0.8)
         mask = np.maximum(skin, sleeve).astype(np.float32) / 255
         sk = skin.astype(np.float32) / 255 * (1 - sleeve.astype(np.float32) / 255)
         roi = canvas[y0:y1, x0:x1]
@@ -454,16 +472,23 @@ class Renderer:
             kb = max(3, int(arm.height_mm * self.px_per_mm * 0.3) | 1)
             sh = cv2.blur(sh, (kb, kb))
             roi *= (1 - min(0.7, self.look.shadow_strength * 1.5) * sh)[..., None]
-        yy, xx = np.mgrid[0:rh, 0:rw].astype(np.float32)
-        u = apply_h(self.view, np.array([arm.tip]))[0] - [x0, y0]
-        dist = np.hypot(xx - u[0], yy - u[1]) / max(rw, rh)
-        shade = (1.05 - 0.35 * dist)[..., None]
+        # round shading across the arm (a cylinder lit from above) and darker towards the body
+        p0 = apply_h(self.view, np.array([arm.start]))[0] - [x0, y0]
+        p1 = apply_h(self.view, np.array([arm.tip]))[0] - [x0, y0]
+        u = (p1 - p0) / (np.linalg.norm(p1 - p0) + 1e-9)
+        half = arm.width / 2 * self.px_per_mm * 1.2
+        xs = np.arange(rw, dtype=np.float32)[None, :] - np.float32(p0[0])
+        ys = np.arange(rh, dtype=np.float32)[:, None] - np.float32(p0[1])
+        across = np.abs(xs * np.float32(-u[1]) + ys * np.float32(u[0])) / np.float32(half)
+        along = (xs * np.float32(u[0]) + ys * np.float32(u[1])) / np.float32(np.linalg.norm(p1 - p0) + 1e-9)
+        shade = (0.6 + 0.45 * np.sqrt(np.clip(1 - across**2, 0, 1))) * (0.85 + 0.2 * np.clip(along, 0, 1))
+        shade = shade[..., None]
         colour = (
             np.array(arm.skin, np.float32)[None, None, :] * sk[..., None]
             + np.array(arm.sleeve, np.float32)[None, None, :] * (mask - sk)[..., None]
         )
         colour = colour / np.maximum(mask, 1e-3)[..., None] * shade
-        colour += rng.normal(0, 4, colour.shape).astype(np.float32)
+        colour += _noise(rng, colour.shape) * np.float32(3)
         roi *= (1 - mask)[..., None]
         roi += colour * mask[..., None]
         ids[y0:y1, x0:x1][mask > 0.5] = HAND_ID
@@ -832,7 +857,8 @@ def _view(
     s = target_h / CARD_H_MM
     big_w = table.width * s * 1.2
     big_h = table.height * s * 1.2
-    cam = camera_homography(rng, table, int(big_w), int(big_h), tilt=0.03, fill=1 / 1.2, turn=turn)
+    tilt = float(rng.uniform(0.01, 0.12))  # phone photos are seldom square on
+    cam = camera_homography(rng, table, int(big_w), int(big_h), tilt=tilt, fill=1 / 1.2, turn=turn)
     if placements:
         p = placements[int(rng.integers(len(placements)))]
         centre = np.array([p.x, p.y]) + rng.normal(0, 40, 2)

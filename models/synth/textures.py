@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-KINDS = ("felt", "cloth", "wood", "laminate")
+KINDS = ("felt", "cloth", "wood", "laminate", "carpet", "rug")
 
 
 def smooth_noise(rng: np.random.Generator, h: int, w: int, cells: int) -> np.ndarray:
@@ -30,8 +30,17 @@ def _palette(rng: np.random.Generator, kind: str) -> np.ndarray:
         ]
     elif kind == "wood":
         choices = [(60, 100, 150), (40, 70, 110), (90, 140, 190), (30, 50, 80)]
+    elif kind in ("carpet", "rug"):
+        choices = [
+            (110, 140, 170),
+            (70, 90, 110),
+            (150, 160, 170),
+            (60, 60, 70),
+            (90, 110, 150),
+            (40, 50, 80),
+        ]
     else:
-        choices = [(220, 220, 215), (180, 190, 200), (120, 120, 120), (210, 230, 240)]
+        choices = [(220, 220, 215), (180, 190, 200), (120, 120, 120), (210, 230, 240), (60, 90, 130)]
     base = np.array(choices[rng.integers(len(choices))], np.float32)
     return np.clip(base * rng.uniform(0.8, 1.2, 3), 0, 255)
 
@@ -60,19 +69,43 @@ def table_texture(
             img = base[None, None, :] * (1 - chk[..., None]) + alt[None, None, :] * chk[..., None]
             return np.clip(img * shade[..., None], 0, 255).astype(np.float32)
     elif kind == "wood":
-        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-        warp = smooth_noise(rng, h, w, 4) * rng.uniform(10, 40)
-        freq = rng.uniform(0.08, 0.25) * size_mm / px
-        ring = np.sin(2 * np.pi * freq * (y + warp + 3 * smooth_noise(rng, h, w, 40)))
-        streak = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), sigmaX=8, sigmaY=0.6)
-        shade = 1 + 0.12 * ring + 0.08 * streak + 0.05 * low
+        mm = px / size_mm
+        y = np.arange(h, dtype=np.float32)[:, None] / mm
+        warp = smooth_noise(rng, h, w, 3) * rng.uniform(3, 12) + smooth_noise(rng, h, w, 12) * rng.uniform(
+            0.5, 2
+        )
+        period = rng.uniform(2.5, 9.0)  # mm between growth rings
+        ring = np.sin(2 * np.pi * (y + warp) / period)
+        ring = np.sign(ring) * np.abs(ring) ** 0.5
+        noise = rng.normal(0, 1, (h, w)).astype(np.float32)
+        streak = cv2.GaussianBlur(noise, (0, 0), sigmaX=max(1.0, 25 * mm), sigmaY=max(0.4, 0.4 * mm))
+        streak /= streak.std() + 1e-6
+        shade = 1 + 0.07 * ring + 0.06 * streak + 0.08 * low
+        if rng.random() < 0.6:  # planks
+            plank = rng.uniform(90, 200) * mm
+            seam = (np.abs((y * mm % plank) - plank / 2) > plank / 2 - max(1.0, 0.8 * mm)).astype(np.float32)
+            shade = shade * (1 - 0.45 * seam)
+            shade = shade * (1 + 0.08 * np.sin(np.floor(y * mm / plank) * 2.3))
         if rng.random() < 0.5:
             shade = shade.T.copy()
-        # planks
-        if rng.random() < 0.5:
-            plank = rng.uniform(90, 200) * px / size_mm
-            seams = np.abs((x % plank) - plank / 2) > plank / 2 - 1.2
-            shade = shade * np.where(seams, 0.6, 1.0).astype(np.float32)
+    elif kind in ("carpet", "rug"):
+        # loops of yarn: speckles a few mm wide in two or three tones
+        mm = px / size_mm
+        speck = rng.normal(0, 1, (h, w)).astype(np.float32)
+        speck = cv2.GaussianBlur(speck, (0, 0), max(0.5, rng.uniform(0.4, 1.2) * mm))
+        speck /= speck.std() + 1e-6
+        alt = _palette(rng, kind)
+        mix = np.clip(0.5 + rng.uniform(0.3, 0.6) * speck, 0, 1)
+        if kind == "rug":  # stripes of varying width
+            y = np.arange(h, dtype=np.float32)[:, None] / mm
+            stripes = (np.sin(y / rng.uniform(4, 20)) + 0.6 * np.sin(y / rng.uniform(1.5, 6) + 1.0)) > 0
+            mix = np.clip(mix * 0.5 + 0.5 * stripes.astype(np.float32), 0, 1)
+            mix = np.broadcast_to(mix, (h, w)).copy()
+            if rng.random() < 0.5:
+                mix = mix.T.copy()
+        img = base[None, None, :] * (1 - mix[..., None]) + alt[None, None, :] * mix[..., None]
+        img *= (1 + 0.08 * low)[..., None]
+        return np.clip(img, 0, 255).astype(np.float32)
     else:
         shade = 1 + 0.03 * low + 0.02 * rng.normal(0, 1, (h, w)).astype(np.float32)
     img = base[None, None, :] * shade[..., None]
