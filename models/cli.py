@@ -72,7 +72,7 @@ def train_command(
     data: Annotated[Path, typer.Argument(help="data.yaml (ultralytics layout)")],
     model: Annotated[
         str, typer.Option("--model", help="model YAML (from scratch) or .pt to start from")
-    ] = "yolo11n.yaml",
+    ] = "",
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
     epochs: Annotated[int, typer.Option("--epochs")] = 30,
     batch: Annotated[int, typer.Option("--batch")] = 32,
@@ -82,12 +82,12 @@ def train_command(
     cache: Annotated[str, typer.Option("--cache", help="ram, disk or none")] = "ram",
 ) -> None:
     """Train the corner-index detector (checkpoints every epoch in PROJECT/NAME/weights)."""
-    from models.train import TrainConfig, TrainConfigError, train
+    from models.train import PICO_YAML, TrainConfig, TrainConfigError, train
 
     try:
         config = TrainConfig(
             data=data,
-            model=model,
+            model=model or str(PICO_YAML),
             imgsz=imgsz,
             epochs=epochs,
             batch=batch,
