@@ -39,18 +39,27 @@ class TileSettings:
     seed: int = 0
 
 
-def read_yolo_labels(path: Path, width: int, height: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+def read_yolo_labels(
+    path: Path, width: int, height: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     """Class ids and pixel xyxy boxes of a YOLO label file (missing file → no labels)."""
     if not path.is_file() or not path.read_text().strip():
         return np.zeros(0, np.int64), np.zeros((0, 4), np.float32)
-    rows = np.array([[float(v) for v in line.split()[:5]] for line in path.read_text().splitlines() if line.strip()])
+    rows = np.array(
+        [[float(v) for v in line.split()[:5]] for line in path.read_text().splitlines() if line.strip()]
+    )
     cls = rows[:, 0].astype(np.int64)
     cx, cy, w, h = rows[:, 1] * width, rows[:, 2] * height, rows[:, 3] * width, rows[:, 4] * height
     return cls, np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
 
 
 def cut_tile(
-    boxes: npt.NDArray[np.float32], cls: npt.NDArray[np.int64], x0: int, y0: int, tile: int, min_visible: float
+    boxes: npt.NDArray[np.float32],
+    cls: npt.NDArray[np.int64],
+    x0: int,
+    y0: int,
+    tile: int,
+    min_visible: float,
 ) -> list[str]:
     """YOLO label lines of the boxes (level pixels) inside the window at (x0, y0)."""
     lines = []
@@ -94,7 +103,9 @@ def make_tiles(src: Path, split: str, out: Path, settings: TileSettings, limit: 
             lo, hi = np.log(settings.index_px[0]), np.log(settings.index_px[1])
             scale = min(float(np.exp(rng.uniform(lo, hi))) / median, settings.max_upscale)
             lw, lh = max(1, round(w * scale)), max(1, round(h * scale))
-            level = cv2.resize(image, (lw, lh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+            level = cv2.resize(
+                image, (lw, lh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+            )
             lboxes = boxes * scale
             if rng.random() < settings.random_tile_share:
                 cx, cy = rng.uniform(0, lw), rng.uniform(0, lh)
