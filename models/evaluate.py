@@ -2,7 +2,9 @@
 
 Synthetic: scenes drawn only with held-out designs (:data:`models.synth.designs.HELDOUT`), either a
 rendered dataset split (``annotations/<split>/*.json`` beside ``images/<split>/``) or scenes rendered
-on the fly. The truth of a scene is the multiset of cards with at least one corner index visible.
+on the fly. The truth of a scene is the multiset of face-up cards with at least one corner index
+visible; a play is the cards of role ``play`` of one seat, and a predicted card belongs to the play
+on whose card outlines its box centre lies.
 
 Real: the rank-labelled photos in ``../shared/real/edje-train`` (evaluation only — never trained on,
 nothing derived from them is stored).
@@ -16,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,13 +32,14 @@ from models.metrics import (
     card_rank,
     real_photo_tally,
 )
-from vision.instances import count_cards
+from vision.instances import CardInstance, count_cards
 from vision.labels import class_name
 from vision.reader import CardReader
 
 REAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "real" / "edje-train" / "images" / "train"
-#: A corner index counts as visible in the truth when at least this fraction of it is unoccluded.
-MIN_VISIBLE = 0.5
+#: A corner index counts as visible in the truth when at least this fraction of it is unoccluded
+#: (the same threshold as the renderer's YOLO labels, models.synth.dataset.MIN_VISIBLE).
+MIN_VISIBLE = 0.6
 
 
 class EvaluationDataError(ValueError):
@@ -48,15 +52,6 @@ class RealPhoto:
 
     path: Path
     boxes: tuple[RealBox, ...]
-
-
-@dataclass(frozen=True)
-class SyntheticScene:
-    """A rendered image and its truth multiset of card names."""
-
-    name: str
-    image: npt.NDArray[np.uint8]
-    truth: Counter[str]
 
 
 def load_real_photos(folder: Path = REAL_DIR) -> list[RealPhoto]:
@@ -101,18 +96,55 @@ def evaluate_real(reader: CardReader, photos: Iterable[RealPhoto]) -> RealReport
     return report
 
 
-def annotation_truth(annotation: dict[str, object], min_visible: float = MIN_VISIBLE) -> Counter[str]:
-    """Cards of a renderer annotation with at least one corner index visible enough.
+@dataclass(frozen=True)
+class PlayTruth:
+    """One play on the table (cards of role ``play`` of one seat): outlines and visible cards."""
 
-    Reads ``cards[*].card`` (or ``class_id``) and ``cards[*].corners[*].visible`` (fraction).
+    key: str
+    quads: tuple[tuple[tuple[float, float], ...], ...]
+    truth: Counter[str]
+
+
+@dataclass(frozen=True)
+class SyntheticScene:
+    """A rendered image, its truth multiset of visible cards, and its plays."""
+
+    name: str
+    image: npt.NDArray[np.uint8]
+    truth: Counter[str]
+    plays: tuple[PlayTruth, ...] = ()
+
+
+def _card_seen(card: dict[str, Any], min_visible: float) -> bool:
+    if not card.get("face_up", True):
+        return False
+    return any(float(c.get("visible", 0.0)) >= min_visible for c in card.get("corners", []))
+
+
+def _card_name(card: dict[str, Any]) -> str:
+    return str(card.get("card") or class_name(int(card["class_id"])))
+
+
+def annotation_truth(annotation: dict[str, Any], min_visible: float = MIN_VISIBLE) -> Counter[str]:
+    """Face-up cards of a renderer annotation with at least one corner index visible enough.
+
+    Reads ``cards[*].card`` (or ``class_id``), ``face_up`` and ``corners[*].visible`` (fraction).
     """
-    truth: Counter[str] = Counter()
-    for card in annotation.get("cards", []):  # type: ignore[union-attr]
-        name = card.get("card") or class_name(int(card["class_id"]))
-        corners = card.get("corners", [])
-        if any(float(c.get("visible", 0.0)) >= min_visible for c in corners):
-            truth[name] += 1
-    return truth
+    return Counter(_card_name(c) for c in annotation.get("cards", []) if _card_seen(c, min_visible))
+
+
+def annotation_plays(annotation: dict[str, Any], min_visible: float = MIN_VISIBLE) -> tuple[PlayTruth, ...]:
+    """The plays of a scene: cards with role ``play`` grouped by seat (hidden cards in no truth)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for card in annotation.get("cards", []):
+        if card.get("role", "play") == "play" and card.get("face_up", True):
+            groups.setdefault(str(card.get("seat")), []).append(card)
+    plays = []
+    for key, cards in sorted(groups.items()):
+        quads = tuple(tuple((float(x), float(y)) for x, y in c["quad"]) for c in cards)
+        truth = Counter(_card_name(c) for c in cards if _card_seen(c, min_visible))
+        plays.append(PlayTruth(key, quads, truth))
+    return tuple(plays)
 
 
 def load_synthetic_split(
@@ -126,18 +158,56 @@ def load_synthetic_split(
     files = sorted(ann_dir.glob("*.json"))
     if not files:
         raise EvaluationDataError(f"no annotations in {ann_dir}")
-    for ann in files[:limit]:
-        images = [p for p in img_dir.glob(ann.stem + ".*")]
+    for ann_path in files[:limit]:
+        images = list(img_dir.glob(ann_path.stem + ".*"))
         if not images:
             continue
-        yield SyntheticScene(ann.stem, read_image(images[0]), annotation_truth(json.loads(ann.read_text())))
+        ann = json.loads(ann_path.read_text())
+        yield SyntheticScene(ann_path.stem, read_image(images[0]), annotation_truth(ann), annotation_plays(ann))
+
+
+def render_heldout_scenes(n: int, seed: int = 10_000, **options: Any) -> Iterator[SyntheticScene]:
+    """``n`` whole-table scenes (1280×960 by default) rendered with held-out designs only."""
+    from models.synth.designs import HELDOUT
+    from models.synth.scene import available_designs, render_scene
+
+    designs = available_designs(HELDOUT)
+    for i in range(n):
+        scene = render_scene(seed + i, designs=designs, **options)
+        ann = {"cards": [c.to_dict() for c in scene.cards]}
+        yield SyntheticScene(f"scene{seed + i}", scene.image, annotation_truth(ann), annotation_plays(ann))
+
+
+def assign_to_plays(cards: list[CardInstance], plays: tuple[PlayTruth, ...]) -> list[Counter[str]]:
+    """Predicted cards whose box centre lies on one of a play's card outlines, per play."""
+    import cv2
+
+    out: list[Counter[str]] = [Counter() for _ in plays]
+    polys = [[np.array(q, np.float32) for q in play.quads] for play in plays]
+    for card in cards:
+        centre = ((card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2)
+        for k, quads in enumerate(polys):
+            if any(cv2.pointPolygonTest(q, centre, False) >= 0 for q in quads):
+                out[k][card.card] += 1
+                break
+    return out
 
 
 def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> SceneReport:
-    """Per-card and per-play figures of the reader on synthetic scenes."""
+    """Per-card figures over whole images and per-play exact match on synthetic scenes.
+
+    Scenes without plays count as one play each (the whole image).
+    """
     report = SceneReport()
     for scene in scenes:
-        report.add(count_cards(reader.read(scene.image).cards), scene.truth)
+        cards = reader.read(scene.image).cards
+        report.add_cards(count_cards(cards), scene.truth)
+        if scene.plays:
+            for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
+                if sum(play.truth.values()):
+                    report.add_play(predicted, play.truth)
+        else:
+            report.add_play(count_cards(cards), scene.truth)
     return report
 
 
@@ -145,7 +215,8 @@ def format_scene_report(report: SceneReport, per_class: bool = False) -> str:
     """Human-readable synthetic figures."""
     c, j = report.cards, report.jokers
     lines = [
-        f"synthetic held-out: {report.plays} plays, exact match {report.exact_match:.2%}",
+        f"synthetic held-out: {report.images} images, {report.plays} plays, "
+        f"per-play exact match {report.exact_match:.2%}",
         f"  cards:  precision {c.precision:.2%} recall {c.recall:.2%} F1 {c.f1:.2%} "
         f"(tp {c.tp} fp {c.fp} fn {c.fn})",
         f"  jokers: precision {j.precision:.2%} recall {j.recall:.2%} F1 {j.f1:.2%} "

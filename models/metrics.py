@@ -69,6 +69,7 @@ class SceneReport:
     cards: Tally = field(default_factory=Tally)
     jokers: Tally = field(default_factory=Tally)
     per_class: dict[str, Tally] = field(default_factory=dict)
+    images: int = 0
     plays: int = 0
     exact_plays: int = 0
 
@@ -78,9 +79,18 @@ class SceneReport:
         return self.exact_plays / self.plays if self.plays else 0.0
 
     def add(self, pred: Counter[str], truth: Counter[str]) -> None:
-        """Add one play (image)."""
+        """Add one image that is also one play."""
+        self.add_cards(pred, truth)
+        self.add_play(pred, truth)
+
+    def add_play(self, pred: Counter[str], truth: Counter[str]) -> None:
+        """Add one play: exact when the multisets are equal (duplicates included)."""
         self.plays += 1
         self.exact_plays += int(+pred == +truth)
+
+    def add_cards(self, pred: Counter[str], truth: Counter[str]) -> None:
+        """Add the cards of one image."""
+        self.images += 1
         self.cards.add(multiset_tally(pred, truth))
         self.jokers.add(multiset_tally(pred, truth, JOKERS))
         for name in set(pred) | set(truth):

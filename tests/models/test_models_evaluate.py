@@ -33,3 +33,46 @@ def test_annotation_truth_counts_cards_with_a_visible_corner():
         ]
     }
     assert annotation_truth(ann) == Counter({"7H": 2, "BJ": 1})
+
+
+def _card(name, seat, quad, vis, role="play", face_up=True):
+    return {
+        "card": name,
+        "seat": seat,
+        "role": role,
+        "face_up": face_up,
+        "quad": quad,
+        "corners": [{"visible": v} for v in vis],
+    }
+
+
+SQ = [[0, 0], [100, 0], [100, 140], [0, 140]]
+SQ2 = [[300, 0], [400, 0], [400, 140], [300, 140]]
+
+
+def test_face_down_cards_are_not_truth():
+    ann = {"cards": [_card("7H", "S", SQ, [1.0], face_up=False), _card("8H", "S", SQ, [0.6])]}
+    assert annotation_truth(ann) == Counter({"8H": 1})
+
+
+def test_plays_group_by_seat_and_assign_by_outline():
+    from models.evaluate import annotation_plays, assign_to_plays
+    from vision.instances import CardInstance
+
+    ann = {
+        "cards": [
+            _card("7H", "S", SQ, [1.0, 1.0]),
+            _card("7H", "S", SQ, [0.9, 0.0]),
+            _card("KS", "N", SQ2, [0.2, 0.1]),  # hidden: part of N's play, not of its truth
+            _card("2C", None, SQ2, [1.0], role="captured"),
+        ]
+    }
+    plays = annotation_plays(ann)
+    assert [(p.key, p.truth) for p in plays] == [("N", Counter()), ("S", Counter({"7H": 2}))]
+    cards = [
+        CardInstance("7H", 21, 0.9, (10, 10, 90, 130), 2),
+        CardInstance("7H", 21, 0.8, (5, 5, 15, 25), 1),
+        CardInstance("AS", 12, 0.7, (310, 10, 320, 30), 1),  # lies on N's card
+        CardInstance("AD", 38, 0.7, (600, 600, 610, 620), 1),  # on no play
+    ]
+    assert assign_to_plays(cards, plays) == [Counter({"AS": 1}), Counter({"7H": 2})]
