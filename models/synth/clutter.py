@@ -79,7 +79,7 @@ class Item:
                     tuple(seg[0].astype(int)),
                     tuple(seg[1].astype(int)),
                     (60, 60, 60),
-                    max(1, int(px_per_mm * 1.5)),
+                    max(1, int(px_per_mm * 0.7)),
                     cv2.LINE_AA,
                 )
         elif self.kind in ("box", "coaster"):  # printed blocks and letters

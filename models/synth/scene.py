@@ -306,7 +306,7 @@ class Renderer:
         x0, y0 = np.clip(seen.min(axis=0) - 5, 0, [table.width, table.height])
         x1, y1 = np.clip(seen.max(axis=0) + 5, 0, [table.width, table.height])
         side = float(max(x1 - x0, y1 - y0, 10.0))
-        tex_px = int(np.clip(side * self.px_per_mm, 64, 1600))
+        tex_px = int(np.clip(side * self.px_per_mm, 64, max(width, height)))
         tex = textures.table_texture(rng, side, tex_px, surface)
         to_tex = np.diag([tex_px / side, tex_px / side, 1.0]) @ _shift(-x0, -y0)
         m = _shift(-0.5, -0.5) @ view @ np.linalg.inv(to_tex) @ _shift(0.5, 0.5)
@@ -859,8 +859,10 @@ def _view(
     big_h = table.height * s * 1.2
     tilt = float(rng.uniform(0.01, 0.12))  # phone photos are seldom square on
     cam = camera_homography(rng, table, int(big_w), int(big_h), tilt=tilt, fill=1 / 1.2, turn=turn)
-    if placements:
-        p = placements[int(rng.integers(len(placements)))]
+    up = [p for p in placements if p.face_up]
+    pool = up if up and rng.random() < 0.85 else placements  # mostly frame cards that can be read
+    if pool:
+        p = pool[int(rng.integers(len(pool)))]
         centre = np.array([p.x, p.y]) + rng.normal(0, 40, 2)
     else:
         centre = np.array([table.width / 2, table.height / 2])

@@ -77,8 +77,10 @@ def table_texture(
         period = rng.uniform(2.5, 9.0)  # mm between growth rings
         ring = np.sin(2 * np.pi * (y + warp) / period)
         ring = np.sign(ring) * np.abs(ring) ** 0.5
-        noise = rng.normal(0, 1, (h, w)).astype(np.float32)
-        streak = cv2.GaussianBlur(noise, (0, 0), sigmaX=max(1.0, 25 * mm), sigmaY=max(0.4, 0.4 * mm))
+        # long fibres: noise stretched ~25 mm along the grain (resize instead of a huge blur kernel)
+        coarse = rng.normal(0, 1, (h, max(4, int(w / max(1.0, 25 * mm))))).astype(np.float32)
+        streak = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
+        streak = cv2.GaussianBlur(streak, (0, 0), sigmaX=0.1, sigmaY=max(0.4, 0.4 * mm))
         streak /= streak.std() + 1e-6
         shade = 1 + 0.07 * ring + 0.06 * streak + 0.08 * low
         if rng.random() < 0.6:  # planks
@@ -115,5 +117,7 @@ def table_texture(
 def background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """What lies around the table: a dark floor / room, float32 BGR."""
     base = rng.uniform(20, 90, 3).astype(np.float32)
-    low = smooth_noise(rng, h, w, 5)
-    return np.clip(base[None, None, :] * (1 + 0.3 * low[..., None]), 0, 255).astype(np.float32)
+    sh, sw = max(2, h // 4), max(2, w // 4)
+    low = smooth_noise(rng, sh, sw, 5)
+    small = np.clip(base[None, None, :] * (1 + 0.3 * low[..., None]), 0, 255).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
