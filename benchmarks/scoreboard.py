@@ -8,7 +8,8 @@ exactly once.
 
 It starts `tractorcam scoreboard serve` on a free loopback port (or uses --url with
 TRACTORCAM_ADMIN_TOKEN). Each table plays simulated deals (engine.sim.simulate_deal): a
-`deal_start` event, one `play` event per play, then the finished deal log, one request every
+`deal_start` event, its first --plays-per-deal `play` events (so that finished deals are posted
+often within a minute), then the finished deal log; one request every
 --interval seconds on average (jittered). About one request in --replay-every is sent twice with the same
 Idempotency-Key, as an edge does after a timeout. Exit status 1 if anything was lost or duplicated.
 """
@@ -111,10 +112,14 @@ async def table_loop(
             "dealer": log["dealer"],
         }
         await send("events", start, f"d{seq}-start", "deal_start")
+        plays_left = args.plays_per_deal or 10**6
         for t, trick in enumerate(log["tricks"], start=1):
             for p, play in enumerate(trick["plays"]):
                 if time.monotonic() >= deadline:
                     return
+                plays_left -= 1
+                if plays_left < 0:
+                    break
                 await pause()
                 body = {"type": "play", "trick": t, "seat": play[0], "cards": play[1]}
                 await send("events", body, f"d{seq}-t{t}-p{p}", "play")
@@ -160,12 +165,15 @@ async def verify(client: httpx.AsyncClient, tables: list[tuple[str, str]], tally
     return problems
 
 
-def pick_deals(n: int) -> list[dict[str, Any]]:
+RULES = ["national-2deck", "national-3deck", "zhku-3deck", "challenge-2deck", "national-1deck"]
+
+
+def pick_deals(n: int) -> dict[str, list[dict[str, Any]]]:
+    """``n`` simulated deals of each rule set (a table keeps one rule set)."""
     sys.path.insert(0, str(ROOT))
     from engine.sim import simulate_deal
 
-    rules = ["national-2deck", "national-3deck", "zhku-3deck", "challenge-2deck", "national-1deck"]
-    return [simulate_deal(rules[i % len(rules)], seed=i) for i in range(n)]
+    return {rules: [simulate_deal(rules, seed=i) for i in range(n)] for rules in RULES}
 
 
 async def run(args: argparse.Namespace, base: str, admin: str) -> int:
@@ -187,7 +195,16 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
         started = time.monotonic()
         await asyncio.gather(
             *(
-                table_loop(client, tid, tok, deals, deadline, args, tally, random.Random(f"{args.seed}-{i}"))
+                table_loop(
+                    client,
+                    tid,
+                    tok,
+                    deals[RULES[i % len(RULES)]],
+                    deadline,
+                    args,
+                    tally,
+                    random.Random(f"{args.seed}-{i}"),
+                )
                 for i, (tid, tok) in enumerate(tables)
             )
         )
@@ -234,8 +251,14 @@ def main() -> int:
     ap.add_argument(
         "--replay-every", type=int, default=25, help="send about one request in n twice (0: never)"
     )
-    ap.add_argument("--deal-pool", type=int, default=20, help="distinct simulated deals to draw from")
+    ap.add_argument("--deal-pool", type=int, default=8, help="distinct simulated deals per rule set")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--plays-per-deal",
+        type=int,
+        default=12,
+        help="play events streamed before each finished deal is posted (0: the whole deal)",
+    )
     args = ap.parse_args()
     if args.url:
         admin = os.environ.get("TRACTORCAM_ADMIN_TOKEN", "")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hmac
+import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -28,18 +30,54 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def table_caller(request: Request, db: Database, table_id: str) -> ScoreTable:
-    """The table whose token the request carries; 401 without a token, 403 with another one."""
+class TokenCache:
+    """Table id -> (token hash, name), kept for a few seconds: every edge post checks its token.
+
+    A token rotated through this process is forgotten at once; one rotated through another worker
+    process stops working here within ``ttl`` seconds.
+    """
+
+    def __init__(self, ttl: float = 10.0) -> None:
+        self.ttl = ttl
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[float, str, str]] = {}
+
+    def get(self, db: Database, table_id: str) -> tuple[str, str] | None:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(table_id)
+        if hit is not None and hit[0] > now:
+            return hit[1], hit[2]
+        with db.read() as s:
+            row = s.execute(
+                select(ScoreTable.token_hash, ScoreTable.name).where(ScoreTable.id == table_id)
+            ).first()
+        if row is None:
+            return None
+        with self._lock:
+            self._entries[table_id] = (now + self.ttl, row.token_hash, row.name)
+        return row.token_hash, row.name
+
+    def forget(self, table_id: str) -> None:
+        with self._lock:
+            self._entries.pop(table_id, None)
+
+
+TOKENS = TokenCache()
+
+
+def table_caller(request: Request, db: Database, table_id: str) -> str:
+    """The name of the table whose token the request carries; 401 without a token, 403 with another."""
     token = bearer(request.headers.get("authorization"))
     if token is None:
         raise ServiceError(401, "missing table token (Authorization: Bearer <token>)")
-    with db.read() as s:
-        table = s.get(ScoreTable, table_id)
-        if table is None:
-            raise ServiceError(404, f"no table {table_id!r}")
-        if not token_matches(token, table.token_hash):
-            raise ServiceError(403, f"this token is not valid for table {table.name}")
-        return table
+    found = TOKENS.get(db, table_id)
+    if found is None:
+        raise ServiceError(404, f"no table {table_id!r}")
+    stored_hash, name = found
+    if not token_matches(token, stored_hash):
+        raise ServiceError(403, f"this token is not valid for table {name}")
+    return name
 
 
 def principal(request: Request, db: Database, admin_token: str | None) -> Principal | None:

@@ -93,6 +93,9 @@ class Scoreboard:
         with self.db.write() as s:
             table = self._table(s, table_id)
             table.token_hash = token_hash(token)
+        from scoreboard.auth import TOKENS
+
+        TOKENS.forget(table_id)
         return token
 
     def summary(self, s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, Any]:

@@ -196,3 +196,19 @@ def test_cookie_session_needs_csrf_header_for_api_writes(client, make_table):
     r = client.post(f"/api/alerts/{alert_id}/ack", headers={**headers, "X-Requested-With": "fetch"})
     assert r.status_code == 200 and r.json()["status"] == "acknowledged"
     assert client.get("/referee").status_code == 200
+
+
+def test_rotated_token_replaces_the_old_one(client, make_table):
+    t = make_table()
+    assert t.post_event({"type": "health", "status": "ok"}, "h1").status_code == 201  # token now cached
+    r = client.post(f"/api/tables/{t.id}/token", headers=ADMIN_HEADERS)
+    assert r.status_code == 200
+    old, t.token = t.token, r.json()["token"]
+    assert old != t.token
+    r = client.post(
+        f"/api/tables/{t.id}/events",
+        json={"type": "health", "status": "ok"},
+        headers={"Authorization": f"Bearer {old}", "Idempotency-Key": "h2"},
+    )
+    assert r.status_code == 403
+    assert t.post_event({"type": "health", "status": "ok"}, "h3").status_code == 201
