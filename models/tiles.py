@@ -133,3 +133,34 @@ def write_data_yaml(out: Path, splits: dict[str, str]) -> Path:
     path = Path(out) / "data.yaml"
     path.write_text(f"path: {Path(out).resolve()}\n{roles}names:\n{names}")
     return path
+
+
+def main() -> None:
+    """``python -m models.tiles SRC OUT [--per-image K] [--extra-train DIR ...]``: tile a rendered dataset.
+
+    Cuts the ``train`` and ``val`` splits of SRC into OUT and writes OUT/data.yaml; ``--extra-train``
+    adds further image folders (e.g. face tiles) to the training list.
+    """
+    import argparse
+
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("src", type=Path)
+    p.add_argument("out", type=Path)
+    p.add_argument("--per-image", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--extra-train", type=Path, nargs="*", default=[])
+    a = p.parse_args()
+    for split in ("train", "val"):
+        n = make_tiles(a.src, split, a.out, TileSettings(tiles_per_image=a.per_image, seed=a.seed))
+        print(f"{split}: {n} tiles")
+    path = write_data_yaml(a.out, {"train": "train", "val": "val"})
+    if a.extra_train:
+        text = path.read_text()
+        folders = ["images/train"] + [str(Path(d).resolve()) for d in a.extra_train]
+        text = text.replace("train: images/train\n", "train:\n" + "".join(f"  - {f}\n" for f in folders))
+        path.write_text(text)
+    print(path)
+
+
+if __name__ == "__main__":
+    main()
