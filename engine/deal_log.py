@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.cards import RANK_NAME, SUITS, Card, format_cards, parse_card, parse_rank
 from engine.rules import RuleSet, get_rule_set
-from engine.seats import Seat, parse_seat
+from engine.seats import SEAT_ORDER, Seat, parse_seat
 
 
 class DealLogError(ValueError):
@@ -138,21 +138,20 @@ def _cards(raw: object, where: str | Callable[[], str]) -> tuple[Card, ...]:
 
 
 def _play(raw: object, t: int, p: int) -> Play:
-    if not isinstance(raw, Sequence) or isinstance(raw, str) or len(raw) not in (2, 3):
+    if not isinstance(raw, (list, tuple)) or len(raw) not in (2, 3):
         raise DealLogError(f'{_where(t, p)}a play must be [seat, cards] or [seat, cards, {{"as": ...}}]')
-    where = _where(t, p, raw[0])
     try:
         seat = parse_seat(raw[0])
     except ValueError as exc:
-        raise DealLogError(f"{where}{exc}") from None
-    cards = _cards(raw[1], where)
+        raise DealLogError(f"{_where(t, p, raw[0])}{exc}") from None
+    cards = _cards(raw[1], lambda: _where(t, p, raw[0]))
     if not cards:
-        raise DealLogError(f"{where}a play has no cards")
+        raise DealLogError(f"{_where(t, p, raw[0])}a play has no cards")
     split = None
     if len(raw) == 3:
         where = _where(t, p, raw[0])
         extra = raw[2]
-        if not isinstance(extra, Mapping) or not isinstance(extra.get("as"), Sequence):
+        if not isinstance(extra, Mapping) or not isinstance(extra.get("as"), (list, tuple)):
             raise DealLogError(f'{where}the third element must be {{"as": [[cards], ...]}}')
         split = tuple(_cards(part, where) for part in extra["as"])
         if Counter(c for part in split for c in part) != Counter(cards) or any(not p for p in split):
@@ -218,23 +217,30 @@ def parse_deal_log(data: object) -> DealLog:
         raise DealLogError("tricks must be a list")
     tricks: list[Trick] = []
     seen: Counter[Card] = Counter()
+    decks = rules.decks
     for t, raw in enumerate(raw_tricks, start=1):
-        if not isinstance(raw, Mapping) or not isinstance(raw.get("plays"), Sequence):
+        raw_plays = raw.get("plays") if isinstance(raw, dict) else None
+        if not isinstance(raw_plays, (list, tuple)):
             raise DealLogError(f"trick {t}: a trick must be an object with a list of plays")
-        plays = tuple(_play(p, t, i) for i, p in enumerate(raw["plays"], start=1))
+        plays = tuple([_play(p, t, i) for i, p in enumerate(raw_plays, start=1)])
         if not plays:
             raise DealLogError(f"trick {t}: no plays")
         if len(plays) > 4:
             raise DealLogError(f"trick {t}: {len(plays)} plays, a trick has at most 4")
+        order = SEAT_ORDER[plays[0].seat.value :] + SEAT_ORDER[: plays[0].seat.value]
         for i, play in enumerate(plays, start=1):
-            expected = plays[0].seat.offset(i - 1)
+            expected = order[i - 1]
             if play.seat is not expected:
                 raise DealLogError(
                     f"{_where(t, i, play.seat.name)}seat {play.seat.name} played out of turn "
                     f"(expected {expected.name})"
                 )
-            seen.update(play.cards)
-            over = [c for c in play.cards if seen[c] > rules.decks]
+            over = None
+            for c in play.cards:
+                n = seen[c] + 1
+                seen[c] = n
+                if n > decks and over is None:
+                    over = [c]
             if over:
                 raise DealLogError(
                     f"{_where(t, i, play.seat.name)}{over[0]} appears more than {rules.decks} "
