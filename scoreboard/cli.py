@@ -21,7 +21,8 @@ def serve(
     import sys
 
     import uvicorn
-    from sqlalchemy.exc import ArgumentError, OperationalError
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
     from scoreboard.app import create_app
     from scoreboard.settings import Settings
@@ -34,14 +35,21 @@ def serve(
             file=sys.stderr,
         )
     try:
-        app = create_app(Settings(db_url=db))
+        shown = make_url(db).render_as_string(hide_password=True)  # never print a password
     except (ArgumentError, ValueError) as exc:
-        print(f"error: bad --db URL {db!r}: {exc}", file=sys.stderr)
+        print(f"error: bad --db URL: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from exc
+    try:
+        app = create_app(Settings(db_url=db))
+    except (ArgumentError, ValueError, NoSuchModuleError) as exc:
+        print(f"error: bad --db URL {shown!r}: {exc}", file=sys.stderr)
         raise typer.Exit(2) from exc
     except OperationalError as exc:
-        print(f"error: cannot open database {db!r}: {exc.orig}", file=sys.stderr)
+        reason = " ".join(str(exc.orig).split())
+        print(f"error: cannot open database {shown!r}: {reason}", file=sys.stderr)
         raise typer.Exit(1) from exc
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    print(f"scoreboard on http://{host}:{port}/ (database {shown})", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
 
 
 @scoreboard_app.command("add-user")

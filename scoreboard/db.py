@@ -29,7 +29,7 @@ def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     else:
-        kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        kwargs.update(pool_size=10, max_overflow=20, pool_recycle=1800)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
 
