@@ -9,11 +9,18 @@ Prints one line per figure. Faces are loaded (and cached) before timing starts.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+
+# run as a script, this folder comes first on sys.path and its engine.py would shadow the package
+_here = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
+sys.path.insert(0, str(_here.parent))
 
 
 def main() -> None:
@@ -36,8 +43,10 @@ def main() -> None:
     t0 = time.perf_counter()
     for n in set(names) | set(available_designs(HELDOUT)):
         load_faces(n)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"machine: {platform.node()} {platform.processor() or platform.machine()}, python {platform.python_version()}"
+        f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {load:.1f},"
+        f" python {platform.python_version()}"
     )
     print(f"designs: {len(names)} train available; faces loaded in {time.perf_counter() - t0:.1f} s")
     modes: Counter[str] = Counter()

@@ -149,6 +149,11 @@ def make_dataset(
     else:
         import multiprocessing as mp
 
+        from models.synth.faces import load_faces
+
+        for name in designs:  # load once here; forked workers share the faces
+            load_faces(name)
+
         with mp.get_context("fork").Pool(workers) as pool:
             for _ in pool.imap_unordered(_work, jobs, chunksize=4):
                 bar.update()

@@ -161,7 +161,7 @@ _LAYOUT = {
 
 def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.random.Generator) -> None:
     h, w = img.shape[:2]
-    x0, x1, y0, y1 = 0.3 * w, 0.7 * w, 0.2 * h, 0.8 * h
+    x0, x1, y0, y1 = 0.36 * w, 0.64 * w, 0.2 * h, 0.8 * h
     if rank == "A":
         draw_pip(img, suit, w / 2, h / 2, 0.3 * h, colour)
         return

@@ -77,3 +77,13 @@ def test_render_deal_files(tmp_path: Path) -> None:
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == res.frames > 0
     ok, frame = cap.read()
     assert ok and frame.shape == (240, 320, 3)
+
+
+def test_cli_bad_rules(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tractorcam_cli.main import app
+
+    r = CliRunner().invoke(app, ["synth", "deal", "--seed", "1", "--out", str(tmp_path), "--rules", "nope"])
+    assert r.exit_code == 2
+    assert not (tmp_path / "video.mp4").exists()
