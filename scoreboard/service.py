@@ -413,8 +413,13 @@ class Scoreboard:
         tables = cast(Table, ScoreTable.__table__)
         try:
             with self.db.write() as s:
-                self.db.lock_table_row(s, table_id)
                 conn = s.connection()
+                # Lock the table's row first (PostgreSQL; SQLite writers are serialised anyway).
+                row = conn.execute(
+                    select(tables.c.rules, tables.c.live).where(tables.c.id == table_id).with_for_update()
+                ).first()
+                if row is None:
+                    raise ServiceError(404, f"no table {table_id!r}")
                 found = conn.execute(
                     select(idem.c.request_hash, idem.c.status_code, idem.c.response, idem.c.headers).where(
                         idem.c.table_id == table_id, idem.c.scope == "event", idem.c.key == key
@@ -426,11 +431,6 @@ class Scoreboard:
                     return Reply(
                         found.status_code, found.response, {**found.headers, "Idempotent-Replayed": "true"}
                     )
-                row = conn.execute(
-                    select(tables.c.rules, tables.c.live).where(tables.c.id == table_id)
-                ).first()
-                if row is None:
-                    raise ServiceError(404, f"no table {table_id!r}")
                 live = apply_live(row.live or {}, row.rules, event)
                 conn.execute(update(tables).where(tables.c.id == table_id).values(live=live))
                 payload = event.model_dump(exclude_none=True)
