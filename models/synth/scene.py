@@ -214,13 +214,19 @@ class Arm:
 
 
 def random_arm(rng: np.random.Generator, table: Table, seat: str, target: np.ndarray | None = None) -> Arm:
+    """A forearm from ``seat`` reaching to ``target`` (default: the seat's zone); the visible arm is
+    350–650 mm long, as from a person sitting at that edge."""
     edge = table.seat_edge(seat)
     out = edge - np.array([table.width / 2, table.height / 2])
     out = out / np.linalg.norm(out)
     side = np.array([-out[1], out[0]])
-    start = edge + out * rng.uniform(150, 400) + side * rng.normal(0, 120)
     if target is None:
         target = table.zone_centre(seat) + rng.normal(0, 60, 2)
+    shoulder = edge + out * rng.uniform(250, 450) + side * rng.normal(0, 150)
+    d = np.asarray(target, float) - shoulder
+    reach = float(np.linalg.norm(d))
+    length = min(reach, float(rng.uniform(350, 650)))
+    start = np.asarray(target, float) - d / max(reach, 1e-6) * length
     skin = SKIN[rng.integers(len(SKIN))]
     skin = tuple(int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in skin)
     sleeve = tuple(int(c) for c in rng.integers(10, 230, 3))
@@ -811,8 +817,9 @@ def render_scene(seed: int, **options: Any) -> Scene:
     for _ in range(n_arms):
         seat = "SENW"[int(rng.integers(4))]
         target = None
-        if placements and rng.random() < 0.6:  # reach over some cards
-            p = placements[int(rng.integers(len(placements)))]
+        near = [p for p in placements if p.seat == seat or p.role in ("captured", "hand")]
+        if near and rng.random() < 0.7:  # reach over some of this player's (or the centre's) cards
+            p = near[int(rng.integers(len(near)))]
             target = np.array([p.x, p.y]) + rng.normal(0, 30, 2)
         arms.append(random_arm(rng, table, seat, target))
     scene = renderer.render(
