@@ -87,3 +87,27 @@ def test_cli_bad_rules(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["synth", "deal", "--seed", "1", "--out", str(tmp_path), "--rules", "nope"])
     assert r.exit_code == 2
     assert not (tmp_path / "video.mp4").exists()
+
+
+def test_table_json_maps_pixels_to_seats(film) -> None:
+    """table.json of the film's camera maps every played card's image position back to its table
+    position (through the lens model) and into the zone of the seat that played it."""
+    from models.synth.deal import table_geometry
+
+    log, f, renderer = film
+    geom = table_geometry(renderer, 63.0)
+    kf = next(k for k in f.keyframes if k.event.get("kind") == "play" and k.event["play"] == 3 and not k.arms)
+    sc = renderer.render(kf.placements, [], np.random.default_rng(0), jpeg=False)
+    by_z = {lab.z: lab for lab in sc.cards}
+    plays = 0
+    for z, p in enumerate(kf.placements):
+        lab = by_z.get(z)
+        if lab is None:
+            continue
+        centre_px = np.array(lab.quad).mean(axis=0)
+        mm = geom.pixel_to_table(centre_px[None])[0]
+        assert np.hypot(mm[0] - p.x, mm[1] - p.y) < 3.0
+        if p.role == "play":
+            plays += 1
+            assert geom.seat_of((p.x, p.y)) == p.seat
+    assert plays == sum(len(pl[1]) for pl in log["tricks"][kf.event["trick"]]["plays"])
