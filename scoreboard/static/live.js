@@ -45,7 +45,10 @@
   }
 
   function connect() {
-    if (!root || !window.EventSource) { return; }
+    if (!root || !window.EventSource) {  // a static page (a deal's versions): no live dot
+      if (status) { status.hidden = true; }
+      return;
+    }
     let url = "/api/stream?after=" + encodeURIComponent(root.dataset.cursor || "0");
     if (root.dataset.table) { url += "&table=" + encodeURIComponent(root.dataset.table); }
     const source = new EventSource(url);
