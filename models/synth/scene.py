@@ -113,6 +113,25 @@ def _raster(poly: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
     return out
 
 
+def _poly_area(q: np.ndarray) -> float:
+    """Area of a simple polygon (shoelace)."""
+    x, y = q[:, 0], q[:, 1]
+    return float(abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) / 2)
+
+
+_ALPHA_FRACTION: dict[tuple[str, str, int], float] = {}
+
+
+def _alpha_fraction(fs: FaceSet, card: str) -> float:
+    """Share of a face's rectangle that is opaque (the rounded corners are not)."""
+    key = (fs.design, card, id(fs))
+    v = _ALPHA_FRACTION.get(key)
+    if v is None:
+        face = fs.back if card == "back" else fs.faces[card]
+        v = _ALPHA_FRACTION[key] = float((face[:, :, 3] > 127).mean())
+    return v
+
+
 def _poly_bbox(poly: np.ndarray) -> tuple[int, int, int, int]:
     x0, y0 = np.floor(poly.min(axis=0)).astype(int)
     x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
@@ -361,11 +380,19 @@ class Renderer:
             self.distortion = LensDistortion(
                 k1=look.k1, k2=0.0, cx=width / 2, cy=height / 2, norm=float(np.hypot(width, height) / 2)
             )
-            ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+            # the map is smooth: compute it on a coarse grid and interpolate (error << 0.01 px)
+            step = 4
+            gy = np.arange(0, height + step, step, dtype=np.float32)
+            gx = np.arange(0, width + step, step, dtype=np.float32)
             c = np.float32([width / 2 - 0.5, height / 2 - 0.5])  # pixel-index coordinates of the centre
-            dx, dy = xs - c[0], ys - c[1]
+            dx, dy = gx[None, :] - c[0], gy[:, None] - c[1]
             f = 1 + np.float32(look.k1) * (dx * dx + dy * dy) / np.float32(self.distortion.norm**2)
-            self.map_x, self.map_y = (c[0] + dx * f).astype(np.float32), (c[1] + dy * f).astype(np.float32)
+            cmx, cmy = (c[0] + dx * f).astype(np.float32), (c[1] + dy * f).astype(np.float32)
+            # sample the coarse grid at every pixel: pixel k sits at k/step on the coarse grid
+            mx = np.arange(width, dtype=np.float32)[None, :].repeat(height, 0) / step
+            my = np.arange(height, dtype=np.float32)[:, None].repeat(width, 1) / step
+            self.map_x = cv2.remap(cmx, mx, my, cv2.INTER_LINEAR)
+            self.map_y = cv2.remap(cmy, mx, my, cv2.INTER_LINEAR)
 
     def _jac(self, x: float, y: float) -> np.ndarray:
         e = 1.0
@@ -542,17 +569,22 @@ class Renderer:
         p, fs = d.placement, d.fs
         x0, y0, x1, y1 = d.roi
         own = ids[y0:y1, x0:x1] == i
+        seen = bool(own.any())
 
         def frac(poly: np.ndarray, alpha: float = 1.0) -> float:
-            bx0, by0, bx1, by1 = _poly_bbox(poly)
-            total = _raster(poly, bx0, by0, bx1 - bx0, by1 - by0).sum() * alpha
-            if total <= 0:
+            """Share of the polygon's area (times ``alpha``) whose pixels this card owns."""
+            total = _poly_area(poly) * alpha
+            if total <= 0 or not seen:
                 return 0.0
-            vis = (_raster(poly, x0, y0, x1 - x0, y1 - y0) & own).sum()
+            bx0, by0, bx1, by1 = _poly_bbox(poly)
+            cx0, cy0, cx1, cy1 = max(bx0, x0), max(by0, y0), min(bx1, x1), min(by1, y1)
+            if cx1 <= cx0 or cy1 <= cy0:
+                return 0.0
+            r = _raster(poly, cx0, cy0, cx1 - cx0, cy1 - cy0)
+            vis = (r & own[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]).sum()
             return float(min(1.0, vis / total))
 
-        face = fs.faces[p.card] if p.face_up else fs.back
-        alpha_frac = float((face[:, :, 3] > 127).mean())
+        alpha_frac = _alpha_fraction(fs, p.card if p.face_up else "back")
         indices = []
         for corner, (bx1_, by1_, bx2_, by2_) in fs.index_boxes().items():
             q = apply_h(d.hc, np.array([[bx1_, by1_], [bx2_, by1_], [bx2_, by2_], [bx1_, by2_]], float))
