@@ -49,6 +49,15 @@ class Tally:
     replay_mismatch: int = 0
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -199,6 +208,7 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
             tables.append((r.json()["id"], r.json()["token"]))
         deadline = time.monotonic() + args.seconds
         started = time.monotonic()
+        cpu0 = cpu_seconds(args.server_pid) if args.server_pid else None
         await asyncio.gather(
             *(
                 table_loop(
@@ -215,6 +225,7 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
             )
         )
         elapsed = time.monotonic() - started
+        cpu1 = cpu_seconds(args.server_pid) if args.server_pid else None
         problems = await verify(client, tables, tally)
 
     every = [x for kind, v in tally.latencies.items() if kind != "replay" for x in v]
@@ -236,6 +247,11 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
         print(
             f"{kind:<11} {len(ms):>7} {statistics.median(ms) if ms else float('nan'):>8.1f} "
             f"{percentile(ms, 90):>8.1f} {percentile(ms, 99):>8.1f} {max(ms, default=float('nan')):>8.1f}"
+        )
+    if cpu0 is not None and cpu1 is not None and every:
+        print(
+            f"server CPU: {cpu1 - cpu0:.1f} s in {elapsed:.0f} s ({(cpu1 - cpu0) / elapsed:.0%} of one core), "
+            f"{(cpu1 - cpu0) * 1000 / len(every):.1f} ms per request"
         )
     sm = tally.server_ms
     print(
@@ -278,6 +294,7 @@ def main() -> int:
             print("error: --url needs TRACTORCAM_ADMIN_TOKEN", file=sys.stderr)
             return 2
         args.db_label = "(external server)"
+        args.server_pid = None
         return asyncio.run(run(args, args.url.rstrip("/"), admin))
     with tempfile.TemporaryDirectory(prefix="scoreboard-bench-") as tmp:
         db = args.db or f"sqlite:///{tmp}/bench.db"
@@ -290,6 +307,7 @@ def main() -> int:
             env={**os.environ, "TRACTORCAM_ADMIN_TOKEN": admin},
             stdout=subprocess.DEVNULL,
         )
+        args.server_pid = server.pid
         try:
             base = f"http://127.0.0.1:{port}"
             for _ in range(300):

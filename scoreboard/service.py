@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 from uuid import uuid4
 
-from sqlalchemy import Table, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -30,6 +30,21 @@ IMAGE_MAGIC = {
     "image/webp": (b"RIFF",),
 }
 MAX_IMAGE_BYTES = 2_000_000
+
+
+_TABLES = cast(Table, ScoreTable.__table__)
+_IDEM = cast(Table, IdempotencyRecord.__table__)
+_EVENTS = cast(Table, Event.__table__)
+# Built once: the play path runs for every card laid at every table.
+_SELECT_LIVE = (
+    select(_TABLES.c.rules, _TABLES.c.live).where(_TABLES.c.id == bindparam("tid")).with_for_update()
+)
+_SELECT_IDEM = select(_IDEM.c.request_hash, _IDEM.c.status_code, _IDEM.c.response, _IDEM.c.headers).where(
+    _IDEM.c.table_id == bindparam("tid"), _IDEM.c.scope == bindparam("scope"), _IDEM.c.key == bindparam("k")
+)
+_UPDATE_LIVE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
+_INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
+_INSERT_IDEM = insert(_IDEM)
 
 
 class ServiceError(Exception):
@@ -408,23 +423,15 @@ class Scoreboard:
     def _post_live_event(
         self, table_id: str, key: str, digest: str, event: DealStart | Play | TrickResult
     ) -> Reply:
-        """The hot path (a play every few seconds from every table): plain SQL, no ORM objects."""
-        idem = cast(Table, IdempotencyRecord.__table__)
-        tables = cast(Table, ScoreTable.__table__)
+        """The hot path (a play every few seconds from every table): prebuilt statements, no ORM."""
         try:
             with self.db.write() as s:
                 conn = s.connection()
                 # Lock the table's row first (PostgreSQL; SQLite writers are serialised anyway).
-                row = conn.execute(
-                    select(tables.c.rules, tables.c.live).where(tables.c.id == table_id).with_for_update()
-                ).first()
+                row = conn.execute(_SELECT_LIVE, {"tid": table_id}).first()
                 if row is None:
                     raise ServiceError(404, f"no table {table_id!r}")
-                found = conn.execute(
-                    select(idem.c.request_hash, idem.c.status_code, idem.c.response, idem.c.headers).where(
-                        idem.c.table_id == table_id, idem.c.scope == "event", idem.c.key == key
-                    )
-                ).first()
+                found = conn.execute(_SELECT_IDEM, {"tid": table_id, "scope": "event", "k": key}).first()
                 if found is not None:
                     if found.request_hash != digest:
                         raise ServiceError(422, "this Idempotency-Key was already used with a different body")
@@ -432,29 +439,29 @@ class Scoreboard:
                         found.status_code, found.response, {**found.headers, "Idempotent-Replayed": "true"}
                     )
                 live = apply_live(row.live or {}, row.rules, event)
-                conn.execute(update(tables).where(tables.c.id == table_id).values(live=live))
+                conn.execute(_UPDATE_LIVE, {"tid": table_id, "live": live})
                 payload = event.model_dump(exclude_none=True)
                 if isinstance(event, Play):
                     payload["captured"] = live.get("captured")
                 self.db.lock_feed(s)
-                events = cast(Table, Event.__table__)
+                at = now()
                 event_id = conn.execute(
-                    insert(events)
-                    .values(table_id=table_id, kind=event.type, payload=payload, created_at=now())
-                    .returning(events.c.id)
+                    _INSERT_EVENT,
+                    {"table_id": table_id, "kind": event.type, "payload": payload, "created_at": at},
                 ).scalar_one()
                 body = {"event": event_id}
                 conn.execute(
-                    insert(idem).values(
-                        table_id=table_id,
-                        scope="event",
-                        key=key,
-                        request_hash=digest,
-                        status_code=201,
-                        response=body,
-                        headers={},
-                        created_at=now(),
-                    )
+                    _INSERT_IDEM,
+                    {
+                        "table_id": table_id,
+                        "scope": "event",
+                        "key": key,
+                        "request_hash": digest,
+                        "status_code": 201,
+                        "response": body,
+                        "headers": {},
+                        "created_at": at,
+                    },
                 )
         except IntegrityError:
             replay = self._replay(table_id, "event", key, digest)
