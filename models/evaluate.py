@@ -196,7 +196,8 @@ def assign_to_plays(cards: list[CardInstance], plays: tuple[PlayTruth, ...]) -> 
 def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> SceneReport:
     """Per-card figures over whole images and per-play exact match on synthetic scenes.
 
-    Scenes without plays count as one play each (the whole image).
+    Scenes without plays count as one play each (the whole image); plays with no visible card are
+    not counted.
     """
     report = SceneReport()
     for scene in scenes:
@@ -206,7 +207,7 @@ def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> 
             for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
                 if sum(play.truth.values()):
                     report.add_play(predicted, play.truth)
-        else:
+        elif sum(scene.truth.values()):
             report.add_play(count_cards(cards), scene.truth)
     return report
 
