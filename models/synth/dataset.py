@@ -102,6 +102,13 @@ def _work(job: _Job) -> int:
     return len(lines)
 
 
+def _one_thread() -> None:
+    """Worker start: one OpenCV thread per process (the processes already use every core)."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
 def write_data_yaml(out: Path) -> Path:
     """Write ``data.yaml`` (ultralytics format; test = the held-out designs)."""
     names = "\n".join(f"  {i}: '{n}'" for i, n in enumerate(CARD_CLASSES))
@@ -154,7 +161,7 @@ def make_dataset(
         for name in designs:  # load once here; forked workers share the faces
             load_faces(name)
 
-        with mp.get_context("fork").Pool(workers) as pool:
+        with mp.get_context("fork").Pool(workers, initializer=_one_thread) as pool:
             for _ in pool.imap_unordered(_work, jobs, chunksize=4):
                 bar.update()
     bar.close()

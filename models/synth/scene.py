@@ -120,6 +120,8 @@ def _poly_area(q: np.ndarray) -> float:
 
 
 _ALPHA_FRACTION: dict[tuple[str, str, int], float] = {}
+#: faces shrunk with area averaging, shared by all renderers of a process: (design, card, height) -> BGRA
+_SHRUNK: dict[tuple[str, str, int], np.ndarray] = {}
 
 
 def _alpha_fraction(fs: FaceSet, card: str) -> float:
@@ -130,6 +132,13 @@ def _alpha_fraction(fs: FaceSet, card: str) -> float:
         face = fs.back if card == "back" else fs.faces[card]
         v = _ALPHA_FRACTION[key] = float((face[:, :, 3] > 127).mean())
     return v
+
+
+def _fill(poly: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Anti-aliased uint8 mask (0/255) of a polygon in image coordinates."""
+    m = np.zeros((height, width), np.uint8)
+    cv2.fillPoly(m, [((poly - 0.5) * 16).round().astype(np.int32)], 255, cv2.LINE_AA, 4)
+    return m
 
 
 def _poly_bbox(poly: np.ndarray) -> tuple[int, int, int, int]:
@@ -335,17 +344,53 @@ class Renderer:
         tex = textures.table_texture(rng, side, tex_px, surface)
         to_tex = np.diag([tex_px / side, tex_px / side, 1.0]) @ _shift(-x0, -y0)
         m = _shift(-0.5, -0.5) @ view @ np.linalg.inv(to_tex) @ _shift(0.5, 0.5)
-        bg = textures.background(rng, height, width)
         warped = cv2.warpPerspective(
             tex, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
+        if rng.random() < 0.5:  # a wooden rim round the playing surface
+            rim_mm = float(rng.uniform(25, 60))
+            inner = np.array(
+                [
+                    [rim_mm, rim_mm],
+                    [table.width - rim_mm, rim_mm],
+                    [table.width - rim_mm, table.height - rim_mm],
+                    [rim_mm, table.height - rim_mm],
+                ]
+            )
+            surface_mask = _fill(apply_h(view, inner), width, height)
+            if surface_mask.min() < 255:  # the rim is in view
+                r = min(tex_px, 256)
+                rim_tex = textures.table_texture(rng, side, r, "wood")
+                rim = cv2.warpPerspective(
+                    rim_tex,
+                    m @ np.diag([tex_px / r, tex_px / r, 1.0]),
+                    (width, height),
+                    flags=cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE,
+                )
+                s_a = (surface_mask.astype(np.float32) * (1 / 255))[..., None]
+                warped = warped * s_a + rim * (1 - s_a) * np.float32(rng.uniform(0.7, 1.1))
         table_quad = apply_h(
             view, np.array([[0, 0], [table.width, 0], [table.width, table.height], [0, table.height]])
         )
-        on_table = np.zeros((height, width), np.uint8)
-        cv2.fillPoly(on_table, [((table_quad - 0.5) * 16).round().astype(np.int32)], 255, cv2.LINE_AA, 4)
-        a = (on_table.astype(np.float32) * (1 / 255))[..., None]
-        self.base = warped * a + bg * (1 - a)
+        on_table = _fill(table_quad, width, height)
+        if on_table.min() == 255:  # the table fills the picture
+            self.base = warped
+        else:
+            if rng.random() < 0.7:  # floor boards / carpet / tiles around the table, out of focus
+                fpx = max(64, max(width, height) // 4)
+                kind = str(rng.choice(["wood", "carpet", "laminate", "rug"]))
+                floor = textures.table_texture(rng, fpx * 4 / self.px_per_mm * 0.8, fpx, kind)
+                bg = cv2.resize(floor, (width, height), interpolation=cv2.INTER_LINEAR)
+                bg *= np.float32(rng.uniform(0.35, 0.7))
+            else:
+                bg = textures.background(rng, height, width)
+            # the floor lies in the table's shadow near its edge
+            k = max(3, int(0.06 * max(width, height)) | 1)
+            shadow = cv2.blur(on_table, (k, k)).astype(np.float32) * (0.6 / 255)
+            bg *= (1 - shadow)[..., None]
+            a = (on_table.astype(np.float32) * (1 / 255))[..., None]
+            self.base = warped * a + bg * (1 - a)
         for item in clutter(rng, table, view):
             item.draw(self.base, view, self.look, self.px_per_mm)
         if look.noise > 0:  # fine grain of the surface at the image's own resolution
@@ -362,7 +407,6 @@ class Renderer:
             (rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.25) * max(width, height))
             for _ in range(rng.integers(1, 3))
         ]
-        self._face_cache: dict[tuple[str, str, int], np.ndarray] = {}
         self._layer: tuple | None = None
         self.field = (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :]).astype(
             np.float32
@@ -409,13 +453,13 @@ class Renderer:
             return src, 1.0
         target = int(max(24, np.ceil(px_h * 1.4 / 16) * 16))
         key = (fs.design, p.card if p.face_up else "back", target)
-        img = self._face_cache.get(key)
+        img = _SHRUNK.get(key)
         if img is None:
             w = max(8, int(round(src.shape[1] * target / h)))
             img = cv2.resize(src, (w, target), interpolation=cv2.INTER_AREA)
-            if len(self._face_cache) > 400:
-                self._face_cache.clear()
-            self._face_cache[key] = img
+            if len(_SHRUNK) > 3000:  # ~100 MB at most
+                _SHRUNK.clear()
+            _SHRUNK[key] = img
         return img, img.shape[0] / h
 
     def _card_h(self, fs: FaceSet, p: Placement) -> np.ndarray:

@@ -54,14 +54,15 @@ def table_texture(
     h = w = px
     low = smooth_noise(rng, h, w, 6)
     if kind == "felt":
-        fine = rng.normal(0, 1, (h, w)).astype(np.float32)
+        fine = rng.standard_normal((h, w), dtype=np.float32)
         fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
         shade = 1 + 0.06 * low + 0.05 * fine
     elif kind == "cloth":
-        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        y = np.arange(h, dtype=np.float32)[:, None]
+        x = np.arange(w, dtype=np.float32)[None, :]
         period = rng.uniform(1.5, 3.0) * px / size_mm  # a thread every 1.5..3 mm
         weave = np.sin(2 * np.pi * x / period) * np.sin(2 * np.pi * y / period)
-        shade = 1 + 0.05 * low + 0.05 * weave + 0.03 * rng.normal(0, 1, (h, w)).astype(np.float32)
+        shade = 1 + 0.05 * low + 0.05 * weave + 0.03 * rng.standard_normal((h, w), dtype=np.float32)
         if rng.random() < 0.4:  # checks or stripes
             cell = rng.uniform(20, 60) * px / size_mm
             chk = ((x // cell + (y // cell) * (rng.random() < 0.5)) % 2).astype(np.float32)
@@ -78,7 +79,7 @@ def table_texture(
         ring = np.sin(2 * np.pi * (y + warp) / period)
         ring = np.sign(ring) * np.abs(ring) ** 0.5
         # long fibres: noise stretched ~25 mm along the grain (resize instead of a huge blur kernel)
-        coarse = rng.normal(0, 1, (h, max(4, int(w / max(1.0, 25 * mm))))).astype(np.float32)
+        coarse = rng.standard_normal((h, max(4, int(w / max(1.0, 25 * mm)))), dtype=np.float32)
         streak = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
         streak = cv2.GaussianBlur(streak, (0, 0), sigmaX=0.1, sigmaY=max(0.4, 0.4 * mm))
         streak /= streak.std() + 1e-6
@@ -93,7 +94,7 @@ def table_texture(
     elif kind in ("carpet", "rug"):
         # loops of yarn: speckles a few mm wide in two or three tones
         mm = px / size_mm
-        speck = rng.normal(0, 1, (h, w)).astype(np.float32)
+        speck = rng.standard_normal((h, w), dtype=np.float32)
         speck = cv2.GaussianBlur(speck, (0, 0), max(0.5, rng.uniform(0.4, 1.2) * mm))
         speck /= speck.std() + 1e-6
         alt = _palette(rng, kind)
@@ -109,7 +110,7 @@ def table_texture(
         img *= (1 + 0.08 * low)[..., None]
         return np.clip(img, 0, 255).astype(np.float32)
     else:
-        shade = 1 + 0.03 * low + 0.02 * rng.normal(0, 1, (h, w)).astype(np.float32)
+        shade = 1 + 0.03 * low + 0.02 * rng.standard_normal((h, w), dtype=np.float32)
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.float32)
 
