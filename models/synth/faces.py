@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from models.synth import procedural
-from models.synth.designs import BY_NAME, Design
+from models.synth.designs import BY_NAME, TRAIN, Design
 
 CACHE_VERSION = 4
 FACE_H = procedural.FACE_H
@@ -306,3 +306,8 @@ def load_faces(name: str) -> FaceSet:
     if design.kind == "aisleriot":
         _save_atlas(design, fs)
     return fs
+
+
+def available_designs(designs: tuple[Design, ...] | list[Design] = TRAIN) -> list[str]:
+    """Names of the given designs that can be produced on this machine."""
+    return [d.name for d in designs if is_available(d)]

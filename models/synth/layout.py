@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.table import Seat, default_zones
+from models.synth.faces import FaceSet, load_faces
 
 CARD_H_MM = 88.0
 
@@ -139,3 +140,129 @@ def lay(
         p = centre + r @ np.array([dx, dy])
         out.append(Placement(card, face_up, float(p[0]), float(p[1]), base_angle + da, design, role, seat))
     return out
+
+
+# --------------------------------------------------------------------------- random tables
+
+PLAY_SIZES = (1, 1, 1, 2, 2, 2, 3, 4, 4, 5, 6, 6, 8, 10, 12, 14)
+
+
+def _deck_pool(rng: np.random.Generator, fs: FaceSet, decks: int) -> list[str]:
+    pool = [c for c in fs.cards() for _ in range(decks)]
+    return [pool[i] for i in rng.permutation(len(pool))]
+
+
+def _take_play(rng: np.random.Generator, pool: list[str], n: int) -> list[str]:
+    """n cards for one play; pairs and tractors give identical cards side by side."""
+    out: list[str] = []
+    while len(out) < n and pool:
+        c = pool.pop()
+        out.append(c)
+        if len(out) < n and rng.random() < 0.55 and c in pool:  # its twin from another deck
+            pool.remove(c)
+            out.append(c)
+    return out
+
+
+def random_layout(
+    rng: np.random.Generator, table: Table, design: str, second: str | None = None
+) -> list[Placement]:
+    """A table in the middle of a deal: a trick in progress, captured points, piles, maybe the bottom."""
+    fs = load_faces(design)
+    cw = CARD_H_MM * fs.size[0] / fs.size[1]
+    decks = int(rng.choice([2, 2, 3, 1]))
+    pool = _deck_pool(rng, fs, decks)
+    out: list[Placement] = []
+    seats = ["S", "E", "N", "W"]
+    # face-down piles near the seats (tricks already turned over)
+    for seat in seats:
+        if rng.random() < 0.55:
+            edge = table.seat_edge(seat)
+            c = table.zone_centre(seat) + (edge - table.zone_centre(seat)) * rng.uniform(0.3, 0.6)
+            side = np.array([-(edge - c)[1], (edge - c)[0]])
+            c = c + side / (np.linalg.norm(side) + 1e-9) * rng.normal(0, 120)
+            cards = [pool.pop() for _ in range(min(len(pool), int(rng.integers(3, 16))))]
+            out += lay(
+                rng,
+                cards,
+                c,
+                float(rng.uniform(0, 360)),
+                "pile",
+                design,
+                cw,
+                face_up=False,
+                role="pile",
+                seat=seat,
+            )
+    # the bottom, face down (or face up at the end)
+    if rng.random() < 0.3:
+        seat = seats[rng.integers(4)]
+        c = (
+            table.zone_centre(seat) * 0.5
+            + np.array([table.width, table.height]) * 0.25
+            + rng.normal(0, 40, 2)
+        )
+        cards = [pool.pop() for _ in range(min(len(pool), 8))]
+        up = rng.random() < 0.4
+        out += lay(
+            rng,
+            cards,
+            c,
+            float(rng.uniform(0, 360)),
+            "row" if up else "pile",
+            design,
+            cw,
+            face_up=up,
+            role="bottom",
+            seat=seat,
+        )
+    # defenders' captured point cards, face up in the centre
+    if rng.random() < 0.7:
+        pts = [c for c in pool if c[:-1] in ("5", "10", "K")]
+        k = int(rng.integers(1, 13))
+        chosen = pts[:k]
+        for c in chosen:
+            pool.remove(c)
+        zones, centre = table.zones()
+        cc = np.array(centre).mean(axis=0) + rng.normal(0, 25, 2)
+        kind = str(rng.choice(["row", "fan", "pile"]))
+        out += lay(
+            rng,
+            chosen,
+            cc,
+            float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 10)),
+            kind,
+            design,
+            cw,
+            role="captured",
+        )
+    # the trick in progress
+    leader = int(rng.integers(4))
+    n_plays = int(rng.integers(1, 5))
+    n = int(rng.choice(PLAY_SIZES))
+    for j in range(n_plays):
+        seat = seats[(leader + j) % 4]
+        cards = _take_play(rng, pool, n)
+        if not cards:
+            break
+        kind = (
+            "single"
+            if len(cards) == 1
+            else str(rng.choice(["fan", "fan", "row", "pile"], p=[0.4, 0.2, 0.3, 0.1]))
+        )
+        angle = SEAT_ANGLE[seat] + (rng.uniform(-180, 180) if rng.random() < 0.2 else rng.normal(0, 8))
+        c = table.zone_centre(seat) + rng.normal(0, 35, 2)
+        d = second if (second and rng.random() < 0.5) else design
+        out += lay(rng, cards, c, angle, kind, d, cw, role="play", seat=seat)
+    return out
+
+
+def closeup_layout(rng: np.random.Generator, table: Table, design: str) -> list[Placement]:
+    """A hand of 6–20 fanned cards in the middle of the table (close-up photos)."""
+    fs = load_faces(design)
+    cw = CARD_H_MM * fs.size[0] / fs.size[1]
+    pool = _deck_pool(rng, fs, 2)
+    n = int(rng.integers(6, 21))
+    cards = _take_play(rng, pool, n)
+    c = np.array([table.width / 2, table.height / 2]) + rng.normal(0, 10, 2)
+    return lay(rng, cards, c, float(rng.uniform(-180, 180)), "fan", design, cw, role="hand")

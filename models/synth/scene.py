@@ -23,9 +23,23 @@ import numpy as np
 from calibration.table import LensDistortion
 from models.synth import textures
 from models.synth.clutter import clutter
-from models.synth.designs import TRAIN, Design
-from models.synth.faces import FaceSet, is_available, load_faces
-from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, lay, rot
+from models.synth.faces import FaceSet, available_designs, load_faces
+from models.synth.hands import Arm, arm_polygons, random_arm
+from models.synth.layout import CARD_H_MM, Placement, Table, closeup_layout, random_layout, rot
+
+__all__ = [
+    "Arm",
+    "CardLabel",
+    "IndexLabel",
+    "Look",
+    "Renderer",
+    "Scene",
+    "apply_h",
+    "available_designs",
+    "camera_homography",
+    "random_arm",
+    "render_scene",
+]
 from vision.labels import class_id
 
 BACKGROUND_ID = -1
@@ -220,91 +234,6 @@ class Look:
             glare=float(rng.uniform(0, 0.45)) if rng.random() < 0.5 else 0.0,
             k1=float(rng.normal(0, 0.04)) if rng.random() < 0.6 else 0.0,
         )
-
-
-# --------------------------------------------------------------------------- hands and arms
-
-SKIN = [(150, 180, 230), (120, 160, 215), (95, 135, 190), (70, 100, 150), (50, 70, 110), (165, 195, 235)]
-
-
-@dataclass
-class Arm:
-    """A forearm reaching from beyond the table edge to ``tip`` (table mm)."""
-
-    seat: str
-    start: tuple[float, float]
-    tip: tuple[float, float]
-    skin: tuple[int, int, int]
-    sleeve: tuple[int, int, int]
-    width: float = 75.0  # forearm width mm
-    height_mm: float = 60.0  # above the table (shadow offset)
-    spread: float = 0.5  # finger spread 0..1
-
-
-def random_arm(rng: np.random.Generator, table: Table, seat: str, target: np.ndarray | None = None) -> Arm:
-    """A forearm from ``seat`` reaching to ``target`` (default: the seat's zone); the visible arm is
-    350–650 mm long, as from a person sitting at that edge."""
-    edge = table.seat_edge(seat)
-    out = edge - np.array([table.width / 2, table.height / 2])
-    out = out / np.linalg.norm(out)
-    side = np.array([-out[1], out[0]])
-    if target is None:
-        target = table.zone_centre(seat) + rng.normal(0, 60, 2)
-    shoulder = edge + out * rng.uniform(250, 450) + side * rng.normal(0, 150)
-    d = np.asarray(target, float) - shoulder
-    reach = float(np.linalg.norm(d))
-    length = min(reach, float(rng.uniform(350, 650)))
-    start = np.asarray(target, float) - d / max(reach, 1e-6) * length
-    skin = SKIN[rng.integers(len(SKIN))]
-    skin = tuple(int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in skin)
-    sleeve = tuple(int(c) for c in rng.integers(10, 230, 3))
-    return Arm(
-        seat,
-        (float(start[0]), float(start[1])),
-        (float(target[0]), float(target[1])),
-        skin,
-        sleeve,
-        float(rng.uniform(60, 85)),
-        float(rng.uniform(30, 120)),
-        float(rng.uniform(0, 1)),
-    )
-
-
-def _ellipse(c: np.ndarray, a: float, b: float, ang: float, n: int = 24) -> np.ndarray:
-    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    pts = np.stack([a * np.cos(t), b * np.sin(t)], axis=1)
-    r = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    return c + pts @ r.T
-
-
-def arm_polygons(arm: Arm) -> list[tuple[np.ndarray, str]]:
-    """Polygons (table mm) of an arm: sleeve, forearm, palm, fingers, each tagged skin/sleeve."""
-    s, t = np.array(arm.start), np.array(arm.tip)
-    d = t - s
-    length = np.linalg.norm(d)
-    u = d / length
-    n = np.array([-u[1], u[0]])
-    ang = np.arctan2(u[1], u[0])
-    palm_c = t - u * 55
-    wrist = palm_c - u * 55
-    w = arm.width / 2
-    polys: list[tuple[np.ndarray, str]] = []
-    forearm = np.array([s + n * w * 1.1, wrist + n * w * 0.8, wrist - n * w * 0.8, s - n * w * 1.1])
-    polys.append((forearm, "skin"))
-    cuff = wrist - u * min(length * 0.5, 120)
-    sleeve = np.array([s + n * w * 1.3, cuff + n * w * 1.05, cuff - n * w * 1.05, s - n * w * 1.3])
-    polys.append((sleeve, "sleeve"))
-    polys.append((_ellipse(palm_c, 55, 45, ang), "skin"))
-    for k in range(4):
-        off = (k - 1.5) * (16 + 8 * arm.spread)
-        base = palm_c + u * 35 + n * off
-        fa = ang + np.deg2rad((k - 1.5) * 8 * arm.spread)
-        tip = base + np.array([np.cos(fa), np.sin(fa)]) * 38
-        polys.append((_ellipse((base + tip) / 2, 34, 9, fa, 16), "skin"))
-    th_a = ang + (1 if arm.spread > 0.5 else -1) * np.deg2rad(60)
-    th_base = palm_c + n * 40 * (1 if arm.spread > 0.5 else -1)
-    polys.append((_ellipse(th_base + np.array([np.cos(th_a), np.sin(th_a)]) * 25, 30, 11, th_a, 16), "skin"))
-    return polys
 
 
 # --------------------------------------------------------------------------- renderer
@@ -726,137 +655,6 @@ def _box(q: np.ndarray) -> list[float]:
         round(float(q[:, 0].max()), 3),
         round(float(q[:, 1].max()), 3),
     ]
-
-
-# --------------------------------------------------------------------------- random scenes
-
-PLAY_SIZES = (1, 1, 1, 2, 2, 2, 3, 4, 4, 5, 6, 6, 8, 10, 12, 14)
-
-
-def available_designs(designs: tuple[Design, ...] | list[Design] = TRAIN) -> list[str]:
-    """Names of the given designs that can be produced on this machine."""
-    return [d.name for d in designs if is_available(d)]
-
-
-def _deck_pool(rng: np.random.Generator, fs: FaceSet, decks: int) -> list[str]:
-    pool = [c for c in fs.cards() for _ in range(decks)]
-    return [pool[i] for i in rng.permutation(len(pool))]
-
-
-def _take_play(rng: np.random.Generator, pool: list[str], n: int) -> list[str]:
-    """n cards for one play; pairs and tractors give identical cards side by side."""
-    out: list[str] = []
-    while len(out) < n and pool:
-        c = pool.pop()
-        out.append(c)
-        if len(out) < n and rng.random() < 0.55 and c in pool:  # its twin from another deck
-            pool.remove(c)
-            out.append(c)
-    return out
-
-
-def random_layout(
-    rng: np.random.Generator, table: Table, design: str, second: str | None = None
-) -> list[Placement]:
-    """A table in the middle of a deal: a trick in progress, captured points, piles, maybe the bottom."""
-    fs = load_faces(design)
-    cw = CARD_H_MM * fs.size[0] / fs.size[1]
-    decks = int(rng.choice([2, 2, 3, 1]))
-    pool = _deck_pool(rng, fs, decks)
-    out: list[Placement] = []
-    seats = ["S", "E", "N", "W"]
-    # face-down piles near the seats (tricks already turned over)
-    for seat in seats:
-        if rng.random() < 0.55:
-            edge = table.seat_edge(seat)
-            c = table.zone_centre(seat) + (edge - table.zone_centre(seat)) * rng.uniform(0.3, 0.6)
-            side = np.array([-(edge - c)[1], (edge - c)[0]])
-            c = c + side / (np.linalg.norm(side) + 1e-9) * rng.normal(0, 120)
-            cards = [pool.pop() for _ in range(min(len(pool), int(rng.integers(3, 16))))]
-            out += lay(
-                rng,
-                cards,
-                c,
-                float(rng.uniform(0, 360)),
-                "pile",
-                design,
-                cw,
-                face_up=False,
-                role="pile",
-                seat=seat,
-            )
-    # the bottom, face down (or face up at the end)
-    if rng.random() < 0.3:
-        seat = seats[rng.integers(4)]
-        c = (
-            table.zone_centre(seat) * 0.5
-            + np.array([table.width, table.height]) * 0.25
-            + rng.normal(0, 40, 2)
-        )
-        cards = [pool.pop() for _ in range(min(len(pool), 8))]
-        up = rng.random() < 0.4
-        out += lay(
-            rng,
-            cards,
-            c,
-            float(rng.uniform(0, 360)),
-            "row" if up else "pile",
-            design,
-            cw,
-            face_up=up,
-            role="bottom",
-            seat=seat,
-        )
-    # defenders' captured point cards, face up in the centre
-    if rng.random() < 0.7:
-        pts = [c for c in pool if c[:-1] in ("5", "10", "K")]
-        k = int(rng.integers(1, 13))
-        chosen = pts[:k]
-        for c in chosen:
-            pool.remove(c)
-        zones, centre = table.zones()
-        cc = np.array(centre).mean(axis=0) + rng.normal(0, 25, 2)
-        kind = str(rng.choice(["row", "fan", "pile"]))
-        out += lay(
-            rng,
-            chosen,
-            cc,
-            float(rng.choice([0, 90, 180, -90]) + rng.normal(0, 10)),
-            kind,
-            design,
-            cw,
-            role="captured",
-        )
-    # the trick in progress
-    leader = int(rng.integers(4))
-    n_plays = int(rng.integers(1, 5))
-    n = int(rng.choice(PLAY_SIZES))
-    for j in range(n_plays):
-        seat = seats[(leader + j) % 4]
-        cards = _take_play(rng, pool, n)
-        if not cards:
-            break
-        kind = (
-            "single"
-            if len(cards) == 1
-            else str(rng.choice(["fan", "fan", "row", "pile"], p=[0.4, 0.2, 0.3, 0.1]))
-        )
-        angle = SEAT_ANGLE[seat] + (rng.uniform(-180, 180) if rng.random() < 0.2 else rng.normal(0, 8))
-        c = table.zone_centre(seat) + rng.normal(0, 35, 2)
-        d = second if (second and rng.random() < 0.5) else design
-        out += lay(rng, cards, c, angle, kind, d, cw, role="play", seat=seat)
-    return out
-
-
-def closeup_layout(rng: np.random.Generator, table: Table, design: str) -> list[Placement]:
-    """A hand of 6–20 fanned cards in the middle of the table (close-up photos)."""
-    fs = load_faces(design)
-    cw = CARD_H_MM * fs.size[0] / fs.size[1]
-    pool = _deck_pool(rng, fs, 2)
-    n = int(rng.integers(6, 21))
-    cards = _take_play(rng, pool, n)
-    c = np.array([table.width / 2, table.height / 2]) + rng.normal(0, 10, 2)
-    return lay(rng, cards, c, float(rng.uniform(-180, 180)), "fan", design, cw, role="hand")
 
 
 def render_scene(seed: int, **options: Any) -> Scene:
