@@ -178,6 +178,27 @@ async def post_event(request: Request, table_id: str) -> JSONResponse:
     return reply(out.status, out.body, out.headers)
 
 
+@router.get("/table")
+def whoami(request: Request) -> dict[str, Any]:
+    """The table a table token belongs to (an edge configured with only a URL and a token)."""
+    table_id, _ = auth.table_of_token(request, db(request))
+    return get_table(request, table_id)
+
+
+@router.post("/deals", status_code=201)
+async def post_deal_by_token(request: Request) -> JSONResponse:
+    """``POST /api/tables/{id}/deals`` for the table the token belongs to."""
+    table_id, _ = await run_in_threadpool(auth.table_of_token, request, db(request))
+    return await post_deal(request, table_id)
+
+
+@router.post("/events", status_code=201)
+async def post_event_by_token(request: Request) -> JSONResponse:
+    """``POST /api/tables/{id}/events`` for the table the token belongs to."""
+    table_id, _ = await run_in_threadpool(auth.table_of_token, request, db(request))
+    return await post_event(request, table_id)
+
+
 def deal_version_dict(v: DealVersion) -> dict[str, Any]:
     return {
         "version": v.version,

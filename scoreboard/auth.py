@@ -41,6 +41,7 @@ class TokenCache:
         self.ttl = ttl
         self._lock = threading.Lock()
         self._entries: dict[str, tuple[float, str, str]] = {}
+        self._by_hash: dict[str, tuple[float, str, str]] = {}
 
     def get(self, db: Database, table_id: str) -> tuple[str, str] | None:
         now = time.monotonic()
@@ -58,9 +59,28 @@ class TokenCache:
             self._entries[table_id] = (now + self.ttl, row.token_hash, row.name)
         return row.token_hash, row.name
 
+    def by_token(self, db: Database, token: str) -> tuple[str, str] | None:
+        """(table id, name) of the table holding ``token``, for edges that know only their token."""
+        digest = token_hash(token)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._by_hash.get(digest)
+        if hit is not None and hit[0] > now:
+            return hit[1], hit[2]
+        with db.read() as s:
+            row = s.execute(
+                select(ScoreTable.id, ScoreTable.name).where(ScoreTable.token_hash == digest)
+            ).first()
+        if row is None:
+            return None
+        with self._lock:
+            self._by_hash[digest] = (now + self.ttl, row.id, row.name)
+        return row.id, row.name
+
     def forget(self, table_id: str) -> None:
         with self._lock:
             self._entries.pop(table_id, None)
+            self._by_hash = {h: e for h, e in self._by_hash.items() if e[1] != table_id}
 
 
 TOKENS = TokenCache()
@@ -78,6 +98,17 @@ def table_caller(request: Request, db: Database, table_id: str) -> str:
     if not token_matches(token, stored_hash):
         raise ServiceError(403, f"this token is not valid for table {name}")
     return name
+
+
+def table_of_token(request: Request, db: Database) -> tuple[str, str]:
+    """(id, name) of the table whose token the request carries; 401 if none or unknown."""
+    token = bearer(request.headers.get("authorization"))
+    if token is None:
+        raise ServiceError(401, "missing table token (Authorization: Bearer <token>)")
+    found = TOKENS.by_token(db, token)
+    if found is None:
+        raise ServiceError(401, "this token belongs to no table")
+    return found
 
 
 def principal(request: Request, db: Database, admin_token: str | None) -> Principal | None:

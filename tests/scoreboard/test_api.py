@@ -233,3 +233,23 @@ def test_pages_render(client, make_table):
     assert client.get(f"/tables/{t.id}/deals/1").status_code == 200
     assert client.get("/referee", follow_redirects=False).status_code == 303
     assert client.get("/static/live.js").status_code == 200
+
+
+def test_an_edge_that_knows_only_its_token(client, make_table):
+    """`tractorcam run --scoreboard URL --token TOKEN`: the table is found from its token."""
+    t, other = make_table(), make_table()
+    me = client.get("/api/table", headers=t.headers())
+    assert me.status_code == 200 and me.json()["id"] == t.id
+    r = client.post("/api/deals", json=DEFENDERS_WIN, headers=t.headers("k1"))
+    assert r.status_code == 201 and r.json()["defender_total"] == 120
+    assert r.headers["location"] == f"/api/tables/{t.id}/deals/1"
+    again = client.post(f"/api/tables/{t.id}/deals", json=DEFENDERS_WIN, headers=t.headers("k1"))
+    assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
+    r = client.post("/api/events", json={"type": "health", "status": "degraded"}, headers=t.headers("h1"))
+    assert r.status_code == 201
+    assert (t.state()["deals"], t.state()["health"]["status"]) == (1, "degraded")
+    assert other.state()["deals"] == 0 and other.state()["health"] == {}
+    for headers in ({"Idempotency-Key": "x"}, {"Authorization": "Bearer wrong", "Idempotency-Key": "x"}):
+        assert client.post("/api/deals", json=DEFENDERS_WIN, headers=headers).status_code == 401
+        assert client.get("/api/table", headers=headers).status_code == 401
+    assert t.state()["deals"] == 1
