@@ -1,0 +1,66 @@
+"""The edge's client: an outage queues posts; afterwards everything is stored exactly once, in order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from scoreboard.client import ScoreboardClient
+from tests.scoreboard.deals import DEFENDERS_WIN
+
+
+class Flaky(httpx.BaseTransport):
+    """Passes requests to the app, except while ``down``; ``lose_reply`` drops one reply after the
+    request was handled (a timeout on the way back)."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+        self.down = False
+        self.lose_reply = False
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self.down:
+            raise httpx.ConnectError("network down", request=request)
+        response = self.inner.handle_request(request)
+        if self.lose_reply:
+            self.lose_reply = False
+            response.read()
+            raise httpx.ReadTimeout("reply lost", request=request)
+        return response
+
+
+def test_outage_then_resync(client, make_table):
+    t = make_table()
+    flaky = Flaky(client._transport)  # the TestClient's transport into the app
+    http = httpx.Client(transport=flaky, base_url="http://testserver")
+    sb = ScoreboardClient("http://testserver", t.token, http=http)
+    assert sb.whoami()["id"] == t.id
+    plays = [p for trick in DEFENDERS_WIN["tricks"] for p in trick["plays"]]
+    events: list[dict[str, Any]] = [{"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}]
+    events += [{"type": "play", "trick": 1 + i // 4, "seat": s, "cards": c} for i, (s, c) in enumerate(plays)]
+    assert sb.event(events[0]) is True
+    flaky.down = True
+    for ev in events[1:5]:
+        assert sb.event(ev) is False
+    assert len(sb.queue) == 4
+    flaky.down = False
+    flaky.lose_reply = True  # the first re-send is stored, but its answer is lost: sent again later
+    assert sb.flush() is False
+    assert sb.flush() is True
+    for ev in events[5:]:
+        assert sb.event(ev) is True
+    assert sb.deal(DEFENDERS_WIN) is True
+    assert sb.refused == []
+    stored = client.get("/api/events", params={"table": t.id}).json()["events"]
+    plays_stored = [(e["data"]["trick"], e["data"]["seat"]) for e in stored if e["kind"] == "play"]
+    assert plays_stored == [(1 + i // 4, s) for i, (s, _) in enumerate(plays)]
+    assert t.state()["deals"] == 1
+
+
+def test_refused_posts_are_reported_not_retried(client, make_table):
+    t = make_table()
+    sb = ScoreboardClient("http://testserver", t.token, http=client)
+    assert sb.event({"type": "play", "trick": 0, "seat": "S", "cards": ["AH"]}) is True
+    assert [r.status for r in sb.refused] == [422]
+    assert len(sb.queue) == 0
