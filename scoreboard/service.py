@@ -449,7 +449,11 @@ class Scoreboard:
                     _INSERT_EVENT,
                     {"table_id": table_id, "kind": event.type, "payload": payload, "created_at": at},
                 ).scalar_one()
-                body = {"event": event_id}
+                body: dict[str, Any] = {"event": event_id}
+                if isinstance(event, TrickResult):
+                    disagreement = trick_disagreement(live, event)
+                    if disagreement is not None:
+                        body["alert"] = self._mismatch_alert(s, table_id, event.trick, disagreement)
                 conn.execute(
                     _INSERT_IDEM,
                     {
@@ -470,6 +474,29 @@ class Scoreboard:
             return replay
         self.notifier.notify()
         return Reply(201, body)
+
+    def _mismatch_alert(self, s: Session, table_id: str, trick: int, reasoning: str) -> int:
+        alert = Alert(
+            table_id=table_id,
+            kind="mismatch",
+            trick=trick,
+            reasoning=reasoning,
+            source="engine",
+            status="open",
+            note="",
+        )
+        s.add(alert)
+        s.flush()
+        table = self._table(s, table_id)
+        feed.append(
+            self.db,
+            s,
+            [
+                (table_id, "alert", self.alert_dict(alert)),
+                (table_id, "table", self.summary(s, table, slim=True)),
+            ],
+        )
+        return alert.id
 
     # --- alerts ------------------------------------------------------------------------------
 
@@ -661,6 +688,20 @@ def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
             f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in extra.items()
         )
     return text
+
+
+def trick_disagreement(live: dict[str, Any], event: TrickResult) -> str | None:
+    """Why the edge's trick result differs from the engine's reading of the same plays, if it does."""
+    scored = live.get("scored_tricks") or []
+    if live.get("error") or len(scored) < event.trick:
+        return None
+    mine = scored[event.trick - 1]
+    if mine.get("winner") in (None, event.winner) and mine.get("points") == event.points:
+        return None
+    return (
+        f"mismatch at trick {event.trick}: the table reported {event.winner} winning {event.points} points, "
+        f"the engine reads the recorded plays as {mine.get('winner')} winning {mine.get('points')} points"
+    )
 
 
 def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -> dict[str, Any]:

@@ -258,3 +258,26 @@ def test_referee_queue_page(client, make_table):
     page = client.get("/fragments/alerts", headers=ref)
     assert page.status_code == 200
     assert "revoke" in page.text and "Record ruling" in page.text
+
+
+def test_edge_trick_result_that_disagrees_with_the_engine_raises_a_mismatch(client, make_table):
+    ref = referee_headers(client)
+    t = make_table("national-2deck")
+    assert (
+        t.post_event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}, "s").status_code
+        == 201
+    )
+    for i, (seat, cards) in enumerate(DEFENDERS_WIN["tricks"][0]["plays"]):
+        assert (
+            t.post_event({"type": "play", "trick": 1, "seat": seat, "cards": cards}, f"p{i}").status_code
+            == 201
+        )
+    # E's AH takes trick 1 (no points): a matching report raises nothing ...
+    r = t.post_event({"type": "trick", "trick": 1, "winner": "E", "points": 0}, "t1")
+    assert r.status_code == 201 and "alert" not in r.json()
+    # ... a report of N winning 10 does.
+    r = t.post_event({"type": "trick", "trick": 1, "winner": "N", "points": 10}, "t1b")
+    assert r.status_code == 201 and "alert" in r.json()
+    alerts = client.get("/api/alerts", headers=ref).json()["alerts"]
+    assert [(a["kind"], a["trick"], a["source"]) for a in alerts] == [("mismatch", 1, "engine")]
+    assert "N winning 10" in alerts[0]["reasoning"] and "E winning 0" in alerts[0]["reasoning"]
