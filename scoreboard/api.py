@@ -449,7 +449,12 @@ async def create_user(request: Request) -> JSONResponse:
 async def api_login(request: Request) -> dict[str, Any]:
     body = parse(Login, await read_json(request, settings(request).max_body_bytes))
     token, who, expires = await run_in_threadpool(
-        auth.login, db(request), body.username, body.password, settings(request).session_hours
+        auth.login,
+        db(request),
+        body.username,
+        body.password,
+        settings(request).session_hours,
+        request.app.state.throttle,
     )
     return {"token": token, "username": who.name, "role": who.role, "expires_at": expires.isoformat()}
 

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoreboard import api, pages
+from scoreboard.auth import LoginThrottle
 from scoreboard.db import Database, make_engine, migrate
 from scoreboard.feed import Notifier
 from scoreboard.schemas import one_line
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.board = Scoreboard(Database(engine), Notifier())
+    app.state.throttle = LoginThrottle()
     app.add_middleware(ServerTiming)
     app.include_router(api.router)
     app.include_router(pages.router)

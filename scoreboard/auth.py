@@ -148,11 +148,42 @@ def require(request: Request, db: Database, admin_token: str | None, role: str) 
     return who
 
 
-def login(db: Database, username: str, password: str, hours: int) -> tuple[str, Principal, datetime]:
+class LoginThrottle:
+    """At most ``limit`` failed logins per username in ``window`` seconds (in this process)."""
+
+    def __init__(self, limit: int = 5, window: float = 300.0) -> None:
+        self.limit, self.window = limit, window
+        self._lock = threading.Lock()
+        self._failures: dict[str, list[float]] = {}
+
+    def check(self, username: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            recent = [t for t in self._failures.get(username, []) if now - t < self.window]
+            self._failures[username] = recent
+        if len(recent) >= self.limit:
+            wait = int(self.window - (now - recent[0])) + 1
+            raise ServiceError(429, f"too many failed logins for {username!r}; try again in {wait} s")
+
+    def failed(self, username: str) -> None:
+        with self._lock:
+            self._failures.setdefault(username, []).append(time.monotonic())
+
+    def succeeded(self, username: str) -> None:
+        with self._lock:
+            self._failures.pop(username, None)
+
+
+def login(
+    db: Database, username: str, password: str, hours: int, throttle: LoginThrottle
+) -> tuple[str, Principal, datetime]:
+    throttle.check(username)
     with db.write() as s:
         user = s.scalar(select(User).where(User.username == username))
         if user is None or not verify_password(password, user.password_hash):
+            throttle.failed(username)
             raise ServiceError(401, "wrong username or password")
+        throttle.succeeded(username)
         now = datetime.now(UTC)
         s.execute(delete(LoginSession).where(LoginSession.expires_at < now))
         token = new_token()

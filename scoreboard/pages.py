@@ -203,9 +203,10 @@ async def login_form(request: Request) -> Response:
             form.get("username", ""),
             form.get("password", ""),
             request.app.state.settings.session_hours,
+            request.app.state.throttle,
         )
     except ServiceError as exc:
-        return render(request, "login.html", {"next": target, "error": exc.message}, status=401)
+        return render(request, "login.html", {"next": target, "error": exc.message}, status=exc.status)
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(
         auth.COOKIE,

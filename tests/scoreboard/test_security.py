@@ -212,3 +212,15 @@ def test_rotated_token_replaces_the_old_one(client, make_table):
     )
     assert r.status_code == 403
     assert t.post_event({"type": "health", "status": "ok"}, "h3").status_code == 201
+
+
+def test_repeated_failed_logins_are_throttled(client):
+    referee_headers(client, "carol")
+    codes = [
+        client.post("/api/login", json={"username": "carol", "password": f"guess {i}"}).status_code
+        for i in range(6)
+    ]
+    assert codes == [401] * 5 + [429]
+    # even the right password waits now
+    r = client.post("/api/login", json={"username": "carol", "password": "correct horse"})
+    assert r.status_code == 429 and "try again" in r.json()["detail"]
