@@ -1,4 +1,5 @@
-"""A whole simulated deal filmed from above: ``video.mp4``, ``truth.json`` and ``table.json``.
+"""A whole simulated deal filmed from above: ``video.mp4``, ``truth.json`` and ``table.json``
+(plus ``timeline.json``: which frames show which event and every card's label in them).
 
 The deal comes from the engine's simulator (:func:`engine.sim.simulate_deal`). Filming follows
 how a table plays: for each play a hand reaches into the player's zone and the cards land there;
@@ -63,6 +64,7 @@ class DealResult:
     frames: int
     tricks: int
     seconds: float
+    timeline: Path | None = None
 
 
 def _winners(log: dict[str, Any]) -> list[str | None]:
@@ -264,14 +266,19 @@ def render_deal(
     if not writer.isOpened():
         raise RuntimeError(f"cannot write {video}")
     frames = 0
+    timeline: list[dict[str, Any]] = []
     try:
         for kf in film.keyframes:
             scene = renderer.render(kf.placements, kf.arms, rng, jpeg=False, static=kf.static)
-            for _ in range(max(1, int(round(kf.hold * fps)))):
+            n = max(1, int(round(kf.hold * fps)))
+            timeline.append(_timeline_entry(frames, n, kf, scene))
+            for _ in range(n):
                 writer.write(scene.image)
-                frames += 1
+            frames += n
     finally:
         writer.release()
+    tl = out / "timeline.json"
+    tl.write_text(json.dumps({"fps": fps, "frames": frames, "design": design, "keyframes": timeline}))
     truth = out / "truth.json"
     truth.write_text(json.dumps(log, indent=1))
     from models.synth.faces import load_faces
@@ -279,4 +286,26 @@ def render_deal(
     fs = load_faces(design)
     tj = out / "table.json"
     table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1]).save(tj)
-    return DealResult(video, truth, tj, frames, len(log["tricks"]), time.perf_counter() - start)
+    return DealResult(video, truth, tj, frames, len(log["tricks"]), time.perf_counter() - start, tl)
+
+
+def _timeline_entry(first: int, n: int, kf: Keyframe, scene: Any) -> dict[str, Any]:
+    """What frames ``first`` … ``first + n - 1`` show: the event and every card with its label."""
+    return {
+        "frame": first,
+        "frames": n,
+        "event": kf.event,
+        "arms": len(kf.arms),
+        "cards": [
+            {
+                "card": c.card,
+                "face_up": c.face_up,
+                "role": c.role,
+                "seat": c.seat,
+                "visible": c.visible,
+                "corners_visible": [ix.visible for ix in c.corners],
+                "quad": [[round(x, 1), round(y, 1)] for x, y in c.quad],
+            }
+            for c in scene.cards
+        ],
+    }

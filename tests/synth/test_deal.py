@@ -77,6 +77,24 @@ def test_render_deal_files(tmp_path: Path) -> None:
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == res.frames > 0
     ok, frame = cap.read()
     assert ok and frame.shape == (240, 320, 3)
+    # the timeline covers every frame once and shows each play of the log, in order
+    tl = json.loads(res.timeline.read_text())
+    assert tl["frames"] == res.frames
+    pos = 0
+    for entry in tl["keyframes"]:
+        assert entry["frame"] == pos
+        pos += entry["frames"]
+    assert pos == res.frames
+    plays = [
+        (e["event"]["trick"], e["event"]["play"]) for e in tl["keyframes"] if e["event"].get("kind") == "play"
+    ]
+    expect = [
+        (t, j) for t, tr in enumerate(truth["tricks"]) for j in range(len(tr["plays"])) for _ in range(2)
+    ]
+    assert plays == expect
+    last = next(e for e in reversed(tl["keyframes"]) if e["event"].get("kind") == "play")
+    shown = Counter(c["card"] for c in last["cards"] if c["role"] == "play" and c["face_up"])
+    assert shown == Counter(c for p in truth["tricks"][-1]["plays"] for c in p[1])
 
 
 def test_cli_bad_rules(tmp_path: Path) -> None:
