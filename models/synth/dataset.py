@@ -26,8 +26,9 @@ from vision.labels import CARD_CLASSES
 
 MIN_VISIBLE = 0.6
 SPLITS = ("train", "val", "heldout")
-#: framing mix: whole table photos (small cards), tiles of big frames, close-ups of a fanned hand
-MODES = (("table", 0.25), ("tile", 0.6), ("closeup", 0.15))
+#: framing mix: whole table photos (small cards), tiles of big frames, close-ups of a fanned hand,
+#: loose cards photographed at an angle (like phone photos)
+MODES = (("table", 0.25), ("tile", 0.5), ("closeup", 0.15), ("loose", 0.1))
 
 
 @dataclass(frozen=True)

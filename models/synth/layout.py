@@ -266,3 +266,26 @@ def closeup_layout(rng: np.random.Generator, table: Table, design: str) -> list[
     cards = _take_play(rng, pool, n)
     c = np.array([table.width / 2, table.height / 2]) + rng.normal(0, 10, 2)
     return lay(rng, cards, c, float(rng.uniform(-180, 180)), "fan", design, cw, role="hand")
+
+
+def loose_layout(rng: np.random.Generator, table: Table, design: str) -> list[Placement]:
+    """1–5 cards dropped anywhere near the middle of a surface (phone photos of loose cards)."""
+    fs = load_faces(design)
+    pool = _deck_pool(rng, fs, 2)
+    n = int(rng.integers(1, 6))
+    c = np.array([table.width / 2, table.height / 2])
+    out = []
+    for card in _take_play(rng, pool, n):
+        p = c + rng.normal(0, 55, 2)
+        out.append(
+            Placement(
+                card,
+                bool(rng.random() < 0.9),
+                float(p[0]),
+                float(p[1]),
+                float(rng.uniform(0, 360)),
+                design,
+                role="loose",
+            )
+        )
+    return out

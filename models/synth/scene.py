@@ -25,7 +25,7 @@ from models.synth import textures
 from models.synth.clutter import clutter
 from models.synth.faces import FaceSet, available_designs, load_faces
 from models.synth.hands import Arm, arm_polygons, random_arm
-from models.synth.layout import CARD_H_MM, Placement, Table, closeup_layout, random_layout, rot
+from models.synth.layout import CARD_H_MM, Placement, Table, closeup_layout, loose_layout, random_layout, rot
 
 __all__ = [
     "Arm",
@@ -663,7 +663,7 @@ def render_scene(seed: int, **options: Any) -> Scene:
     Options: ``width``/``height`` (default 1280×960), ``designs`` (names to draw from; default
     available TRAIN designs), ``effects`` (photometric and lens nuisances, default True), ``arms``
     (number of hands/arms, default random 0–2), ``mode`` (``table`` full frame, ``tile`` a zoomed
-    part, ``closeup`` a fanned hand), ``card_px`` (card height range in px for tile/closeup),
+    part, ``closeup`` a fanned hand, ``loose`` a few loose cards photographed at an angle), ``card_px`` (card height range in px for tile/closeup),
     ``keep_ids`` (return the id map), ``jpeg`` (JPEG round trip, default True), ``placements``
     (explicit list of :class:`Placement`; skips the random layout).
     """
@@ -681,12 +681,16 @@ def render_scene(seed: int, **options: Any) -> Scene:
         placements = list(options["placements"])
     elif mode == "closeup":
         placements = closeup_layout(rng, table, design)
+    elif mode == "loose":
+        placements = loose_layout(rng, table, design)
     else:
         placements = random_layout(rng, table, design, second)
     view = _view(rng, table, width, height, mode, placements, options.get("card_px"))
     renderer = Renderer(rng, width, height, table, view, look)
     n_arms = options.get("arms")
-    n_arms = int(rng.choice([0, 0, 1, 1, 2])) if n_arms is None else int(n_arms)
+    if n_arms is None:
+        n_arms = int(rng.choice([0, 0, 0, 0, 1])) if mode == "loose" else int(rng.choice([0, 0, 1, 1, 2]))
+    n_arms = int(n_arms)
     arms = []
     for _ in range(n_arms):
         seat = "SENW"[int(rng.integers(4))]
@@ -734,6 +738,8 @@ def _view(
     lo, hi = card_px or (60.0, 400.0)
     if mode == "closeup":
         lo = max(lo, 150.0)
+    if mode == "loose":
+        lo, hi = max(lo, 100.0), min(hi, 350.0)
     target_h = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     s = target_h / CARD_H_MM
     big_w = table.width * s * 1.2
@@ -744,8 +750,27 @@ def _view(
     pool = up if up and rng.random() < 0.85 else placements  # mostly frame cards that can be read
     if pool:
         p = pool[int(rng.integers(len(pool)))]
-        centre = np.array([p.x, p.y]) + rng.normal(0, 40, 2)
+        centre = np.array([p.x, p.y]) + rng.normal(0, 10 if mode == "loose" else 40, 2)
     else:
         centre = np.array([table.width / 2, table.height / 2])
     c_img = apply_h(cam, centre[None])[0]
-    return _shift(width / 2 - c_img[0], height / 2 - c_img[1]) @ cam
+    view = _shift(width / 2 - c_img[0], height / 2 - c_img[1]) @ cam
+    if mode == "loose":  # a phone held at an angle: turn the camera about its centre
+        focal = float(rng.uniform(0.7, 1.1)) * max(width, height)
+        view = oblique(view, width, height, float(rng.uniform(10, 40)), float(rng.uniform(0, 360)), focal)
+        c_img = apply_h(view, centre[None])[0]
+        view = _shift(width / 2 - c_img[0], height / 2 - c_img[1]) @ view
+    return view
+
+
+def oblique(
+    view: np.ndarray, width: int, height: int, tilt_deg: float, azimuth_deg: float, focal: float | None = None
+) -> np.ndarray:
+    """``view`` seen by the same camera turned ``tilt_deg`` away from straight down (about the image
+    centre; ``focal`` in px, default the image diagonal): the homography ``K R K⁻¹`` of a rotating camera."""
+    f = float(focal or np.hypot(width, height))
+    k = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1.0]])
+    az = np.deg2rad(azimuth_deg)
+    axis = np.array([np.cos(az), np.sin(az), 0.0])
+    r, _ = cv2.Rodrigues(axis * np.deg2rad(tilt_deg))
+    return k @ r @ np.linalg.inv(k) @ view

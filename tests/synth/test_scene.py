@@ -22,7 +22,7 @@ def test_same_seed_same_bytes_different_seed_different() -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
-@pytest.mark.parametrize("mode", ["table", "tile", "closeup"])
+@pytest.mark.parametrize("mode", ["table", "tile", "closeup", "loose"])
 def test_labels_match_pixels(seed: int, mode: str) -> None:
     """Every pixel a card owns lies inside its outline quad; visible fractions recount exactly;
     fully visible cards fill their quad; face-up indices sit on printed ink."""
