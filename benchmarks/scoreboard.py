@@ -209,6 +209,7 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
         deadline = time.monotonic() + args.seconds
         started = time.monotonic()
         cpu0 = cpu_seconds(args.server_pid) if args.server_pid else None
+        client0 = time.process_time()
         await asyncio.gather(
             *(
                 table_loop(
@@ -226,6 +227,7 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
         )
         elapsed = time.monotonic() - started
         cpu1 = cpu_seconds(args.server_pid) if args.server_pid else None
+        client_cpu = time.process_time() - client0
         problems = await verify(client, tables, tally)
 
     every = [x for kind, v in tally.latencies.items() if kind != "replay" for x in v]
@@ -251,7 +253,8 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
     if cpu0 is not None and cpu1 is not None and every:
         print(
             f"server CPU: {cpu1 - cpu0:.1f} s in {elapsed:.0f} s ({(cpu1 - cpu0) / elapsed:.0%} of one core), "
-            f"{(cpu1 - cpu0) * 1000 / len(every):.1f} ms per request"
+            f"{(cpu1 - cpu0) * 1000 / len(every):.1f} ms per request; "
+            f"this client: {client_cpu:.1f} s ({client_cpu / elapsed:.0%} of one core)"
         )
     sm = tally.server_ms
     print(
