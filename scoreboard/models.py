@@ -64,6 +64,9 @@ class Deal(Base):
     current_version: Mapped[int] = mapped_column(Integer, default=1)
     # The table's match state right after this deal (recomputed when an earlier deal is corrected).
     state_after: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The current version's log and result without their bulky lists (tricks, hands, bottom): what
+    # folding MatchState over the table needs, small enough to read for every deal on every post.
+    fold: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     table: Mapped[ScoreTable] = relationship(back_populates="deals")

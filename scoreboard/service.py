@@ -167,6 +167,7 @@ class Scoreboard:
                     idempotency_key=key,
                     current_version=1,
                     state_after={},
+                    fold=fold_input(log, result),
                 )
                 deal.versions.append(
                     DealVersion(
@@ -314,6 +315,7 @@ class Scoreboard:
                 DealVersion(version=version, log=log, result=result, author=author, reason=reason)
             )
             deal.current_version = version
+            deal.fold = fold_input(log, result)
             s.flush()
             self._recompute(s, table)
             changed = self._sync_engine_alerts(s, table, deal, result)
@@ -600,25 +602,24 @@ class Scoreboard:
 
     def _recompute(self, s: Session, table: ScoreTable) -> None:
         """Fold the match state over the current versions of all the table's deals, in order."""
-        rows = s.execute(
-            select(Deal, DealVersion)
-            .join(
-                DealVersion, (DealVersion.deal_id == Deal.id) & (DealVersion.version == Deal.current_version)
-            )
-            .where(Deal.table_id == table.id)
-            .order_by(Deal.seq)
-        ).all()
+        deals = s.scalars(select(Deal).where(Deal.table_id == table.id).order_by(Deal.seq)).all()
         if table.rules is None:
             return
+        inputs = []
+        for deal in deals:
+            if deal.fold is None:  # a deal stored before the fold column existed
+                _, current = self._deal(s, table.id, deal.seq)
+                deal.fold = fold_input(current.log, current.result)
+            inputs.append((deal.fold["log"], deal.fold["result"]))
         try:
-            states = scoring.fold_states(table.rules, [(v.log, v.result) for _, v in rows])
+            states = scoring.fold_states(table.rules, inputs)
         except scoring.ScoringError as exc:
             raise ServiceError(422, str(exc)) from exc
-        for (deal, _), state in zip(rows, states, strict=True):
+        for deal, state in zip(deals, states, strict=True):
             if deal.state_after != state:
                 deal.state_after = state
         table.state = states[-1] if states else scoring.initial_state(table.rules)
-        table.deal_count = len(rows)
+        table.deal_count = len(deals)
 
     def _sync_engine_alerts(
         self, s: Session, table: ScoreTable, deal: Deal, result: dict[str, Any]
@@ -688,6 +689,17 @@ def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
             f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in extra.items()
         )
     return text
+
+
+BULKY_LOG_KEYS = ("tricks", "hands", "bottom")
+
+
+def fold_input(log: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """A deal's log and result without the lists MatchState does not need."""
+    return {
+        "log": {k: v for k, v in log.items() if k not in BULKY_LOG_KEYS},
+        "result": {k: v for k, v in result.items() if k not in ("tricks", "violations")},
+    }
 
 
 def trick_disagreement(live: dict[str, Any], event: TrickResult) -> str | None:
