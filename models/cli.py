@@ -42,6 +42,10 @@ def eval_command(
     conf: Annotated[float, typer.Option("--conf")] = 0.35,
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
     per_class: Annotated[bool, typer.Option("--per-class", help="print per-card precision/recall")] = False,
+    sweep: Annotated[
+        bool,
+        typer.Option("--sweep", help="synthetic figures at several --conf thresholds (for tuning on val)"),
+    ] = False,
 ) -> None:
     """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
     from models import evaluate as ev
@@ -50,11 +54,22 @@ def eval_command(
 
     try:
         reader = CardReader(
-            ReaderConfig(detector=DetectorConfig(type=backend, weights=weights, conf=conf, imgsz=imgsz))
+            ReaderConfig(
+                detector=DetectorConfig(
+                    type=backend, weights=weights, conf=0.05 if sweep else conf, imgsz=imgsz
+                )
+            )
         )
     except (UnknownDetectorType, WeightsNotFoundError) as exc:
         raise _fail(exc) from None
     try:
+        if heldout is not None and sweep:
+            confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6]
+            for c, rep in ev.sweep_confidence(
+                reader, ev.load_synthetic_split(heldout, split, limit), confs
+            ).items():
+                typer.echo(f"conf {c:.2f}: " + ev.format_scene_report(rep).replace("\n", "\n    "))
+            return
         if heldout is not None:
             scenes = ev.load_synthetic_split(heldout, split, limit)
             typer.echo(ev.format_scene_report(ev.evaluate_synthetic(reader, scenes), per_class))

@@ -32,7 +32,7 @@ from models.metrics import (
     card_rank,
     real_photo_tally,
 )
-from vision.instances import CardInstance, count_cards
+from vision.instances import CardInstance, count_cards, group_corners
 from vision.labels import class_name
 from vision.reader import CardReader
 
@@ -163,7 +163,9 @@ def load_synthetic_split(
         if not images:
             continue
         ann = json.loads(ann_path.read_text())
-        yield SyntheticScene(ann_path.stem, read_image(images[0]), annotation_truth(ann), annotation_plays(ann))
+        yield SyntheticScene(
+            ann_path.stem, read_image(images[0]), annotation_truth(ann), annotation_plays(ann)
+        )
 
 
 def render_heldout_scenes(n: int, seed: int = 10_000, **options: Any) -> Iterator[SyntheticScene]:
@@ -210,6 +212,24 @@ def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> 
         elif sum(scene.truth.values()):
             report.add_play(count_cards(cards), scene.truth)
     return report
+
+
+def sweep_confidence(
+    reader: CardReader, scenes: Iterable[SyntheticScene], confs: Iterable[float]
+) -> dict[float, SceneReport]:
+    """Reports at several confidence thresholds from one pass (reader built with the lowest conf)."""
+    confs = sorted(confs)
+    reports = {c: SceneReport() for c in confs}
+    for scene in scenes:
+        corners = reader.read(scene.image).corners
+        for c in confs:
+            cards = group_corners(corners.filter_confidence(c), reader.config.instances)
+            report = reports[c]
+            report.add_cards(count_cards(cards), scene.truth)
+            for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
+                if sum(play.truth.values()):
+                    report.add_play(predicted, play.truth)
+    return reports
 
 
 def format_scene_report(report: SceneReport, per_class: bool = False) -> str:

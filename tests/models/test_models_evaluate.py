@@ -76,3 +76,31 @@ def test_plays_group_by_seat_and_assign_by_outline():
         CardInstance("AD", 38, 0.7, (600, 600, 610, 620), 1),  # on no play
     ]
     assert assign_to_plays(cards, plays) == [Counter({"AS": 1}), Counter({"7H": 2})]
+
+
+def test_sweep_confidence_filters_corners_per_threshold():
+    import numpy as np
+
+    from models.evaluate import SyntheticScene, annotation_plays, sweep_confidence
+    from vision.detections import Detections
+    from vision.detectors import DetectorConfig
+    from vision.labels import class_id
+    from vision.reader import CardReader, ReaderConfig
+    from vision.tiling import TilingConfig
+
+    script = (
+        Detections([[10, 10, 20, 30], [200, 10, 210, 30]], [0.7, 0.3], [class_id("7H"), class_id("9S")]),
+    )
+    reader = CardReader(
+        ReaderConfig(
+            detector=DetectorConfig(type="fake", script=script, conf=0.0), tiling=TilingConfig(levels=(1.0,))
+        )
+    )
+    ann = {"cards": [_card("7H", "S", SQ, [1.0])]}
+    scene = SyntheticScene(
+        "s", np.zeros((320, 320, 3), np.uint8), annotation_truth(ann), annotation_plays(ann)
+    )
+    reports = sweep_confidence(reader, [scene], [0.2, 0.5])
+    assert (reports[0.2].cards.tp, reports[0.2].cards.fp) == (1, 1)
+    assert (reports[0.5].cards.tp, reports[0.5].cards.fp) == (1, 0)
+    assert reports[0.5].exact_plays == 1 and reports[0.2].exact_plays == 1  # 9S lies on no play
