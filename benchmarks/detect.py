@@ -35,9 +35,19 @@ def table_frame(seed: int = 1) -> np.ndarray:
     return render_scene(seed).image
 
 
-def bench(backend: str, image: np.ndarray, levels: tuple[float, ...] | None, runs: int, imgsz: int) -> str:
+def bench(
+    backend: str,
+    image: np.ndarray,
+    levels: tuple[float, ...] | None,
+    runs: int,
+    imgsz: int,
+    weights_dir: Path | None,
+) -> str:
     """One result line."""
-    det_cfg = DetectorConfig(type=backend, weights=default_weights(backend), imgsz=imgsz)
+    weights = default_weights(backend)
+    if weights_dir is not None:
+        weights = weights_dir / weights.name
+    det_cfg = DetectorConfig(type=backend, weights=weights, imgsz=imgsz)
     tiling = TilingConfig(tile=imgsz, levels=levels)
     reader = CardReader(ReaderConfig(detector=det_cfg, tiling=tiling))
     reader.read(image)  # warm-up
@@ -70,6 +80,7 @@ def main() -> None:
     parser.add_argument("--imgsz", type=int, default=320)
     parser.add_argument("--levels", type=float, nargs="*", default=None)
     parser.add_argument("--backends", nargs="*", default=["onnx", "ultralytics"])
+    parser.add_argument("--weights-dir", type=Path, default=None, help="folder with best.onnx / best.pt")
     args = parser.parse_args()
     os.environ.setdefault("YOLO_OFFLINE", "1")
     image = read_image(args.image) if args.image else table_frame()
@@ -78,7 +89,8 @@ def main() -> None:
         f"{os.cpu_count()} cores, python {platform.python_version()}"
     )
     for backend in args.backends:
-        print(bench(backend, image, tuple(args.levels) if args.levels else None, args.runs, args.imgsz))
+        levels = tuple(args.levels) if args.levels else None
+        print(bench(backend, image, levels, args.runs, args.imgsz, args.weights_dir))
 
 
 if __name__ == "__main__":
