@@ -157,12 +157,9 @@ def make_dataset(
     else:
         import multiprocessing as mp
 
-        from models.synth.faces import load_faces
-
-        for name in designs:  # load once here; forked workers share the faces
-            load_faces(name)
-
-        with mp.get_context("fork").Pool(workers, initializer=_one_thread) as pool:
+        # spawn, not fork: forking a process that already runs threads (OpenCV, torch, ...) can
+        # leave a lock held in the child and hang it
+        with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
             for _ in pool.imap_unordered(_work, jobs, chunksize=4):
                 bar.update()
     bar.close()
