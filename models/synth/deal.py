@@ -22,7 +22,7 @@ import numpy as np
 
 from calibration.table import TableGeometry
 from models.synth.designs import HELDOUT
-from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, lay
+from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, held_fan, lay
 from models.synth.scene import Arm, Look, Renderer, available_designs, camera_homography, random_arm
 
 SEATS = ("S", "E", "N", "W")
@@ -129,7 +129,29 @@ def plan_deal(
     def static() -> list[Placement]:
         return [*bottom, *(p for s in SEATS for p in piles[s]), *centre]
 
-    frames: list[Keyframe] = [Keyframe(static(), [], 1.5, {"kind": "start"})]
+    # each player's remaining hand, held at their edge; the fan is redrawn only when it shrinks
+    remaining = {s: list(log.get("hands", {}).get(s, [])) for s in SEATS}
+    held_cache: dict[tuple[str, int], list[Placement]] = {}
+    seat_rng = {s: int(rng.integers(1 << 30)) for s in SEATS}
+
+    def held() -> list[Placement]:
+        out: list[Placement] = []
+        for s in SEATS:
+            n = len(remaining[s])
+            if n == 0:
+                continue
+            key = (s, n)
+            if key not in held_cache:
+                r = np.random.default_rng([seat_rng[s], n])
+                edge = table.seat_edge(s)
+                inward = np.array([table.width / 2, table.height / 2]) - edge
+                inward /= np.linalg.norm(inward)
+                anchor = edge + inward * 55 + np.array([-inward[1], inward[0]]) * 40
+                held_cache[key] = held_fan(r, table, s, remaining[s], design, cw, anchor)
+            out += held_cache[key]
+        return out
+
+    frames: list[Keyframe] = [Keyframe(static() + held(), [], 1.5, {"kind": "start"})]
     for t, trick in enumerate(log["tricks"]):
         on_table: list[Placement] = []
         for j, play in enumerate(trick["plays"]):
@@ -140,10 +162,13 @@ def plan_deal(
             laid = lay(rng, cards, spot, angle, kind, design, cw, role="play", seat=seat)
             arm = random_arm(rng, table, seat, spot + (table.seat_edge(seat) - spot) * 0.25)
             on_table += laid
+            for c in cards:
+                if c in remaining[seat]:
+                    remaining[seat].remove(c)
             ev = {"kind": "play", "trick": t, "play": j, "seat": seat}
             still = static()
-            frames.append(Keyframe(still + on_table, [arm], 0.5, ev, len(still)))
-            frames.append(Keyframe(still + on_table, [], 0.5 if j < 3 else 1.2, ev, len(still)))
+            frames.append(Keyframe(still + on_table + held(), [arm], 0.5, ev, len(still)))
+            frames.append(Keyframe(still + on_table + held(), [], 0.5 if j < 3 else 1.2, ev, len(still)))
         # clear the trick
         win = winners[t] if t < len(winners) else None
         defenders_won = win is not None and win not in dealer_side
@@ -173,7 +198,7 @@ def plan_deal(
                         p.seat,
                     )
                 )
-        frames.append(Keyframe(static(), [], 0.5, {"kind": "cleared", "trick": t}))
+        frames.append(Keyframe(static() + held(), [], 0.5, {"kind": "cleared", "trick": t}))
     # the bottom turned up at the end
     spot = (
         np.array([table.width / 2, table.height / 2])

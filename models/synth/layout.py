@@ -236,6 +236,11 @@ def random_layout(
             cw,
             role="captured",
         )
+    # the players' own hands, held at the table edge (backs to the camera)
+    for seat in seats:
+        if rng.random() < 0.35 and pool:
+            held = [pool.pop() for _ in range(min(len(pool), int(rng.integers(4, 11))))]
+            out += held_fan(rng, table, seat, held, design, cw)
     # the trick in progress
     leader = int(rng.integers(4))
     n_plays = int(rng.integers(1, 5))
@@ -288,4 +293,39 @@ def loose_layout(rng: np.random.Generator, table: Table, design: str) -> list[Pl
                 role="loose",
             )
         )
+    return out
+
+
+def held_fan(
+    rng: np.random.Generator,
+    table: Table,
+    seat: str,
+    cards: list[str],
+    design: str,
+    card_w: float,
+    anchor: np.ndarray | None = None,
+) -> list[Placement]:
+    """A player's hand of cards held at the table edge in front of ``seat``: a tight fan seen from
+    the back (face down to the camera), at most 10 cards drawn, lifted above the table."""
+    edge = table.seat_edge(seat)
+    inward = np.array([table.width / 2, table.height / 2]) - edge
+    inward /= np.linalg.norm(inward)
+    if anchor is None:
+        side = np.array([-inward[1], inward[0]])
+        anchor = edge + inward * rng.uniform(20, 90) + side * rng.normal(0, 60)
+    shown = cards[-10:]
+    out = lay(
+        rng,
+        shown,
+        anchor,
+        SEAT_ANGLE[seat] + float(rng.normal(0, 6)),
+        "fan",
+        design,
+        card_w,
+        face_up=False,
+        role="hand",
+        seat=seat,
+    )
+    for p in out:
+        p.lift = 60.0
     return out

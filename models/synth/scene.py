@@ -408,12 +408,13 @@ class Renderer:
         quad = apply_h(hc, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
         px_h = float(np.linalg.norm(quad[3] - quad[0]))
         look = self.look
-        lift = 1.0 + p.lift
+        # shadow offset grows with the height above the table (3 mm for a card lying flat)
+        height_mm = 3.0 + min(p.lift, 40.0)
         sdx, sdy = (
-            look.shadow_mm[0] * lift * self.px_per_mm * 3,
-            look.shadow_mm[1] * lift * self.px_per_mm * 3,
+            look.shadow_mm[0] * height_mm * self.px_per_mm,
+            look.shadow_mm[1] * height_mm * self.px_per_mm,
         )
-        pad = int(np.ceil(abs(sdx) + abs(sdy) + 2 + 0.004 * px_h * 4))
+        pad = int(np.ceil(abs(sdx) + abs(sdy) + 2 + 0.016 * px_h + 0.15 * p.lift * self.px_per_mm))
         bx0, by0, bx1, by1 = _poly_bbox(quad)
         x0, y0 = max(0, bx0 - pad), max(0, by0 - pad)
         x1, y1 = min(self.width, bx1 + pad), min(self.height, by1 + pad)
@@ -432,9 +433,10 @@ class Renderer:
             ix, iy = int(round(sdx)), int(round(sdy))
             src = a[max(0, -iy) : rh - max(0, iy), max(0, -ix) : rw - max(0, ix)]
             sh[max(0, iy) : max(0, iy) + src.shape[0], max(0, ix) : max(0, ix) + src.shape[1]] = src
-            kb = max(1, int(0.004 * px_h * 4) | 1)
+            kb = max(1, int(0.016 * px_h + 0.15 * p.lift * self.px_per_mm) | 1)
             sh = cv2.blur(sh, (kb, kb))
-            roi *= (1 - look.shadow_strength * sh)[..., None]
+            strength = look.shadow_strength * (0.15 if p.lift > 0 else 1.0)  # held cards: one soft shadow
+            roi *= (1 - strength * sh)[..., None]
         col = warped[:, :, :3].astype(np.float32)
         if look.light_amp > 0:  # slight bend: a brightness ramp across the card
             ang = rng.uniform(0, 2 * np.pi)
@@ -453,7 +455,10 @@ class Renderer:
         polys = arm_polygons(arm)
         img_polys = [(apply_h(self.view, p), tag) for p, tag in polys]
         allp = np.vstack([p for p, _ in img_polys])
-        pad = int(arm.height_mm * self.px_per_mm * 0.5) + 4
+        off = arm.height_mm * self.px_per_mm
+        dx, dy = self.look.shadow_mm[0] * off, self.look.shadow_mm[1] * off
+        kb = max(3, int(off * 0.3) | 1)
+        pad = int(abs(dx) + abs(dy) + kb) + 4
         x0, y0, x1, y1 = _poly_bbox(allp)
         x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
         x1, y1 = min(self.width, x1 + pad), min(self.height, y1 + pad)
@@ -471,11 +476,8 @@ class Renderer:
         sk = skin.astype(np.float32) / 255 * (1 - sleeve.astype(np.float32) / 255)
         roi = canvas[y0:y1, x0:x1]
         if self.look.shadow_strength > 0:
-            off = arm.height_mm * self.px_per_mm
-            dx, dy = self.look.shadow_mm[0] * off * 2, self.look.shadow_mm[1] * off * 2
             mt = np.float32([[1, 0, dx], [0, 1, dy]])
             sh = cv2.warpAffine(mask, mt, (rw, rh))
-            kb = max(3, int(arm.height_mm * self.px_per_mm * 0.3) | 1)
             sh = cv2.blur(sh, (kb, kb))
             roi *= (1 - min(0.7, self.look.shadow_strength * 1.5) * sh)[..., None]
         # round shading across the arm (a cylinder lit from above) and darker towards the body
