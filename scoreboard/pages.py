@@ -163,6 +163,15 @@ def fragment_tables(request: Request) -> HTMLResponse:
     return render(request, "_tables.html", all_tables(request))
 
 
+@router.get("/fragments/cards", response_class=HTMLResponse)
+def fragment_cards(request: Request, ids: str = "") -> HTMLResponse:
+    """Several tables' cards at once: the all-tables page asks once a second for those that changed."""
+    wanted = [i for i in ids.split(",") if i][:500]
+    with board(request).db.read() as s:
+        tables = s.scalars(select(ScoreTable).where(ScoreTable.id.in_(wanted))).all() if wanted else []
+        return render(request, "_cards.html", {"tables": [board(request).summary(s, t) for t in tables]})
+
+
 @router.get("/fragments/tables/{table_id}/card", response_class=HTMLResponse)
 def fragment_card(request: Request, table_id: str) -> HTMLResponse:
     with board(request).db.read() as s:

@@ -20,6 +20,22 @@
     if (fresh && target && target.parentNode) { target.replaceWith(fresh); }
   }
 
+  const dirty = new Set();
+  async function refreshCards() {
+    if (dirty.size === 0) { return; }
+    const ids = Array.from(dirty);
+    dirty.clear();
+    const res = await fetch("/fragments/cards?ids=" + encodeURIComponent(ids.join(",")), { credentials: "same-origin" });
+    if (!res.ok) { ids.forEach((id) => dirty.add(id)); return; }
+    const tpl = document.createElement("template");
+    tpl.innerHTML = (await res.text()).trim();
+    tpl.content.querySelectorAll(".card-table").forEach((fresh) => {
+      const old = document.getElementById(fresh.id);
+      if (old) { old.replaceWith(fresh); }
+    });
+  }
+  setInterval(() => { refreshCards().catch(() => {}); }, 1000);
+
   function later(key, fn) {  // coalesce bursts of events (a trick is four plays)
     clearTimeout(timers.get(key));
     timers.set(key, setTimeout(fn, 150));
@@ -31,9 +47,8 @@
     root.dataset.cursor = String(data.id);
     const mode = root.dataset.live;
     if (mode === "tables") {
-      const card = data.table && document.getElementById("table-" + data.table);
-      if (card) {
-        later(data.table, () => swap("/fragments/tables/" + data.table + "/card", document.getElementById("table-" + data.table)));
+      if (data.table && document.getElementById("table-" + data.table)) {
+        dirty.add(data.table);  // fetched together, at most once a second (scales to many tables)
       } else {
         later("all", () => swap(root.dataset.fragment, document.getElementById("tables")));
       }

@@ -233,6 +233,11 @@ def test_pages_render(client, make_table):
     assert client.get(f"/tables/{t.id}/deals/1").status_code == 200
     assert client.get("/referee", follow_redirects=False).status_code == 303
     assert client.get("/static/live.js").status_code == 200
+    other = make_table()
+    cards = client.get("/fragments/cards", params={"ids": f"{t.id},{other.id},nope"})
+    assert cards.status_code == 200
+    assert cards.text.count('class="card-table') == 2
+    assert f'id="table-{t.id}"' in cards.text and f'id="table-{other.id}"' in cards.text
 
 
 def test_an_edge_that_knows_only_its_token(client, make_table):
