@@ -31,6 +31,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,8 @@ class Tally:
     keys: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # table -> deal keys
     errors: Counter[str] = field(default_factory=Counter)
     server_ms: list[float] = field(default_factory=list)  # Server-Timing: time inside the app
+    screens: list[list[int]] = field(default_factory=list)  # event ids each SSE screen received
+    lag: list[float] = field(default_factory=list)  # play stored -> seen on a screen, seconds
     replays: int = 0
     replay_mismatch: int = 0
 
@@ -191,10 +194,9 @@ async def table_loop(
 
 
 async def fetch_all(
-    client: httpx.AsyncClient, path: str, key: str, cursor: str, params: dict[str, Any]
+    client: httpx.AsyncClient, path: str, key: str, cursor: str, params: dict[str, Any], after: int = 0
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    after = 0
     for _ in range(100_000):
         r = await client.get(path, params={**params, "after": after, "limit": 500})
         r.raise_for_status()
@@ -204,6 +206,24 @@ async def fetch_all(
         out += page[key]
         after = page[cursor]
     return out
+
+
+async def screen(base: str, cursor: int, tally: Tally) -> None:
+    """A projector: follows /api/stream from the cursor the run started at; records ids and lag."""
+    seen: list[int] = []
+    tally.screens.append(seen)
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=None) as client,
+        client.stream("GET", "/api/stream", params={"after": cursor}) as r,
+    ):
+        async for line in r.aiter_lines():
+            if line.startswith("data: "):
+                ev = json.loads(line[6:])
+                seen.append(ev["id"])
+                if ev["kind"] == "play" and ev.get("at"):
+                    at = datetime.fromisoformat(ev["at"])
+                    at = at if at.tzinfo else at.replace(tzinfo=UTC)
+                    tally.lag.append((datetime.now(UTC) - at).total_seconds())
 
 
 async def verify(client: httpx.AsyncClient, tables: list[tuple[str, str]], tally: Tally) -> list[str]:
@@ -253,10 +273,12 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
             )
             r.raise_for_status()
             tables.append((r.json()["id"], r.json()["token"]))
+        start_cursor = (await client.get("/api/tables")).json()["cursor"]
         deadline = time.monotonic() + args.seconds
         started = time.monotonic()
         cpu0 = cpu_seconds(args.server_pid) if args.server_pid else None
         client0 = time.process_time()
+        screens = [asyncio.create_task(screen(base, start_cursor, tally)) for _ in range(args.screens)]
         await asyncio.gather(
             *(
                 table_loop(
@@ -276,6 +298,19 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
         cpu1 = cpu_seconds(args.server_pid) if args.server_pid else None
         client_cpu = time.process_time() - client0
         problems = await verify(client, tables, tally)
+        stored = await fetch_all(client, "/api/events", "events", "cursor", {}, after=start_cursor)
+        await asyncio.sleep(3)  # let the screens drain
+        for task in screens:
+            task.cancel()
+        await asyncio.gather(*screens, return_exceptions=True)
+        stored_ids = [e["id"] for e in stored]
+        for n, seen in enumerate(tally.screens, start=1):
+            if seen[: len(stored_ids)] != stored_ids:
+                missing = len(set(stored_ids) - set(seen))
+                problems.append(
+                    f"screen {n}: saw {len(seen)} events ({len(set(seen))} distinct, "
+                    f"{missing} of {len(stored_ids)} missing), not the feed in order"
+                )
 
     every = [x for kind, v in tally.latencies.items() if kind != "replay" for x in v]
     sent_total = sum(sum(c.values()) for c in tally.sent.values())
@@ -311,6 +346,14 @@ async def run(args: argparse.Namespace, base: str, admin: str) -> int:
     )
     for err, n in tally.errors.most_common(5):
         print(f"error x{n}: {err}")
+    if tally.screens:
+        lag = [x * 1000 for x in tally.lag]
+        print(
+            f"{len(tally.screens)} SSE screens: each saw every stored event once, in order: "
+            f"{'no' if any(p.startswith('screen') for p in problems) else 'yes'}; "
+            f"play stored -> on screen p50 {statistics.median(lag) if lag else float('nan'):.0f} ms, "
+            f"p99 {percentile(lag, 99):.0f} ms"
+        )
     print("stored = sent, no duplicates: " + ("yes" if not problems else f"NO ({len(problems)} problems)"))
     for problem in problems[:10]:
         print("  " + problem)
@@ -339,6 +382,9 @@ def main() -> int:
     )
     ap.add_argument("--deal-pool", type=int, default=8, help="distinct simulated deals per rule set")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--screens", type=int, default=2, help="SSE followers (projectors) checking the live feed"
+    )
     ap.add_argument(
         "--plays-per-deal",
         type=int,
