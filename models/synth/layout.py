@@ -33,6 +33,7 @@ class Placement:
     role: str = "play"  # play | captured | pile | bottom | hand
     seat: str | None = None
     lift: float = 0.0  # mm above the table (only changes the shadow)
+    shadow: bool = True  # cast a shadow (a held fan casts one, from its middle card)
 
 
 @dataclass
@@ -306,14 +307,14 @@ def held_fan(
     anchor: np.ndarray | None = None,
 ) -> list[Placement]:
     """A player's hand of cards held at the table edge in front of ``seat``: a tight fan seen from
-    the back (face down to the camera), at most 10 cards drawn, lifted above the table."""
+    the back (face down to the camera), at most 8 cards drawn, lifted above the table."""
     edge = table.seat_edge(seat)
     inward = np.array([table.width / 2, table.height / 2]) - edge
     inward /= np.linalg.norm(inward)
     if anchor is None:
         side = np.array([-inward[1], inward[0]])
         anchor = edge + inward * rng.uniform(20, 90) + side * rng.normal(0, 60)
-    shown = cards[-10:]
+    shown = cards[-8:]
     out = lay(
         rng,
         shown,
@@ -326,6 +327,7 @@ def held_fan(
         role="hand",
         seat=seat,
     )
-    for p in out:
+    for i, p in enumerate(out):
         p.lift = 60.0
+        p.shadow = i == len(out) // 2
     return out

@@ -428,14 +428,14 @@ class Renderer:
         )
         a = warped[:, :, 3].astype(np.float32) * (1 / 255)
         roi = canvas[y0:y1, x0:x1]
-        if look.shadow_strength > 0:
+        if look.shadow_strength > 0 and p.shadow:
             sh = np.zeros_like(a)
             ix, iy = int(round(sdx)), int(round(sdy))
             src = a[max(0, -iy) : rh - max(0, iy), max(0, -ix) : rw - max(0, ix)]
             sh[max(0, iy) : max(0, iy) + src.shape[0], max(0, ix) : max(0, ix) + src.shape[1]] = src
             kb = max(1, int(0.016 * px_h + 0.15 * p.lift * self.px_per_mm) | 1)
             sh = cv2.blur(sh, (kb, kb))
-            strength = look.shadow_strength * (0.15 if p.lift > 0 else 1.0)  # held cards: one soft shadow
+            strength = look.shadow_strength * (0.5 if p.lift > 0 else 1.0)  # held cards: one soft shadow
             roi *= (1 - strength * sh)[..., None]
         col = warped[:, :, :3].astype(np.float32)
         if look.light_amp > 0:  # slight bend: a brightness ramp across the card
