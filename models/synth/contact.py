@@ -3,7 +3,9 @@
     .venv/bin/python -m models.synth.contact docs/img
 
 writes ``synth_contact_sheet.png`` (whole-table frames, a deal frame and dataset crops with their
-YOLO boxes) and ``synth_index_boxes.png`` (procedural faces with the detected corner-index boxes).
+YOLO boxes) and ``synth_index_boxes.png`` (procedural faces with the detected corner-index boxes);
+``python -m models.synth.contact --all-faces /tmp/faces.png`` draws every design's index boxes
+(third-party art: look at it, do not commit it).
 """
 
 from __future__ import annotations
@@ -68,13 +70,17 @@ def contact_sheet(path: Path, seed: int = 0) -> Path:
     return path
 
 
-def index_sheet(path: Path) -> Path:
-    """Procedural faces with their corner-index boxes (project-drawn art only)."""
+def index_sheet(path: Path, designs: tuple | None = None) -> Path:
+    """Faces with their corner-index boxes, one row per design (default: the procedural designs,
+    whose art is the project's own; pass all designs to check the aisleriot slicing locally —
+    that sheet contains third-party art and is not committed)."""
     from models.synth.designs import PROCEDURAL
-    from models.synth.faces import load_faces
+    from models.synth.faces import is_available, load_faces
 
     rows = []
-    for d in PROCEDURAL:
+    for d in designs or PROCEDURAL:
+        if not is_available(d):
+            continue
         fs = load_faces(d.name)
         cells = []
         for card in ("AS", "10H", "7D", "QC", "KH", "SJ", "BJ"):
@@ -90,6 +96,13 @@ def index_sheet(path: Path) -> Path:
 
 
 def main() -> None:
+    """``python -m models.synth.contact [DIR]`` writes the two docs sheets;
+    ``python -m models.synth.contact --all-faces FILE`` writes the index-box sheet of every design."""
+    if len(sys.argv) > 2 and sys.argv[1] == "--all-faces":
+        from models.synth.designs import ALL
+
+        print(index_sheet(Path(sys.argv[2]), ALL))
+        return
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img")
     print(contact_sheet(out / "synth_contact_sheet.png"))
     print(index_sheet(out / "synth_index_boxes.png"))
