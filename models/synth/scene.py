@@ -431,8 +431,9 @@ class Renderer:
         if look.shadow_strength > 0 and p.shadow:
             sh = np.zeros_like(a)
             ix, iy = int(round(sdx)), int(round(sdy))
-            src = a[max(0, -iy) : rh - max(0, iy), max(0, -ix) : rw - max(0, ix)]
-            sh[max(0, iy) : max(0, iy) + src.shape[0], max(0, ix) : max(0, ix) + src.shape[1]] = src
+            if abs(ix) < rw and abs(iy) < rh:  # (a card clipped to a sliver at the image edge may not be)
+                src = a[max(0, -iy) : rh - max(0, iy), max(0, -ix) : rw - max(0, ix)]
+                sh[max(0, iy) : max(0, iy) + src.shape[0], max(0, ix) : max(0, ix) + src.shape[1]] = src
             kb = max(1, int(0.016 * px_h + 0.15 * p.lift * self.px_per_mm) | 1)
             sh = cv2.blur(sh, (kb, kb))
             strength = look.shadow_strength * (0.5 if p.lift > 0 else 1.0)  # held cards: one soft shadow

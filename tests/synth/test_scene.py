@@ -152,3 +152,28 @@ def test_occlusion_reduces_visibility() -> None:
 def test_arms_hide_cards() -> None:
     sc = render_scene(5, width=400, height=400, designs=PROC, arms=2, keep_ids=True, effects=False)
     assert (sc.id_map == -2).any()
+
+
+def test_many_seeds_render() -> None:
+    """Robustness: many dataset-style renders (all modes) succeed and give sane fractions."""
+    from models.synth.dataset import image_seed, render_example
+
+    for i in range(40):
+        sc = render_example(image_seed(3, "train", i), 160, tuple(PROC))
+        assert sc.image.shape == (160, 160, 3)
+        for c in sc.cards:
+            assert 0 <= c.visible <= 1 and all(0 <= ix.visible <= 1 for ix in c.corners)
+
+
+def test_shadow_of_a_sliver_at_the_edge() -> None:
+    """Regression: a card clipped to a few pixels at the image edge whose shadow offset is larger
+    than what is left of it."""
+    from models.synth.scene import available_designs
+    from tests.synth.conftest import aisleriot_ok
+
+    if not aisleriot_ok("anglo_modern"):
+        pytest.skip("needs the aisleriot designs")
+    from models.synth.dataset import image_seed, render_example
+    from models.synth.designs import TRAIN
+
+    render_example(image_seed(7, "train", 116), 320, tuple(available_designs(TRAIN)))
