@@ -157,6 +157,10 @@ def make_dataset(
     else:
         import multiprocessing as mp
 
+        from models.synth.faces import ensure_cached
+
+        ensure_cached(designs)  # build missing face atlases once, not in every worker
+
         # spawn, not fork: forking a process that already runs threads (OpenCV, torch, ...) can
         # leave a lock held in the child and hang it
         with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:

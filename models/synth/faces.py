@@ -250,10 +250,13 @@ def _save_atlas(design: Design, fs: FaceSet) -> None:
     for i, c in enumerate((*CARDS, "back")):
         r, k = divmod(i, 11)
         atlas[r * h : (r + 1) * h, k * w : (k + 1) * w] = fs.back if c == "back" else fs.faces[c]
-    tmp = png.with_suffix(".tmp.png")
+    # write under unique names, then rename: parallel workers may build the same design at once
+    tmp = png.with_name(f"{png.stem}.{os.getpid()}.tmp.png")
     cv2.imwrite(str(tmp), atlas)
+    tmp_meta = meta.with_name(f"{meta.stem}.{os.getpid()}.tmp.json")
+    tmp_meta.write_text(json.dumps({"design": design.name, "size": [w, h], "index_box": list(fs.index_box)}))
     tmp.replace(png)
-    meta.write_text(json.dumps({"design": design.name, "size": [w, h], "index_box": list(fs.index_box)}))
+    tmp_meta.replace(meta)
 
 
 def _load_atlas(design: Design) -> FaceSet | None:
@@ -278,6 +281,14 @@ def _load_atlas(design: Design) -> FaceSet | None:
     return FaceSet(
         design.name, faces, back, tuple(m["index_box"]), design.jokers, design.corners, design.court_indices
     )
+
+
+def ensure_cached(names: list[str] | tuple[str, ...]) -> None:
+    """Build the cached atlases of aisleriot designs that are not cached yet (before starting workers)."""
+    for name in names:
+        d = BY_NAME[name]
+        if d.kind == "aisleriot" and not _atlas_paths(d)[0].exists():
+            load_faces(name)
 
 
 def is_available(design: Design) -> bool:
