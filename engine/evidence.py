@@ -64,22 +64,31 @@ class Evidence:
 
     def __init__(self, tricks: Sequence[TrickView], ctx: TrumpContext):
         self.tricks = tricks
-        self.by_class: dict[Seat, list[list[tuple[int, tuple[Card, ...]]]]] = {
-            s: [[] for _ in range(5)] for s in Seat
-        }
-        cls_of = ctx.cls
-        for t, view in enumerate(tricks):
-            for seat, cards in view.plays:
-                per = self.by_class[seat]
-                for cls in {cls_of[c.code] for c in cards}:
-                    per[cls].append((t, tuple(c for c in cards if cls_of[c.code] == cls)))
+        self.cls_of = ctx.cls
+        self._index: dict[tuple[Seat, int], list[tuple[int, tuple[Card, ...]]]] = {}
+
+    def _plays(self, seat: Seat, cls: int) -> list[tuple[int, tuple[Card, ...]]]:
+        """The seat's cards of suit class ``cls`` per trick, built on first use."""
+        key = (seat, cls)
+        got = self._index.get(key)
+        if got is None:
+            cls_of = self.cls_of
+            got = []
+            for t, view in enumerate(self.tricks):
+                for who, cards in view.plays:
+                    if who is seat:
+                        mine = tuple([c for c in cards if cls_of[c.code] == cls])
+                        if mine:
+                            got.append((t, mine))
+            self._index[key] = got
+        return got
 
     def steps(self, seat: Seat, t: int, cls: int) -> list[tuple[int, Counts]]:
         """``(k, counts)``: the seat's known cards of suit class ``cls`` at trick ``t`` after each
         trick ``k ≥ t`` in which that knowledge grew (the first entry is trick ``t`` itself)."""
         counts: Counts = {}
         out: list[tuple[int, Counts]] = [(t, counts)]
-        for k, cards in self.by_class[seat][cls]:
+        for k, cards in self._plays(seat, cls):
             if k < t:
                 continue
             counts = dict(counts)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from engine.combos import Component, Counts, Shape, runs, take, windows
@@ -72,17 +73,24 @@ class FollowPlan:
     taken: tuple[Component, ...]
 
 
+@lru_cache(maxsize=1024)
+def _plan_of(shapes: tuple[Shape, ...], policy: FollowPolicy) -> tuple[tuple[_Slot, ...], tuple[bool, ...]]:
+    """The slots of a lead's shapes, and for each whether a later slot's result depends on *which*
+    cards earlier slots took."""
+    slots = tuple(_slots(shapes, policy))
+    later = tuple(
+        any(s.kind in ("full", "tractor", "ptep", "triples") for s in slots[i + 1 :])
+        for i in range(len(slots))
+    )
+    return slots, later
+
+
 class _Search:
     def __init__(self, ctx: TrumpContext, cls: int, shapes: Sequence[Shape], policy: FollowPolicy):
         self.ctx, self.cls = ctx, cls
-        self.slots = _slots(shapes, policy)
+        self.slots, self.later_structured = _plan_of(tuple(shapes), policy)
         self.sizes = [w * n for w, n in shapes]
         self.memo: dict[tuple[int, tuple[tuple[int, int], ...], int], FollowPlan] = {}
-        # whether any later slot's result depends on *which* cards earlier slots took
-        self.later_structured = [
-            any(s.kind in ("full", "tractor", "ptep", "triples") for s in self.slots[i + 1 :])
-            for i in range(len(self.slots))
-        ]
 
     def run(self, counts: Counts) -> FollowPlan:
         if not self.slots:

@@ -84,6 +84,12 @@ def play_strength(cards: Sequence[Card], lead: Lead, ctx: TrumpContext) -> tuple
     trump (ruffing a plain lead); ``None`` for a discard."""
     if lead.cls is None or len(cards) != lead.size:
         return None
+    if lead.size == 1:
+        code = cards[0].code
+        cls = ctx.cls[code]
+        if cls == lead.cls:
+            return (1, ctx.keys[code])
+        return (2, ctx.keys[code]) if cls == TRUMP else None
     classes = {ctx.cls[c.code] for c in cards}
     if len(classes) != 1:
         return None
