@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,17 +32,47 @@ def postgres_url() -> str:
     return url
 
 
+_PG_READY: set[str] = set()
+
+
 def reset_postgres(url: str) -> None:
+    """An empty, migrated database: the schema is rebuilt once per session, then emptied per test."""
+    from scoreboard.db import make_engine, migrate
+
     engine = create_engine(url)
     with engine.begin() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
+        if url in _PG_READY:
+            names = ", ".join(Base.metadata.tables)
+            conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        else:
+            conn.execute(text("DROP SCHEMA public CASCADE"))
+            conn.execute(text("CREATE SCHEMA public"))
     engine.dispose()
+    if url not in _PG_READY:
+        migrated = make_engine(url)
+        migrate(migrated)
+        migrated.dispose()
+        _PG_READY.add(url)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated empty SQLite database, copied for each test (migrating each time is slower)."""
+    from scoreboard.db import make_engine, migrate
+
+    path = tmp_path_factory.mktemp("template") / "scoreboard.db"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate(engine)
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    engine.dispose()
+    return path
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> str:
     if request.param == "sqlite":
+        shutil.copy(sqlite_template, tmp_path / "scoreboard.db")
         return f"sqlite:///{tmp_path / 'scoreboard.db'}"
     url = postgres_url()
     reset_postgres(url)
@@ -48,7 +80,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Any) -> str:
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
+    shutil.copy(sqlite_template, tmp_path / "scoreboard.db")
     return f"sqlite:///{tmp_path / 'scoreboard.db'}"
 
 

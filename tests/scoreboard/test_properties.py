@@ -10,7 +10,7 @@ from tests.scoreboard.conftest import row_counts
 from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN
 
 BODIES = [DEFENDERS_WIN, DEALER_SWEEP]
-FAST = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @FAST
