@@ -63,9 +63,12 @@ class Evidence:
     of hands."""
 
     def __init__(self, tricks: Sequence[TrickView], ctx: TrumpContext):
-        self.tricks = tricks
         self.cls_of = ctx.cls
         self._index: dict[tuple[Seat, int], list[tuple[int, tuple[Card, ...]]]] = {}
+        self._by_seat: dict[Seat, list[tuple[int, tuple[Card, ...]]]] = {s: [] for s in Seat}
+        for t, view in enumerate(tricks):
+            for who, cards in view.plays:
+                self._by_seat[who].append((t, cards))
 
     def _plays(self, seat: Seat, cls: int) -> list[tuple[int, tuple[Card, ...]]]:
         """The seat's cards of suit class ``cls`` per trick, built on first use."""
@@ -74,12 +77,10 @@ class Evidence:
         if got is None:
             cls_of = self.cls_of
             got = []
-            for t, view in enumerate(self.tricks):
-                for who, cards in view.plays:
-                    if who is seat:
-                        mine = tuple([c for c in cards if cls_of[c.code] == cls])
-                        if mine:
-                            got.append((t, mine))
+            for t, cards in self._by_seat[seat]:
+                mine = tuple([c for c in cards if cls_of[c.code] == cls])
+                if mine:
+                    got.append((t, mine))
             self._index[key] = got
         return got
 
