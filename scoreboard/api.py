@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from scoreboard import auth, feed
 from scoreboard.db import Database
+from scoreboard.errors import ServiceError
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, User
 from scoreboard.schemas import (
     AlertClose,
@@ -30,7 +31,7 @@ from scoreboard.schemas import (
     one_line,
 )
 from scoreboard.security import hash_password
-from scoreboard.service import Scoreboard, ServiceError
+from scoreboard.service import Scoreboard
 from scoreboard.settings import Settings
 
 router = APIRouter(prefix="/api")

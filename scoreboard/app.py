@@ -17,10 +17,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from scoreboard import api, pages
 from scoreboard.auth import LoginThrottle
 from scoreboard.db import Database, make_engine, migrate
+from scoreboard.errors import ServiceError
 from scoreboard.feed import Notifier
 from scoreboard.schemas import one_line
 from scoreboard.scoring import ScoringError
-from scoreboard.service import Scoreboard, ServiceError
+from scoreboard.service import Scoreboard
 from scoreboard.settings import Settings
 
 HERE = Path(__file__).resolve().parent

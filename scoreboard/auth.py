@@ -12,9 +12,9 @@ from fastapi import Request
 from sqlalchemy import delete, select
 
 from scoreboard.db import Database
+from scoreboard.errors import ServiceError
 from scoreboard.models import LoginSession, ScoreTable, User
 from scoreboard.security import bearer, new_token, token_hash, token_matches, verify_password
-from scoreboard.service import ServiceError
 
 COOKIE = "tc_session"
 CSRF_HEADER = "x-requested-with"

@@ -13,8 +13,9 @@ from markupsafe import Markup, escape
 from sqlalchemy import func, select
 
 from scoreboard import auth
+from scoreboard.errors import ServiceError
 from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable
-from scoreboard.service import Scoreboard, ServiceError
+from scoreboard.service import Scoreboard
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).resolve().parent / "templates")

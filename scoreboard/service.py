@@ -3,8 +3,6 @@ alerts, rulings and corrections. Every write is one transaction that also append
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy
 import hashlib
 import json
@@ -19,19 +17,14 @@ from sqlalchemy.orm import Session
 
 from scoreboard import feed, scoring
 from scoreboard.db import Database
+from scoreboard.errors import ServiceError
+from scoreboard.live import apply_live, trick_disagreement
+from scoreboard.logs import decode_images, fold_input, replace_play, violation_reasoning
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
 from scoreboard.schemas import AlertIn, Correction, DealStart, Health, Play, RulingIn, TrickResult
 from scoreboard.security import new_token, token_hash
 
 VIOLATION_ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
-IMAGE_MAGIC = {
-    "image/jpeg": (b"\xff\xd8\xff",),
-    "image/png": (b"\x89PNG\r\n\x1a\n",),
-    "image/webp": (b"RIFF",),
-}
-MAX_IMAGE_BYTES = 2_000_000
-
-
 _TABLES = cast(Table, ScoreTable.__table__)
 _IDEM = cast(Table, IdempotencyRecord.__table__)
 _EVENTS = cast(Table, Event.__table__)
@@ -45,13 +38,6 @@ _SELECT_IDEM = select(_IDEM.c.request_hash, _IDEM.c.status_code, _IDEM.c.respons
 _UPDATE_LIVE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
 _INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
 _INSERT_IDEM = insert(_IDEM)
-
-
-class ServiceError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass
@@ -675,117 +661,3 @@ class Scoreboard:
             "outcome": result.get("outcome"),
             "state_after": deal.state_after,
         }
-
-
-def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
-    kind = str(violation.get("kind")).replace("_", " ")
-    text = (
-        f"engine: {kind} by {violation.get('seat')} at trick {violation.get('trick')} of deal {seq}, "
-        f"proven by the plays of trick {violation.get('proven_at')}"
-    )
-    extra = {k: v for k, v in violation.items() if k not in ("kind", "seat", "trick", "proven_at")}
-    if extra:
-        text += " — " + "; ".join(
-            f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in extra.items()
-        )
-    return text
-
-
-BULKY_LOG_KEYS = ("tricks", "hands", "bottom")
-
-
-def fold_input(log: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """A deal's log and result without the lists MatchState does not need."""
-    return {
-        "log": {k: v for k, v in log.items() if k not in BULKY_LOG_KEYS},
-        "result": {k: v for k, v in result.items() if k not in ("tricks", "violations")},
-    }
-
-
-def trick_disagreement(live: dict[str, Any], event: TrickResult) -> str | None:
-    """Why the edge's trick result differs from the engine's reading of the same plays, if it does."""
-    scored = live.get("scored_tricks") or []
-    if live.get("error") or len(scored) < event.trick:
-        return None
-    mine = scored[event.trick - 1]
-    if mine.get("winner") in (None, event.winner) and mine.get("points") == event.points:
-        return None
-    return (
-        f"mismatch at trick {event.trick}: the table reported {event.winner} winning {event.points} points, "
-        f"the engine reads the recorded plays as {mine.get('winner')} winning {mine.get('points')} points"
-    )
-
-
-def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -> dict[str, Any]:
-    new = copy.deepcopy(log)
-    tricks = new.get("tricks") or []
-    if trick > len(tricks):
-        raise ServiceError(422, f"the deal has {len(tricks)} tricks, no trick {trick}")
-    for play in tricks[trick - 1].get("plays", []):
-        if play and play[0] == seat:
-            play[1] = list(cards)
-            if len(play) > 2:
-                del play[2:]  # a declared split no longer applies to other cards
-            return new
-    raise ServiceError(422, f"trick {trick} has no play by {seat}")
-
-
-def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:
-    out: list[tuple[str, str, bytes]] = []
-    for index, image in enumerate(event.images, start=1):
-        try:
-            data = base64.b64decode(image.data, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise ServiceError(422, f"image {index}: not valid base64") from exc
-        if len(data) > MAX_IMAGE_BYTES:
-            raise ServiceError(413, f"image {index}: larger than {MAX_IMAGE_BYTES} bytes")
-        if not data.startswith(IMAGE_MAGIC[image.content_type]):
-            raise ServiceError(422, f"image {index}: not a {image.content_type} file")
-        out.append((image.content_type, image.caption, data))
-    return out
-
-
-def apply_live(
-    live: dict[str, Any], table_rules: str | None, event: DealStart | Play | TrickResult
-) -> dict[str, Any]:
-    """The deal in progress after one edge event; the running score comes from the engine."""
-    if isinstance(event, DealStart):
-        return {
-            "finished": False,
-            "rules": event.rules or table_rules,
-            "level": event.level,
-            "trump": event.trump,
-            "dealer": event.dealer,
-            "tricks": [],
-            "captured": 0,
-            "trick_results": {},
-        }
-    # Copy only what changes (the live log grows to a whole deal; deep copies per play add up).
-    live = dict(live) if not live.get("finished") else {"finished": False, "tricks": []}
-    if isinstance(event, TrickResult):
-        results = dict(live.get("trick_results") or {})
-        results[str(event.trick)] = {"winner": event.winner, "points": event.points}
-        live["trick_results"] = results
-        return live
-    tricks: list[dict[str, Any]] = list(live.get("tricks") or [])
-    live["tricks"] = tricks
-    while len(tricks) < event.trick:
-        tricks.append({"plays": []})
-    play: list[Any] = [event.seat, list(event.cards)]
-    if event.declared:
-        play.append({"as": event.declared})
-    tricks[event.trick - 1] = {"plays": [*tricks[event.trick - 1]["plays"], play]}
-    trick_done = len(tricks[event.trick - 1]["plays"]) >= 4
-    if trick_done and all(live.get(k) for k in ("rules", "level", "trump", "dealer")):
-        # The defenders' points change only when a trick completes: score then (engine).
-        partial = {k: live[k] for k in ("rules", "level", "trump", "dealer")}
-        partial.update(tricks=[t for t in tricks if t["plays"]], finished=False)
-        try:
-            result = scoring.score(partial)
-        except scoring.ScoringError as exc:
-            live["error"] = str(exc)
-        else:
-            live.pop("error", None)
-            live["captured"] = result.get("captured")
-            live["scored_tricks"] = result.get("tricks", [])
-    return live

@@ -1,0 +1,72 @@
+"""Deal-log helpers around the engine's output: play fixes, fold inputs, alert wording, evidence."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+from typing import Any
+
+from scoreboard.errors import ServiceError
+from scoreboard.schemas import AlertIn
+
+IMAGE_MAGIC = {
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/webp": (b"RIFF",),
+}
+MAX_IMAGE_BYTES = 2_000_000
+
+
+def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
+    kind = str(violation.get("kind")).replace("_", " ")
+    text = (
+        f"engine: {kind} by {violation.get('seat')} at trick {violation.get('trick')} of deal {seq}, "
+        f"proven by the plays of trick {violation.get('proven_at')}"
+    )
+    extra = {k: v for k, v in violation.items() if k not in ("kind", "seat", "trick", "proven_at")}
+    if extra:
+        text += " — " + "; ".join(
+            f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in extra.items()
+        )
+    return text
+
+
+BULKY_LOG_KEYS = ("tricks", "hands", "bottom")
+
+
+def fold_input(log: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """A deal's log and result without the lists MatchState does not need."""
+    return {
+        "log": {k: v for k, v in log.items() if k not in BULKY_LOG_KEYS},
+        "result": {k: v for k, v in result.items() if k not in ("tricks", "violations")},
+    }
+
+
+def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -> dict[str, Any]:
+    new = copy.deepcopy(log)
+    tricks = new.get("tricks") or []
+    if trick > len(tricks):
+        raise ServiceError(422, f"the deal has {len(tricks)} tricks, no trick {trick}")
+    for play in tricks[trick - 1].get("plays", []):
+        if play and play[0] == seat:
+            play[1] = list(cards)
+            if len(play) > 2:
+                del play[2:]  # a declared split no longer applies to other cards
+            return new
+    raise ServiceError(422, f"trick {trick} has no play by {seat}")
+
+
+def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:
+    out: list[tuple[str, str, bytes]] = []
+    for index, image in enumerate(event.images, start=1):
+        try:
+            data = base64.b64decode(image.data, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ServiceError(422, f"image {index}: not valid base64") from exc
+        if len(data) > MAX_IMAGE_BYTES:
+            raise ServiceError(413, f"image {index}: larger than {MAX_IMAGE_BYTES} bytes")
+        if not data.startswith(IMAGE_MAGIC[image.content_type]):
+            raise ServiceError(422, f"image {index}: not a {image.content_type} file")
+        out.append((image.content_type, image.caption, data))
+    return out
