@@ -70,3 +70,20 @@ def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:
             raise ServiceError(422, f"image {index}: not a {image.content_type} file")
         out.append((image.content_type, image.caption, data))
     return out
+
+
+def continuity_doubt(state: dict[str, Any], log: dict[str, Any]) -> str | None:
+    """Why a new deal does not follow from the table's match state (dealer or level), if it doesn't."""
+    dealer, levels = state.get("dealer"), state.get("levels") or {}
+    if dealer is None or not isinstance(log.get("dealer"), str):
+        return None  # the first deal: anyone may deal
+    problems = []
+    if log["dealer"].upper() != dealer:
+        problems.append(f"dealer {log['dealer']} (the match state says {dealer} deals)")
+    side = "NS" if dealer in "SN" else "EW"
+    level = str(log.get("level", "")).upper()
+    if level and levels.get(side) and level != levels[side]:
+        problems.append(f"level {level} ({side}, the dealer's side, is at {levels[side]})")
+    if not problems:
+        return None
+    return "mismatch: the posted deal has " + " and ".join(problems)

@@ -19,7 +19,7 @@ from scoreboard import feed, scoring
 from scoreboard.db import Database
 from scoreboard.errors import ServiceError
 from scoreboard.live import apply_live, trick_disagreement
-from scoreboard.logs import decode_images, fold_input, replace_play, violation_reasoning
+from scoreboard.logs import continuity_doubt, decode_images, fold_input, replace_play, violation_reasoning
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
 from scoreboard.schemas import AlertIn, Correction, DealStart, Health, Play, RulingIn, TrickResult
 from scoreboard.security import new_token, token_hash
@@ -147,6 +147,7 @@ class Scoreboard:
                 self._check_rules(table, log)
                 if table.rules is None:
                     table.rules = log["rules"]
+                expected = dict(table.state or {})  # the match state this deal should start from
                 deal = Deal(
                     table_id=table.id,
                     seq=table.deal_count + 1,
@@ -173,6 +174,20 @@ class Scoreboard:
                 for alert in linked:
                     alert.deal_id = deal.id
                 changed = self._sync_engine_alerts(s, table, deal, result)
+                doubt = continuity_doubt(expected, log)
+                if doubt is not None:
+                    alert = Alert(
+                        table_id=table.id,
+                        deal_id=deal.id,
+                        kind="mismatch",
+                        reasoning=doubt,
+                        source="engine",
+                        status="open",
+                        note="",
+                    )
+                    s.add(alert)
+                    changed.append(alert)
+                    s.flush()
                 table.live = {
                     "finished": True,
                     "deal": deal.seq,

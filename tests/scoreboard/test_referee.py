@@ -281,3 +281,17 @@ def test_edge_trick_result_that_disagrees_with_the_engine_raises_a_mismatch(clie
     alerts = client.get("/api/alerts", headers=ref).json()["alerts"]
     assert [(a["kind"], a["trick"], a["source"]) for a in alerts] == [("mismatch", 1, "engine")]
     assert "N winning 10" in alerts[0]["reasoning"] and "E winning 0" in alerts[0]["reasoning"]
+
+
+def test_a_deal_that_does_not_follow_the_match_raises_a_mismatch(client, make_table):
+    ref = referee_headers(client)
+    t = make_table()
+    assert t.post_deal(DEFENDERS_WIN, "a").status_code == 201  # EW 2 -> 3, E deals next
+    assert t.post_deal(dealt_by(DEFENDERS_WIN, "E", "3"), "b").status_code == 201  # as expected: no alert
+    assert client.get("/api/alerts", headers=ref).json()["alerts"] == []
+    # The match says N deals next at NS's level 3; the camera reports W dealing at level 2.
+    assert t.post_deal(dealt_by(DEFENDERS_WIN, "W", "2"), "c").status_code == 201
+    alerts = client.get("/api/alerts", headers=ref).json()["alerts"]
+    assert [(a["kind"], a["source"]) for a in alerts] == [("mismatch", "engine")]
+    assert "dealer W" in alerts[0]["reasoning"] and "N deals" in alerts[0]["reasoning"]
+    assert "level 2" in alerts[0]["reasoning"]
