@@ -140,6 +140,41 @@ def test_referee_records_a_ruling_from_the_queue(server, browser):
     page.close()
 
 
+def test_referee_corrects_a_play_on_the_deal_page(server, browser):
+    r = httpx.post(
+        f"{server.url}/api/users",
+        json={"username": "ref", "password": "correct horse"},
+        headers=ADMIN_HEADERS,
+    )
+    assert r.status_code == 201
+    t1, h1 = table(server.url, "Table 1")
+    r = httpx.post(
+        f"{server.url}/api/tables/{t1}/deals", json=DEFENDERS_WIN, headers={**h1, "Idempotency-Key": "d"}
+    )
+    assert r.status_code == 201
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server.url}/login?next=/tables/{t1}/deals/1")
+    page.fill("input[name=username]", "ref")
+    page.fill("input[name=password]", "correct horse")
+    page.click("form.login button")
+    page.wait_for_url(f"{server.url}/tables/{t1}/deals/1")
+    # W's 8D at trick 2 was really KC: a discard worth 10 to E's trick (deals.py: D 120 -> 130).
+    page.fill("form.correction input[name=trick]", "2")
+    page.select_option("form.correction select[name=seat]", "W")
+    page.fill("form.correction input[name=cards]", "KC")
+    page.fill("form.correction input[name=reason]", "8D was KC")
+    page.click("form.correction button")
+    page.wait_for_function(
+        "document.querySelector('h1 small')?.innerText.includes('version 2')", timeout=10_000
+    )
+    assert "8D was KC" in page.inner_text("body")
+    deal = httpx.get(f"{server.url}/api/tables/{t1}/deals/1").json()
+    assert deal["current_version"] == 2
+    assert deal["versions"][1]["author"] == "ref"
+    assert deal["versions"][1]["result"]["defender_total"] == 130
+    page.close()
+
+
 @pytest.mark.skipif(not os.environ.get("TRACTORCAM_DOCS_SCREENSHOT"), reason="docs screenshot on request")
 def test_docs_screenshots(server, browser):
     """Not a check: renders a small event for docs/img/scoreboard.png and scoreboard-table.png."""
