@@ -23,7 +23,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.capture import read_image  # noqa: E402
-from vision.detectors.base import DetectorConfig, create_detector, default_weights  # noqa: E402
+from vision.detectors.base import (  # noqa: E402
+    DetectorConfig,
+    create_detector,
+    default_classifier,
+    default_weights,
+)
 from vision.reader import CardReader, ReaderConfig  # noqa: E402
 from vision.tiling import TilingConfig, plan_tiles  # noqa: E402
 
@@ -47,7 +52,10 @@ def bench(
     weights = default_weights(backend)
     if weights_dir is not None:
         weights = weights_dir / weights.name
-    det_cfg = DetectorConfig(type=backend, weights=weights, imgsz=imgsz)
+    classifier = default_classifier() if weights_dir is None else weights_dir / "classifier.onnx"
+    if classifier is not None and not classifier.is_file():
+        classifier = None
+    det_cfg = DetectorConfig(type=backend, weights=weights, imgsz=imgsz, classifier=classifier)
     tiling = TilingConfig(tile=imgsz, levels=levels)
     reader = CardReader(ReaderConfig(detector=det_cfg, tiling=tiling))
     reader.read(image)  # warm-up
@@ -68,7 +76,8 @@ def bench(
     return (
         f"{backend:12s} frame {w}x{h} tiles {n_tiles:3d} levels {levels or 'auto'}: "
         f"median {statistics.median(times):7.1f} ms, mean {statistics.mean(times):7.1f} ms per frame; "
-        f"network {per_tile:5.1f} ms per {imgsz}px tile; {len(reading.cards)} cards"
+        f"network {per_tile:5.1f} ms per {imgsz}px tile; {len(reading.cards)} cards; "
+        f"classifier {'yes' if classifier else 'no'}"
     )
 
 

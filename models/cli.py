@@ -42,6 +42,10 @@ def eval_command(
     conf: Annotated[float, typer.Option("--conf")] = 0.35,
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
     per_class: Annotated[bool, typer.Option("--per-class", help="print per-card precision/recall")] = False,
+    classifier: Annotated[
+        Path | None, typer.Option("--classifier", help="default: the committed one")
+    ] = None,
+    no_classifier: Annotated[bool, typer.Option("--no-classifier")] = False,
     sweep: Annotated[
         bool,
         typer.Option("--sweep", help="synthetic figures at several --conf thresholds (for tuning on val)"),
@@ -49,19 +53,31 @@ def eval_command(
 ) -> None:
     """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
     from models import evaluate as ev
-    from vision.detectors.base import DetectorConfig, UnknownDetectorType, WeightsNotFoundError
+    from vision.classifier import ClassifierNotFoundError
+    from vision.detectors.base import (
+        DetectorConfig,
+        UnknownDetectorType,
+        WeightsNotFoundError,
+        default_classifier,
+    )
     from vision.reader import CardReader, ReaderConfig
 
+    cls_path = None if no_classifier else (classifier or default_classifier())
     try:
         reader = CardReader(
             ReaderConfig(
                 detector=DetectorConfig(
-                    type=backend, weights=weights, conf=0.05 if sweep else conf, imgsz=imgsz
+                    type=backend,
+                    weights=weights,
+                    conf=0.05 if sweep else conf,
+                    imgsz=imgsz,
+                    classifier=cls_path,
                 )
             )
         )
-    except (UnknownDetectorType, WeightsNotFoundError) as exc:
+    except (UnknownDetectorType, WeightsNotFoundError, ClassifierNotFoundError) as exc:
         raise _fail(exc) from None
+    typer.echo(f"weights: {reader.config.detector.weights or 'committed'}, classifier: {cls_path}")
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6]

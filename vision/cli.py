@@ -23,10 +23,22 @@ def detect(
     ] = None,
     conf: Annotated[float, typer.Option("--conf", help="minimum corner-index confidence")] = 0.35,
     imgsz: Annotated[int, typer.Option("--imgsz", help="network input / tile size")] = 320,
+    classifier: Annotated[
+        Path | None, typer.Option("--classifier", help="index classifier .onnx (default: the committed one)")
+    ] = None,
+    no_classifier: Annotated[
+        bool, typer.Option("--no-classifier", help="use the detector's own classes")
+    ] = False,
 ) -> None:
     """Recognise the cards visible in each photo: one entry per physical card."""
     from vision.capture import UnreadableImageError, read_image
-    from vision.detectors.base import DetectorConfig, UnknownDetectorType, WeightsNotFoundError
+    from vision.classifier import ClassifierNotFoundError
+    from vision.detectors.base import (
+        DetectorConfig,
+        UnknownDetectorType,
+        WeightsNotFoundError,
+        default_classifier,
+    )
     from vision.reader import CardReader, ReaderConfig
 
     reader: CardReader | None = None
@@ -37,10 +49,13 @@ def detect(
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         if reader is None:
-            config = DetectorConfig(type=backend, weights=weights, conf=conf, imgsz=imgsz)
+            cls_path = None if no_classifier else (classifier or default_classifier())
+            config = DetectorConfig(
+                type=backend, weights=weights, conf=conf, imgsz=imgsz, classifier=cls_path
+            )
             try:
                 reader = CardReader(ReaderConfig(detector=config))
-            except (UnknownDetectorType, WeightsNotFoundError) as exc:
+            except (UnknownDetectorType, WeightsNotFoundError, ClassifierNotFoundError) as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(2) from None
         cards = reader.read(image).cards

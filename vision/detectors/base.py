@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -31,6 +31,8 @@ class DetectorConfig:
 
     ``imgsz`` is the network input size (square, letterboxed); ``conf`` and ``iou`` the score and NMS
     thresholds; ``script`` is used by the ``fake`` backend only (one Detections per call, cycled).
+    ``classifier``: an index-classifier ONNX file (:mod:`vision.classifier`); when given, the detector's
+    boxes above ``det_conf`` (class-agnostic) are named by it and ``conf`` applies to its probability.
     """
 
     type: str = "onnx"
@@ -40,6 +42,8 @@ class DetectorConfig:
     iou: float = 0.5
     threads: int = 0
     script: Sequence[Detections] = field(default_factory=tuple)
+    classifier: Path | None = None
+    det_conf: float = 0.01
 
 
 @runtime_checkable
@@ -86,8 +90,21 @@ def create_detector(config: DetectorConfig) -> Detector:
         ) from None
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    detector: Detector = cls(config)
-    return detector
+    if config.classifier is None:
+        detector: Detector = cls(config)
+        return detector
+    from vision.classifier import ClassifiedDetector, IndexClassifier
+
+    base = cls(replace(config, conf=config.det_conf, classifier=None))
+    return ClassifiedDetector(
+        base, IndexClassifier(Path(config.classifier), config.threads), config.det_conf, config.conf
+    )
+
+
+def default_classifier() -> Path | None:
+    """The committed index classifier (``classifier.onnx``) if there is one."""
+    path = WEIGHTS_DIR / "classifier.onnx"
+    return path if path.is_file() else None
 
 
 def resolve_weights(config: DetectorConfig) -> Path:

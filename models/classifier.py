@@ -1,0 +1,209 @@
+"""Train the index classifier of :mod:`vision.classifier` on crops of labelled corner indices.
+
+Crops come from YOLO-layout tile datasets (``images/<split>``, ``labels/<split>``): every labelled index
+is cropped ``jitter`` times with its box shifted (±12 %) and scaled (±15 %) like a detector's box would
+be, resized to 32 × 32. The network is a 6-layer CNN (≈ 0.15 M parameters); training uses AdamW with a
+cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, 32, 32), output ``logits``).
+
+    python -m models.classifier OUT.onnx --train DIR[:split] ... --val DIR[:split] ... --epochs 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
+from vision.classifier import CROP_SIZE, crop_boxes
+
+
+class CropDataError(ValueError):
+    """No labelled crops could be read."""
+
+
+@dataclass(frozen=True)
+class CropSet:
+    """Crops (N, 3, 32, 32) uint8 and their class ids."""
+
+    x: npt.NDArray[np.uint8]
+    y: npt.NDArray[np.int64]
+
+
+def jitter_boxes(
+    boxes: npt.NDArray[np.float32], rng: np.random.Generator, amount: float
+) -> npt.NDArray[np.float32]:
+    """Boxes with centres shifted by ±``amount`` of their size and sizes scaled by ±1.25 ``amount``."""
+    if amount <= 0:
+        return boxes
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    cx = (boxes[:, 0] + boxes[:, 2]) / 2 + rng.uniform(-amount, amount, len(boxes)) * w
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2 + rng.uniform(-amount, amount, len(boxes)) * h
+    s = 1 + rng.uniform(-1.25 * amount, 1.25 * amount, len(boxes))
+    return np.stack([cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2], 1).astype(np.float32)
+
+
+def extract_crops(
+    sources: list[tuple[Path, str]], jitter: int, seed: int, limit: int | None = None, amount: float = 0.12
+) -> CropSet:
+    """Crops of every label of the given (dataset, split) sources."""
+    rng = np.random.default_rng(seed)
+    xs: list[npt.NDArray[np.uint8]] = []
+    ys: list[npt.NDArray[np.int64]] = []
+    for root, split in sources:
+        images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        for path in images[:limit]:
+            image = cv2.imread(str(path))
+            if image is None:
+                continue
+            cls, boxes = read_yolo_labels(
+                root / "labels" / split / (path.stem + ".txt"), image.shape[1], image.shape[0]
+            )
+            if len(cls) == 0:
+                continue
+            for _ in range(jitter):
+                crops = crop_boxes(image, jitter_boxes(boxes, rng, amount))
+                xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
+                ys.append(cls)
+    if not xs:
+        raise CropDataError(f"no labelled crops in {sources}")
+    return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+
+def build_net():  # noqa: ANN201 - torch is imported lazily
+    """The classifier network (torch.nn.Sequential)."""
+    import torch.nn as nn
+
+    def block(i: int, o: int, s: int) -> list[nn.Module]:
+        return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 24, 1),
+        *block(24, 32, 2),
+        *block(32, 32, 1),
+        *block(32, 64, 2),
+        *block(64, 64, 1),
+        *block(64, 128, 2),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.1),
+        nn.Linear(128, 54),
+    )
+
+
+def accuracy(net, data: CropSet, batch: int = 1024) -> float:  # noqa: ANN001
+    """Top-1 accuracy of ``net`` on ``data``."""
+    import torch
+
+    net.eval()
+    correct = 0
+    with torch.no_grad():
+        for i in range(0, len(data.y), batch):
+            x = torch.from_numpy(data.x[i : i + batch].astype(np.float32) / 255.0)
+            correct += int((net(x).argmax(1).numpy() == data.y[i : i + batch]).sum())
+    return correct / max(1, len(data.y))
+
+
+def train_classifier(
+    train: CropSet,
+    val: list[tuple[str, CropSet]],
+    epochs: int,
+    out: Path,
+    seed: int = 0,
+    batch: int = 256,
+    lr: float = 3e-3,
+) -> dict[str, float]:
+    """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies."""
+    import torch
+
+    torch.manual_seed(seed)
+    net = build_net()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    steps = epochs * ((len(train.y) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    rng = np.random.default_rng(seed)
+    best, best_state, scores = -1.0, None, {}
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(train.y))
+        t0 = time.time()
+        for i in range(0, len(order), batch):
+            idx = order[i : i + batch]
+            x = train.x[idx].astype(np.float32) / 255.0
+            # photometric jitter per crop: brightness, contrast
+            x = x * rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)) + rng.uniform(-0.12, 0.12, (len(idx), 1, 1, 1))
+            xt = torch.from_numpy(np.clip(x, 0, 1).astype(np.float32))
+            loss = loss_fn(net(xt), torch.from_numpy(train.y[idx]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            if (i // batch) % 50 == 0:
+                print(f"  batch {i // batch} loss {float(loss):.3f} {time.time() - t0:.0f}s", flush=True)
+        scores = {name: accuracy(net, data) for name, data in val}
+        print(
+            f"epoch {epoch + 1}/{epochs} {time.time() - t0:.0f}s loss {float(loss):.3f} "
+            + " ".join(f"{k} {v:.4f}" for k, v in scores.items()),
+            flush=True,
+        )
+        first = next(iter(scores.values()))
+        if first > best:
+            best = first
+            best_state = {k: v.clone() for k, v in net.state_dict().items()}
+    assert best_state is not None
+    net.load_state_dict(best_state)
+    net.eval()
+    final = {name: accuracy(net, data) for name, data in val}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        net,
+        torch.zeros(1, 3, CROP_SIZE, CROP_SIZE),
+        str(out),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return final
+
+
+def _sources(specs: list[str]) -> list[tuple[Path, str]]:
+    out = []
+    for s in specs:
+        root, _, split = s.partition(":")
+        out.append((Path(root), split or "train"))
+    return out
+
+
+def main() -> None:
+    """Command line (see the module docstring)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("out", type=Path)
+    p.add_argument("--train", nargs="+", required=True, help="DIR[:split] of YOLO-layout datasets")
+    p.add_argument("--val", nargs="+", required=True, help="DIR[:split]; the first one picks the best epoch")
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--jitter", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    t0 = time.time()
+    train = extract_crops(_sources(a.train), a.jitter, a.seed)
+    val = [(s, extract_crops(_sources([s]), 1, a.seed + 1)) for s in a.val]
+    print(
+        f"crops: train {len(train.y)}, "
+        + ", ".join(f"{k} {len(v.y)}" for k, v in val)
+        + f" ({time.time() - t0:.0f}s)",
+        flush=True,
+    )
+    print(train_classifier(train, val, a.epochs, a.out, a.seed))
+
+
+if __name__ == "__main__":
+    main()

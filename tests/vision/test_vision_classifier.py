@@ -1,0 +1,68 @@
+"""The two-stage detector with a hand-built ONNX "classifier": logits = mean colour @ W."""
+
+import numpy as np
+import pytest
+
+from vision.classifier import ClassifierNotFoundError, IndexClassifier, crop_boxes
+from vision.detections import Detections
+from vision.detectors import DetectorConfig, create_detector
+from vision.labels import class_id
+
+onnx = pytest.importorskip("onnx")
+
+
+def colour_classifier(path):
+    """Blue-dominant crops → 7H, red-dominant → KS (BGR channel means times a weight matrix)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.zeros((3, 54), np.float32)
+    w[0, class_id("7H")] = 10.0  # blue channel
+    w[2, class_id("KS")] = 10.0  # red channel
+    nodes = [
+        helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("MatMul", ["m", "w"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cls",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 54])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def test_crop_boxes_square_padded_and_scaled():
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[40:60, 45:55] = 255
+    (crop,) = crop_boxes(img, np.array([[45, 40, 55, 60]], np.float32), size=32, pad=0.0)
+    assert crop.shape == (3, 32, 32)
+    # a 20x20 window centred on the 10x20 white bar: the middle columns are white, the edges black
+    assert crop[:, 16, 16].min() == pytest.approx(1.0) and crop[:, 16, 0].max() == pytest.approx(0.0)
+
+
+def test_two_stage_detector_renames_boxes(tmp_path):
+    path = colour_classifier(tmp_path / "c.onnx")
+    img = np.zeros((320, 320, 3), np.uint8)
+    img[0:50, 0:40] = (255, 0, 0)  # blue around the first box
+    img[90:140, 90:130] = (0, 0, 255)  # red around the second box
+    script = (
+        Detections(
+            [[10, 10, 30, 40], [100, 100, 120, 130], [200, 200, 220, 230]], [0.05, 0.5, 0.005], [1, 1, 1]
+        ),
+    )
+    det = create_detector(
+        DetectorConfig(type="fake", script=script, classifier=path, det_conf=0.01, conf=0.5)
+    )
+    out = det.detect(img)
+    # the third box is below det_conf; the others are renamed by colour with high probability
+    assert sorted(out.names) == ["7H", "KS"]
+    assert out.confidence.min() > 0.5
+
+
+def test_missing_classifier(tmp_path):
+    with pytest.raises(ClassifierNotFoundError):
+        IndexClassifier(tmp_path / "none.onnx")

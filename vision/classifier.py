@@ -1,0 +1,94 @@
+"""Second stage: a small CNN that names the card of each detected corner index (ONNX Runtime, no torch).
+
+YOLO learns *where* indices are much faster than *which* of 54 cards they show. With a classifier the
+detector's boxes (class-agnostic) are cropped, resized to ``size`` × ``size`` and classified; the
+detection's class becomes the classifier's and its confidence the classifier's probability.
+:class:`ClassifiedDetector` wraps any :class:`~vision.detectors.base.Detector`, so tiling, grouping
+and the command line are unchanged. Training: :mod:`models.classifier`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+
+CROP_SIZE = 32
+CROP_PAD = 0.15
+
+
+class ClassifierNotFoundError(ValueError):
+    """The classifier ONNX file does not exist."""
+
+
+def crop_boxes(
+    image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32], size: int = CROP_SIZE, pad: float = CROP_PAD
+) -> npt.NDArray[np.float32]:
+    """Square crops around boxes (padded by ``pad`` of the long side), as float32 NCHW BGR in [0, 1]."""
+    h, w = image.shape[:2]
+    out = np.zeros((len(xyxy), 3, size, size), np.float32)
+    for k, (x1, y1, x2, y2) in enumerate(xyxy):
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        half = max(x2 - x1, y2 - y1) * (0.5 + pad)
+        a, b = int(max(0, np.floor(cx - half))), int(max(0, np.floor(cy - half)))
+        c, d = int(min(w, np.ceil(cx + half))), int(min(h, np.ceil(cy + half)))
+        if c - a < 2 or d - b < 2:
+            continue
+        crop = cv2.resize(image[b:d, a:c], (size, size), interpolation=cv2.INTER_AREA)
+        out[k] = crop.transpose(2, 0, 1).astype(np.float32) / 255.0
+    return out
+
+
+class IndexClassifier:
+    """ONNX classifier: (N, 3, size, size) crops → (N, 54) logits."""
+
+    def __init__(self, path: Path, threads: int = 0) -> None:
+        import onnxruntime as ort
+
+        if not Path(path).is_file():
+            raise ClassifierNotFoundError(f"classifier not found: {path}")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self.input_name = self.session.get_inputs()[0].name
+        self.size = int(self.session.get_inputs()[0].shape[2])
+
+    def probabilities(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Softmax class probabilities (N, 54)."""
+        if len(crops) == 0:
+            return np.zeros((0, 54), np.float32)
+        (logits,) = self.session.run(None, {self.input_name: crops})
+        z = logits - logits.max(1, keepdims=True)
+        e = np.exp(z)
+        return (e / e.sum(1, keepdims=True)).astype(np.float32)
+
+    def classify(self, image: npt.NDArray[np.uint8], det: Detections) -> Detections:
+        """``det`` with class ids and confidences from the classifier."""
+        if len(det) == 0:
+            return det
+        p = self.probabilities(crop_boxes(image, det.xyxy, self.size))
+        cls = p.argmax(1)
+        return Detections(det.xyxy, p[np.arange(len(cls)), cls], cls)
+
+
+class ClassifiedDetector:
+    """A detector whose boxes (class-agnostic, at ``det_conf``) are named by an :class:`IndexClassifier`."""
+
+    def __init__(self, base, classifier: IndexClassifier, det_conf: float, conf: float) -> None:  # noqa: ANN001
+        self.base = base
+        self.config = base.config
+        self.classifier = classifier
+        self.det_conf = det_conf
+        self.conf = conf
+
+    def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """Boxes of the base detector, classified; kept when the class probability ≥ ``conf``."""
+        det = self.base.detect(image).filter_confidence(self.det_conf).with_nms(0.5, class_agnostic=True)
+        return self.classifier.classify(image, det).filter_confidence(self.conf)
