@@ -29,11 +29,24 @@ _TABLES = cast(Table, ScoreTable.__table__)
 _IDEM = cast(Table, IdempotencyRecord.__table__)
 _EVENTS = cast(Table, Event.__table__)
 # Built once: the play path runs for every card laid at every table.
+# The table's row (locked on PostgreSQL) and any stored answer for the key, in one round trip.
 _SELECT_LIVE = (
-    select(_TABLES.c.rules, _TABLES.c.live).where(_TABLES.c.id == bindparam("tid")).with_for_update()
-)
-_SELECT_IDEM = select(_IDEM.c.request_hash, _IDEM.c.status_code, _IDEM.c.response, _IDEM.c.headers).where(
-    _IDEM.c.table_id == bindparam("tid"), _IDEM.c.scope == bindparam("scope"), _IDEM.c.key == bindparam("k")
+    select(
+        _TABLES.c.rules,
+        _TABLES.c.live,
+        _IDEM.c.request_hash,
+        _IDEM.c.status_code,
+        _IDEM.c.response,
+        _IDEM.c.headers,
+    )
+    .select_from(
+        _TABLES.outerjoin(
+            _IDEM,
+            (_IDEM.c.table_id == _TABLES.c.id) & (_IDEM.c.scope == "event") & (_IDEM.c.key == bindparam("k")),
+        )
+    )
+    .where(_TABLES.c.id == bindparam("tid"))
+    .with_for_update(of=_TABLES)
 )
 _UPDATE_LIVE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
 _INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
@@ -430,16 +443,16 @@ class Scoreboard:
         try:
             with self.db.write() as s:
                 conn = s.connection()
-                # Lock the table's row first (PostgreSQL; SQLite writers are serialised anyway).
-                row = conn.execute(_SELECT_LIVE, {"tid": table_id}).first()
+                # Lock the table's row (PostgreSQL; SQLite writers are serialised anyway). A
+                # concurrent first use of the same key then fails on the unique index: see below.
+                row = conn.execute(_SELECT_LIVE, {"tid": table_id, "k": key}).first()
                 if row is None:
                     raise ServiceError(404, f"no table {table_id!r}")
-                found = conn.execute(_SELECT_IDEM, {"tid": table_id, "scope": "event", "k": key}).first()
-                if found is not None:
-                    if found.request_hash != digest:
+                if row.request_hash is not None:  # a replay: answer as the first time
+                    if row.request_hash != digest:
                         raise ServiceError(422, "this Idempotency-Key was already used with a different body")
                     return Reply(
-                        found.status_code, found.response, {**found.headers, "Idempotent-Replayed": "true"}
+                        row.status_code, row.response, {**row.headers, "Idempotent-Replayed": "true"}
                     )
                 live = apply_live(row.live or {}, row.rules, event)
                 conn.execute(_UPDATE_LIVE, {"tid": table_id, "live": live})

@@ -41,6 +41,26 @@ def test_concurrent_posts_with_one_key_store_one_deal(live_server):
     assert state["deals"] == 1
 
 
+def test_concurrent_events_with_one_key_store_one_event(live_server):
+    table_id, token = new_table(live_server.url, "T1")
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "race"}
+    body = {"type": "play", "trick": 1, "seat": "S", "cards": ["AH"]}
+
+    def post(_: int) -> httpx.Response:
+        return httpx.post(
+            f"{live_server.url}/api/tables/{table_id}/events", json=body, headers=headers, timeout=30
+        )
+
+    with ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(post, range(16)))
+    assert {r.status_code for r in replies} == {201}
+    assert len({r.text for r in replies}) == 1
+    events = httpx.get(f"{live_server.url}/api/events", params={"table": table_id}).json()["events"]
+    assert [e["kind"] for e in events].count("play") == 1
+    live = httpx.get(f"{live_server.url}/api/tables/{table_id}").json()["live"]
+    assert live["tricks"] == [{"plays": [["S", ["AH"]]]}]
+
+
 def test_sse_delivers_a_new_deal_while_connected(live_server):
     table_id, token = new_table(live_server.url, "T1")
     cursor = httpx.get(f"{live_server.url}/api/events").json()["cursor"]
