@@ -45,6 +45,7 @@ def eval_command(
     classifier: Annotated[
         Path | None, typer.Option("--classifier", help="default: the committed one")
     ] = None,
+    det_conf: Annotated[float, typer.Option("--det-conf", help="box score kept for the classifier")] = 0.01,
     no_classifier: Annotated[bool, typer.Option("--no-classifier")] = False,
     sweep: Annotated[
         bool,
@@ -72,6 +73,7 @@ def eval_command(
                     conf=0.05 if sweep else conf,
                     imgsz=imgsz,
                     classifier=cls_path,
+                    det_conf=det_conf,
                 )
             )
         )
@@ -84,14 +86,19 @@ def eval_command(
             for c, rep in ev.sweep_confidence(
                 reader, ev.load_synthetic_split(heldout, split, limit), confs
             ).items():
-                typer.echo(f"conf {c:.2f}: " + ev.format_scene_report(rep).replace("\n", "\n    "))
+                text = ev.format_scene_report(rep, title=f"synthetic {split}")
+                typer.echo(f"conf {c:.2f}: " + text.replace("\n", "\n    "))
             return
         if heldout is not None:
             scenes = ev.load_synthetic_split(heldout, split, limit)
-            typer.echo(ev.format_scene_report(ev.evaluate_synthetic(reader, scenes), per_class))
+            report = ev.evaluate_synthetic(reader, scenes)
+            typer.echo(ev.format_scene_report(report, per_class, title=f"synthetic {split} ({heldout})"))
         elif n > 0:
             scenes = ev.render_heldout_scenes(n if limit is None else min(n, limit), seed)
-            typer.echo(ev.format_scene_report(ev.evaluate_synthetic(reader, scenes), per_class))
+            report = ev.evaluate_synthetic(reader, scenes)
+            typer.echo(
+                ev.format_scene_report(report, per_class, title="synthetic held-out whole-table scenes")
+            )
         if not skip_real:
             photos = ev.load_real_photos(real or ev.REAL_DIR)[:limit]
             typer.echo(ev.format_real_report(ev.evaluate_real(reader, photos)))

@@ -232,11 +232,13 @@ def sweep_confidence(
     return reports
 
 
-def format_scene_report(report: SceneReport, per_class: bool = False) -> str:
+def format_scene_report(
+    report: SceneReport, per_class: bool = False, title: str = "synthetic held-out"
+) -> str:
     """Human-readable synthetic figures."""
     c, j = report.cards, report.jokers
     lines = [
-        f"synthetic held-out: {report.images} images, {report.plays} plays, "
+        f"{title}: {report.images} images, {report.plays} plays, "
         f"per-play exact match {report.exact_match:.2%}",
         f"  cards:  precision {c.precision:.2%} recall {c.recall:.2%} F1 {c.f1:.2%} "
         f"(tp {c.tp} fp {c.fp} fn {c.fn})",

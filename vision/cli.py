@@ -26,6 +26,7 @@ def detect(
     classifier: Annotated[
         Path | None, typer.Option("--classifier", help="index classifier .onnx (default: the committed one)")
     ] = None,
+    det_conf: Annotated[float, typer.Option("--det-conf", help="box score kept for the classifier")] = 0.01,
     no_classifier: Annotated[
         bool, typer.Option("--no-classifier", help="use the detector's own classes")
     ] = False,
@@ -51,7 +52,7 @@ def detect(
         if reader is None:
             cls_path = None if no_classifier else (classifier or default_classifier())
             config = DetectorConfig(
-                type=backend, weights=weights, conf=conf, imgsz=imgsz, classifier=cls_path
+                type=backend, weights=weights, conf=conf, imgsz=imgsz, classifier=cls_path, det_conf=det_conf
             )
             try:
                 reader = CardReader(ReaderConfig(detector=config))
