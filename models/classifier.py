@@ -2,7 +2,8 @@
 
 Crops come from YOLO-layout tile datasets (``images/<split>``, ``labels/<split>``): every labelled index
 is cropped ``jitter`` times with its box shifted (±12 %) and scaled (±15 %) like a detector's box would
-be, resized to 32 × 32. The network is a 6-layer CNN (≈ 0.15 M parameters); training uses AdamW with a
+be, resized to 32 × 32; ``negatives`` random index-sized boxes per image that overlap no index are a
+55th class, *background*, so the classifier can also reject the detector's false boxes. The network is a 6-layer CNN (≈ 0.15 M parameters); training uses AdamW with a
 cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, 32, 32), output ``logits``).
 
     python -m models.classifier OUT.onnx --train DIR[:split] ... --val DIR[:split] ... --epochs 8
@@ -20,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
-from vision.classifier import CROP_SIZE, crop_boxes
+from vision.classifier import BACKGROUND, CROP_SIZE, crop_boxes
 
 
 class CropDataError(ValueError):
@@ -49,10 +50,42 @@ def jitter_boxes(
     return np.stack([cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2], 1).astype(np.float32)
 
 
+
+
+def negative_boxes(
+    boxes: npt.NDArray[np.float32], width: int, height: int, n: int, rng: np.random.Generator
+) -> npt.NDArray[np.float32]:
+    """Up to ``n`` random index-sized boxes overlapping no labelled index (IoU < 0.1)."""
+    from vision.detections import box_iou
+
+    sizes = (
+        np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) if len(boxes) else np.array([30.0])
+    )
+    out = []
+    for _ in range(n * 3):
+        s = float(rng.choice(sizes)) * rng.uniform(0.7, 1.4)
+        w, h = s * rng.uniform(0.4, 1.0), s
+        if rng.random() < 0.5:
+            w, h = h, w
+        x, y = rng.uniform(0, max(1.0, width - w)), rng.uniform(0, max(1.0, height - h))
+        cand = np.array([[x, y, x + w, y + h]], np.float32)
+        if len(boxes) == 0 or box_iou(cand, boxes).max() < 0.1:
+            out.append(cand[0])
+        if len(out) == n:
+            break
+    return np.array(out, np.float32).reshape(-1, 4)
+
+
 def extract_crops(
-    sources: list[tuple[Path, str]], jitter: int, seed: int, limit: int | None = None, amount: float = 0.12
+    sources: list[tuple[Path, str]],
+    jitter: int,
+    seed: int,
+    limit: int | None = None,
+    amount: float = 0.12,
+    negatives: int = 0,
 ) -> CropSet:
-    """Crops of every label of the given (dataset, split) sources."""
+    """Crops of every label of the given (dataset, split) sources, plus ``negatives`` background
+    crops per image (class :data:`BACKGROUND`)."""
     rng = np.random.default_rng(seed)
     xs: list[npt.NDArray[np.uint8]] = []
     ys: list[npt.NDArray[np.int64]] = []
@@ -71,13 +104,18 @@ def extract_crops(
                 crops = crop_boxes(image, jitter_boxes(boxes, rng, amount))
                 xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
                 ys.append(cls)
+            if negatives:
+                neg = negative_boxes(boxes, image.shape[1], image.shape[0], negatives, rng)
+                if len(neg):
+                    xs.append(np.clip(crop_boxes(image, neg) * 255 + 0.5, 0, 255).astype(np.uint8))
+                    ys.append(np.full(len(neg), BACKGROUND, np.int64))
     if not xs:
         raise CropDataError(f"no labelled crops in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
-def build_net():  # noqa: ANN201 - torch is imported lazily
-    """The classifier network (torch.nn.Sequential)."""
+def build_net(classes: int = 55):  # noqa: ANN201 - torch is imported lazily
+    """The classifier network (torch.nn.Sequential): 54 cards + background."""
     import torch.nn as nn
 
     def block(i: int, o: int, s: int) -> list[nn.Module]:
@@ -192,10 +230,11 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--jitter", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--negatives", type=int, default=1, help="background crops per image")
     a = p.parse_args()
     t0 = time.time()
-    train = extract_crops(_sources(a.train), a.jitter, a.seed)
-    val = [(s, extract_crops(_sources([s]), 1, a.seed + 1)) for s in a.val]
+    train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives)
+    val = [(s, extract_crops(_sources([s]), 1, a.seed + 1, negatives=a.negatives)) for s in a.val]
     print(
         f"crops: train {len(train.y)}, "
         + ", ".join(f"{k} {len(v.y)}" for k, v in val)

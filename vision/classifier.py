@@ -19,6 +19,7 @@ from vision.detections import Detections
 
 CROP_SIZE = 32
 CROP_PAD = 0.15
+BACKGROUND = 54
 
 
 class ClassifierNotFoundError(ValueError):
@@ -61,7 +62,7 @@ class IndexClassifier:
         self.size = int(self.session.get_inputs()[0].shape[2])
 
     def probabilities(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        """Softmax class probabilities (N, 54)."""
+        """Softmax probabilities (N, 54) or (N, 55) when the model has a background output (index 54)."""
         if len(crops) == 0:
             return np.zeros((0, 54), np.float32)
         (logits,) = self.session.run(None, {self.input_name: crops})
@@ -70,12 +71,13 @@ class IndexClassifier:
         return (e / e.sum(1, keepdims=True)).astype(np.float32)
 
     def classify(self, image: npt.NDArray[np.uint8], det: Detections) -> Detections:
-        """``det`` with class ids and confidences from the classifier."""
+        """``det`` with class ids and confidences from the classifier; background boxes are dropped."""
         if len(det) == 0:
             return det
         p = self.probabilities(crop_boxes(image, det.xyxy, self.size))
         cls = p.argmax(1)
-        return Detections(det.xyxy, p[np.arange(len(cls)), cls], cls)
+        keep = cls < BACKGROUND  # a 55th output is "not an index"
+        return Detections(det.xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep])
 
 
 class ClassifiedDetector:

@@ -36,3 +36,14 @@ def test_make_tiles_end_to_end(tmp_path):
         assert line.startswith("10 ") and 16 * 0.99 <= h <= 64 * 1.01  # index height within the target range
     yaml = write_data_yaml(tmp_path / "out", {"train": "train", "val": "train"}).read_text()
     assert "train: images/train" in yaml and "  53: BJ" in yaml
+
+
+def test_negative_boxes_avoid_indices():
+    from models.classifier import negative_boxes
+    from vision.detections import box_iou
+
+    boxes = np.array([[100, 100, 130, 150], [200, 50, 230, 100]], np.float32)
+    neg = negative_boxes(boxes, 320, 320, 20, np.random.default_rng(0))
+    assert len(neg) >= 10
+    assert box_iou(neg, boxes).max() < 0.1
+    assert (neg[:, 0] >= 0).all() and (neg[:, 3] <= 320 + 1e-3).all()

@@ -66,3 +66,32 @@ def test_two_stage_detector_renames_boxes(tmp_path):
 def test_missing_classifier(tmp_path):
     with pytest.raises(ClassifierNotFoundError):
         IndexClassifier(tmp_path / "none.onnx")
+
+
+def test_background_output_drops_boxes(tmp_path):
+    """A 55-output classifier: green-dominant crops are background (index 54) and disappear."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.zeros((3, 55), np.float32)
+    w[0, class_id("7H")] = 10.0
+    w[1, 54] = 10.0  # green → background
+    nodes = [
+        helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("MatMul", ["m", "w"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cls",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 55])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "bg.onnx"))
+    img = np.zeros((200, 200, 3), np.uint8)
+    img[0:60, 0:60] = (255, 0, 0)
+    img[100:160, 100:160] = (0, 255, 0)
+    det = Detections([[10, 10, 40, 40], [110, 110, 140, 140]], [0.5, 0.5], [0, 0])
+    out = IndexClassifier(tmp_path / "bg.onnx").classify(img, det)
+    assert out.names == ["7H"]
