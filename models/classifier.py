@@ -131,7 +131,7 @@ def build_net(classes: int = 55):  # noqa: ANN201 - torch is imported lazily
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.1),
-        nn.Linear(128, 54),
+        nn.Linear(128, classes),
     )
 
 
