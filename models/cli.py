@@ -39,13 +39,15 @@ def eval_command(
     ] = None,
     skip_real: Annotated[bool, typer.Option("--skip-real")] = False,
     limit: Annotated[int | None, typer.Option("--limit", help="at most this many images per set")] = None,
-    conf: Annotated[float, typer.Option("--conf")] = 0.35,
+    conf: Annotated[float | None, typer.Option("--conf", help="default: tuned (vision.reader)")] = None,
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
     per_class: Annotated[bool, typer.Option("--per-class", help="print per-card precision/recall")] = False,
     classifier: Annotated[
         Path | None, typer.Option("--classifier", help="default: the committed one")
     ] = None,
-    det_conf: Annotated[float, typer.Option("--det-conf", help="box score kept for the classifier")] = 0.01,
+    det_conf: Annotated[
+        float | None, typer.Option("--det-conf", help="box score kept for the classifier")
+    ] = None,
     no_classifier: Annotated[bool, typer.Option("--no-classifier")] = False,
     sweep: Annotated[
         bool,
@@ -55,31 +57,28 @@ def eval_command(
     """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
     from models import evaluate as ev
     from vision.classifier import ClassifierNotFoundError
-    from vision.detectors.base import (
-        DetectorConfig,
-        UnknownDetectorType,
-        WeightsNotFoundError,
-        default_classifier,
-    )
-    from vision.reader import CardReader, ReaderConfig
+    from vision.detectors.base import UnknownDetectorType, WeightsNotFoundError
+    from vision.reader import CardReader, default_reader_config
 
-    cls_path = None if no_classifier else (classifier or default_classifier())
+    options: dict[str, object] = {"weights": weights, "imgsz": imgsz}
+    if no_classifier or classifier is not None:
+        options["classifier"] = None if no_classifier else classifier
+    if sweep:
+        options["conf"] = 0.05
+    elif conf is not None:
+        options["conf"] = conf
+    elif no_classifier:
+        options["conf"] = 0.25
+    if det_conf is not None:
+        options["det_conf"] = det_conf
     try:
-        reader = CardReader(
-            ReaderConfig(
-                detector=DetectorConfig(
-                    type=backend,
-                    weights=weights,
-                    conf=0.05 if sweep else conf,
-                    imgsz=imgsz,
-                    classifier=cls_path,
-                    det_conf=det_conf,
-                )
-            )
-        )
+        reader = CardReader(default_reader_config(backend, **options))
     except (UnknownDetectorType, WeightsNotFoundError, ClassifierNotFoundError) as exc:
         raise _fail(exc) from None
-    typer.echo(f"weights: {reader.config.detector.weights or 'committed'}, classifier: {cls_path}")
+    d = reader.config.detector
+    typer.echo(
+        f"weights: {d.weights or 'committed'}, classifier: {d.classifier}, det_conf {d.det_conf}, conf {d.conf}"
+    )
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6]

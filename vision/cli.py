@@ -21,12 +21,17 @@ def detect(
     weights: Annotated[
         Path | None, typer.Option("--weights", help="model file (default: models/weights/best.*)")
     ] = None,
-    conf: Annotated[float, typer.Option("--conf", help="minimum corner-index confidence")] = 0.35,
+    conf: Annotated[
+        float | None,
+        typer.Option("--conf", help="minimum card confidence (default: tuned, see the model card)"),
+    ] = None,
     imgsz: Annotated[int, typer.Option("--imgsz", help="network input / tile size")] = 320,
     classifier: Annotated[
         Path | None, typer.Option("--classifier", help="index classifier .onnx (default: the committed one)")
     ] = None,
-    det_conf: Annotated[float, typer.Option("--det-conf", help="box score kept for the classifier")] = 0.01,
+    det_conf: Annotated[
+        float | None, typer.Option("--det-conf", help="detector box score kept for the classifier")
+    ] = None,
     no_classifier: Annotated[
         bool, typer.Option("--no-classifier", help="use the detector's own classes")
     ] = False,
@@ -34,13 +39,8 @@ def detect(
     """Recognise the cards visible in each photo: one entry per physical card."""
     from vision.capture import UnreadableImageError, read_image
     from vision.classifier import ClassifierNotFoundError
-    from vision.detectors.base import (
-        DetectorConfig,
-        UnknownDetectorType,
-        WeightsNotFoundError,
-        default_classifier,
-    )
-    from vision.reader import CardReader, ReaderConfig
+    from vision.detectors.base import UnknownDetectorType, WeightsNotFoundError
+    from vision.reader import CardReader, default_reader_config
 
     reader: CardReader | None = None
     for path in images:
@@ -50,12 +50,17 @@ def detect(
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         if reader is None:
-            cls_path = None if no_classifier else (classifier or default_classifier())
-            config = DetectorConfig(
-                type=backend, weights=weights, conf=conf, imgsz=imgsz, classifier=cls_path, det_conf=det_conf
-            )
+            options: dict[str, object] = {"weights": weights, "imgsz": imgsz}
+            if no_classifier or classifier is not None:
+                options["classifier"] = None if no_classifier else classifier
+            if conf is not None:
+                options["conf"] = conf
+            elif no_classifier:
+                options["conf"] = 0.25
+            if det_conf is not None:
+                options["det_conf"] = det_conf
             try:
-                reader = CardReader(ReaderConfig(detector=config))
+                reader = CardReader(default_reader_config(backend, **options))
             except (UnknownDetectorType, WeightsNotFoundError, ClassifierNotFoundError) as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(2) from None

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
-from vision.detectors.base import Detector, DetectorConfig, create_detector
+from vision.detectors.base import Detector, DetectorConfig, create_detector, default_classifier
 from vision.instances import CardInstance, InstanceConfig, group_corners
 from vision.tiling import TiledDetector, TilingConfig
 
@@ -20,6 +20,24 @@ class ReaderConfig:
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     tiling: TilingConfig | None = None  # None: automatic pyramid with tile = detector imgsz
     instances: InstanceConfig = field(default_factory=InstanceConfig)
+
+
+#: Thresholds of the shipped weights, chosen on the synthetic *val* split (models/MODEL_CARD.md):
+#: detector box score kept for the classifier, and the classifier probability a card needs.
+DEFAULT_DET_CONF = 0.01
+DEFAULT_CONF = 0.5
+
+
+def default_reader_config(backend: str = "onnx", **detector_options: object) -> ReaderConfig:
+    """The shipped configuration: committed weights and classifier (if present), tuned thresholds."""
+    options: dict[str, object] = {
+        "type": backend,
+        "classifier": default_classifier(),
+        "det_conf": DEFAULT_DET_CONF,
+        "conf": DEFAULT_CONF,
+    }
+    options.update(detector_options)
+    return ReaderConfig(detector=DetectorConfig(**options))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -24,23 +24,29 @@ def _closeup(seed):
 
 def test_onnx_and_pytorch_agree_on_a_tile():
     pytest.importorskip("ultralytics")
+    from vision.detections import box_iou
+
     scene = _closeup(7)
     tile = np.ascontiguousarray(scene.image[160:480, 160:480])
-    onnx_det = create_detector(DetectorConfig(type="onnx", conf=0.3)).detect(tile)
-    torch_det = create_detector(DetectorConfig(type="ultralytics", conf=0.3)).detect(tile)
-    # Same network, different letterbox/NMS code: the confident detections must coincide.
-    strong_o = sorted(onnx_det.filter_confidence(0.5).class_id.tolist())
-    strong_t = sorted(torch_det.filter_confidence(0.5).class_id.tolist())
-    assert strong_o == strong_t
+    onnx_det = create_detector(DetectorConfig(type="onnx", conf=0.005)).detect(tile).sorted_by_confidence()
+    torch_det = (
+        create_detector(DetectorConfig(type="ultralytics", conf=0.005)).detect(tile).sorted_by_confidence()
+    )
+    # Same network, different letterbox/NMS code (FP32 ONNX vs FP16-stored weights run in FP32).
+    assert len(onnx_det) > 0 and abs(len(onnx_det) - len(torch_det)) <= max(2, len(onnx_det) // 5)
+    top = min(5, len(onnx_det), len(torch_det))
+    iou = box_iou(onnx_det.xyxy[:top], torch_det.xyxy[:top])
+    assert iou.max(1).min() > 0.8
+    assert onnx_det.confidence[0] == pytest.approx(torch_det.confidence[0], abs=0.02)
 
 
 def test_reads_some_cards_of_rendered_closeups():
     from models.evaluate import annotation_truth
     from models.metrics import multiset_tally
     from vision.instances import count_cards
-    from vision.reader import CardReader
+    from vision.reader import CardReader, default_reader_config
 
-    reader = CardReader()
+    reader = CardReader(default_reader_config())
     tp = truth_n = 0
     for seed in (1, 2):
         scene = _closeup(seed)
