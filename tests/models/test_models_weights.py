@@ -47,12 +47,16 @@ def test_reads_some_cards_of_rendered_closeups():
     from vision.reader import CardReader, default_reader_config
 
     reader = CardReader(default_reader_config())
-    tp = truth_n = 0
+    tp = truth_n = pred_n = 0
     for seed in (1, 2):
         scene = _closeup(seed)
         truth = annotation_truth({"cards": [c.to_dict() for c in scene.cards]})
         tally = multiset_tally(count_cards(reader.read(scene.image).cards), Counter(truth))
         tp += tally.tp
         truth_n += sum(truth.values())
+        pred_n += tally.tp + tally.fp
     assert truth_n > 0
-    assert tp / truth_n >= 0.3  # regression floor; the measured figures are in models/MODEL_CARD.md
+    # Regression floors, well under what the shipped weights measured here on 2026-11-22
+    # (recall 23/26, precision 23/32); the evaluated figures are in models/MODEL_CARD.md.
+    assert tp / truth_n >= 0.6
+    assert tp / pred_n >= 0.4
