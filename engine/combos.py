@@ -186,10 +186,9 @@ def _fits(counts: Counts, ctx: TrumpContext, cls: int, shapes: Sequence[Shape]) 
 
 
 def find_shapes(
-    counts: Counts, ctx: TrumpContext, cls: int, shapes: Sequence[Shape], order: Sequence[int] | None = None
+    counts: Counts, ctx: TrumpContext, cls: int, shapes: Sequence[Shape]
 ) -> list[Component] | None:
-    """Combinations of exactly ``shapes`` (biggest first) drawn from ``counts``, or ``None``.
-    ``order`` optionally permutes the candidate choice (a simulator's randomness)."""
+    """Combinations of exactly ``shapes`` (biggest first) drawn from ``counts``, or ``None``."""
     if not shapes:
         return []
     width, length = shapes[0]
@@ -197,10 +196,8 @@ def find_shapes(
         cands = list(windows(counts, ctx, cls, width, length))
     else:
         cands = [Component(width, (code,), ctx.keys[code]) for code, v in counts.items() if v >= width]
-    if order is not None and cands:
-        cands = [cands[i % len(cands)] for i in order[: len(cands)]] + cands
     for comp in cands:
-        rest = find_shapes(take(counts, comp), ctx, cls, shapes[1:], order)
+        rest = find_shapes(take(counts, comp), ctx, cls, shapes[1:])
         if rest is not None:
             return [comp, *rest]
     return None
