@@ -2,9 +2,9 @@
 
 Crops come from YOLO-layout tile datasets (``images/<split>``, ``labels/<split>``): every labelled index
 is cropped ``jitter`` times with its box shifted (±12 %) and scaled (±15 %) like a detector's box would
-be, resized to 32 × 32; ``negatives`` random index-sized boxes per image that overlap no index are a
-55th class, *background*, so the classifier can also reject the detector's false boxes. The network is a 6-layer CNN (≈ 0.15 M parameters); training uses AdamW with a
-cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, 32, 32), output ``logits``).
+be, resized to ``--size`` (40) square; ``negatives`` random index-sized boxes per image that overlap no index are a
+55th class, *background*, so the classifier can also reject the detector's false boxes. The network is a 6-layer CNN with a position-aware head (see :func:`build_net`); training uses AdamW with a
+cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, size, size), output ``logits``).
 
     python -m models.classifier OUT.onnx --train DIR[:split] ... --val DIR[:split] ... --epochs 8
 """
@@ -83,6 +83,7 @@ def extract_crops(
     limit: int | None = None,
     amount: float = 0.12,
     negatives: int = 0,
+    size: int = CROP_SIZE,
 ) -> CropSet:
     """Crops of every label of the given (dataset, split) sources, plus ``negatives`` background
     crops per image (class :data:`BACKGROUND`)."""
@@ -101,26 +102,31 @@ def extract_crops(
             if len(cls) == 0:
                 continue
             for _ in range(jitter):
-                crops = crop_boxes(image, jitter_boxes(boxes, rng, amount))
+                crops = crop_boxes(image, jitter_boxes(boxes, rng, amount), size)
                 xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
                 ys.append(cls)
             if negatives:
                 neg = negative_boxes(boxes, image.shape[1], image.shape[0], negatives, rng)
                 if len(neg):
-                    xs.append(np.clip(crop_boxes(image, neg) * 255 + 0.5, 0, 255).astype(np.uint8))
+                    xs.append(np.clip(crop_boxes(image, neg, size) * 255 + 0.5, 0, 255).astype(np.uint8))
                     ys.append(np.full(len(neg), BACKGROUND, np.int64))
     if not xs:
         raise CropDataError(f"no labelled crops in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
-def build_net(classes: int = 55):  # noqa: ANN201 - torch is imported lazily
-    """The classifier network (torch.nn.Sequential): 54 cards + background."""
+def build_net(classes: int = 55, size: int = CROP_SIZE):  # noqa: ANN201 - torch is imported lazily
+    """The classifier network (torch.nn.Sequential): 54 cards + background.
+
+    Three stride-2 stages, then a *flattened* ``size/8`` × ``size/8`` map rather than global pooling:
+    the head knows where a glyph is, so in a fan it names the centred index, not its neighbour's.
+    """
     import torch.nn as nn
 
     def block(i: int, o: int, s: int) -> list[nn.Module]:
         return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
+    cells = (size + 7) // 8
     return nn.Sequential(
         *block(3, 24, 1),
         *block(24, 32, 2),
@@ -128,10 +134,14 @@ def build_net(classes: int = 55):  # noqa: ANN201 - torch is imported lazily
         *block(32, 64, 2),
         *block(64, 64, 1),
         *block(64, 128, 2),
-        nn.AdaptiveAvgPool2d(1),
+        nn.Conv2d(128, 32, 1),
+        nn.ReLU(inplace=True),
         nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(32 * cells * cells, 192),
+        nn.ReLU(inplace=True),
         nn.Dropout(0.1),
-        nn.Linear(128, classes),
+        nn.Linear(192, classes),
     )
 
 
@@ -156,12 +166,16 @@ def train_classifier(
     seed: int = 0,
     batch: int = 256,
     lr: float = 3e-3,
+    threads: int = 0,
 ) -> dict[str, float]:
     """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies."""
     import torch
 
     torch.manual_seed(seed)
-    net = build_net()
+    if threads:
+        torch.set_num_threads(threads)
+    size = int(train.x.shape[-1])
+    net = build_net(size=size)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps = epochs * ((len(train.y) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -202,7 +216,7 @@ def train_classifier(
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
-        torch.zeros(1, 3, CROP_SIZE, CROP_SIZE),
+        torch.zeros(1, 3, size, size),
         str(out),
         input_names=["crops"],
         output_names=["logits"],
@@ -231,17 +245,21 @@ def main() -> None:
     p.add_argument("--jitter", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--negatives", type=int, default=1, help="background crops per image")
+    p.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
     a = p.parse_args()
     t0 = time.time()
-    train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives)
-    val = [(s, extract_crops(_sources([s]), 1, a.seed + 1, negatives=a.negatives)) for s in a.val]
+    train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives, size=a.size)
+    val = [
+        (s, extract_crops(_sources([s]), 1, a.seed + 1, negatives=a.negatives, size=a.size)) for s in a.val
+    ]
     print(
         f"crops: train {len(train.y)}, "
         + ", ".join(f"{k} {len(v.y)}" for k, v in val)
         + f" ({time.time() - t0:.0f}s)",
         flush=True,
     )
-    print(train_classifier(train, val, a.epochs, a.out, a.seed))
+    print(train_classifier(train, val, a.epochs, a.out, a.seed, threads=a.threads))
 
 
 if __name__ == "__main__":

@@ -117,6 +117,10 @@ def train_command(
     project: Annotated[Path, typer.Option("--project")] = Path("runs/detect"),
     name: Annotated[str, typer.Option("--name")] = "cards",
     cache: Annotated[str, typer.Option("--cache", help="ram, disk or none")] = "ram",
+    single_cls: Annotated[
+        bool, typer.Option("--single-cls", help="one class 'index': localise only (needs the classifier)")
+    ] = False,
+    lr0: Annotated[float, typer.Option("--lr0")] = 0.002,
 ) -> None:
     """Train the corner-index detector (checkpoints every epoch in PROJECT/NAME/weights)."""
     from models.train import PICO_YAML, TrainConfig, TrainConfigError, train
@@ -132,6 +136,8 @@ def train_command(
             project=project,
             name=name,
             cache=False if cache == "none" else cache,
+            single_cls=single_cls,
+            lr0=lr0,
         )
     except TrainConfigError as exc:
         raise _fail(exc) from None

@@ -49,6 +49,9 @@ class TrainConfig:
     mosaic: float = 0.0  # training tiles are already crops at index scale
     close_mosaic: int = 0
     seed: int = 0
+    # One class, "index": YOLO only localises corner indices and the classifier
+    # (vision.classifier) names them. Much faster to learn from scratch than 54 classes.
+    single_cls: bool = False
 
     def __post_init__(self) -> None:
         if not Path(self.data).is_file():

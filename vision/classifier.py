@@ -3,8 +3,9 @@
 YOLO learns *where* indices are much faster than *which* of 54 cards they show. With a classifier the
 detector's boxes (class-agnostic) are cropped, resized to ``size`` × ``size`` and classified; the
 detection's class becomes the classifier's and its confidence the classifier's probability.
-:class:`ClassifiedDetector` wraps any :class:`~vision.detectors.base.Detector`, so tiling, grouping
-and the command line are unchanged. Training: :mod:`models.classifier`.
+:class:`ClassifiedDetector` wraps any :class:`~vision.detectors.base.Detector` for one image;
+:class:`~vision.reader.CardReader` instead names the boxes merged from all tiles on the *original*
+image, so an index found on a downscaled pyramid level is still read at full resolution. Training: :mod:`models.classifier`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy.typing as npt
 
 from vision.detections import Detections
 
-CROP_SIZE = 32
+CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
 BACKGROUND = 54
 
@@ -79,6 +80,13 @@ class IndexClassifier:
         keep = cls < BACKGROUND  # a 55th output is "not an index"
         return Detections(det.xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep])
 
+    def name_boxes(
+        self, image: npt.NDArray[np.uint8], boxes: Detections, det_conf: float, conf: float
+    ) -> Detections:
+        """Boxes scoring ≥ ``det_conf`` (class-agnostic NMS), named from ``image``; probability ≥ ``conf``."""
+        det = boxes.filter_confidence(det_conf).with_nms(0.5, class_agnostic=True)
+        return self.classify(image, det).filter_confidence(conf)
+
 
 class ClassifiedDetector:
     """A detector whose boxes (class-agnostic, at ``det_conf``) are named by an :class:`IndexClassifier`."""
@@ -92,5 +100,4 @@ class ClassifiedDetector:
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """Boxes of the base detector, classified; kept when the class probability ≥ ``conf``."""
-        det = self.base.detect(image).filter_confidence(self.det_conf).with_nms(0.5, class_agnostic=True)
-        return self.classifier.classify(image, det).filter_confidence(self.conf)
+        return self.classifier.name_boxes(image, self.base.detect(image), self.det_conf, self.conf)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from vision.classifier import IndexClassifier
 from vision.detections import Detections
 from vision.detectors.base import Detector, DetectorConfig, create_detector, default_classifier
 from vision.instances import CardInstance, InstanceConfig, group_corners
@@ -53,11 +55,21 @@ class CardReader:
 
     def __init__(self, config: ReaderConfig | None = None, detector: Detector | None = None) -> None:
         self.config = config or ReaderConfig()
-        self.detector = detector or create_detector(self.config.detector)
-        tiling = self.config.tiling or TilingConfig(tile=self.config.detector.imgsz)
+        d = self.config.detector
+        self.classifier = (
+            IndexClassifier(Path(d.classifier), d.threads) if d.classifier is not None else None
+        )
+        # with a classifier, the detector only proposes boxes (score >= det_conf); they are named
+        # after merging the tiles, on the original image (vision.classifier)
+        base = replace(d, classifier=None, conf=d.det_conf) if self.classifier else d
+        self.detector = detector or create_detector(base)
+        tiling = self.config.tiling or TilingConfig(tile=d.imgsz)
         self.tiled = TiledDetector(self.detector, tiling)
 
     def read(self, image: npt.NDArray[np.uint8]) -> Reading:
         """Corners and cards of one image."""
         corners = self.tiled.detect(image)
+        if self.classifier is not None:
+            d = self.config.detector
+            corners = self.classifier.name_boxes(image, corners, d.det_conf, d.conf)
         return Reading(corners, group_corners(corners, self.config.instances))

@@ -95,3 +95,28 @@ def test_background_output_drops_boxes(tmp_path):
     det = Detections([[10, 10, 40, 40], [110, 110, 140, 140]], [0.5, 0.5], [0, 0])
     out = IndexClassifier(tmp_path / "bg.onnx").classify(img, det)
     assert out.names == ["7H"]
+
+
+def test_reader_names_merged_boxes_on_the_original_image(tmp_path):
+    """With a classifier the reader proposes boxes on every pyramid tile, maps them back, and names
+    them on the full-resolution image (not on the downscaled tile they were found in)."""
+    from vision.reader import CardReader, ReaderConfig
+    from vision.tiling import TilingConfig
+
+    path = colour_classifier(tmp_path / "c.onnx")
+    img = np.zeros((640, 640, 3), np.uint8)
+    img[180:280, 180:260] = (0, 0, 255)  # red where the tile box lands in the original image
+    script = (Detections([[100, 100, 120, 130], [5, 5, 9, 9]], [0.3, 0.001], [3, 3]),)
+    reader = CardReader(
+        ReaderConfig(
+            detector=DetectorConfig(type="fake", script=script, classifier=path, det_conf=0.01, conf=0.5),
+            tiling=TilingConfig(tile=320, overlap=0.0, levels=(0.5,)),
+        )
+    )
+    seen = []
+    classify = reader.classifier.classify
+    reader.classifier.classify = lambda image, det: seen.append(image.shape) or classify(image, det)
+    corners = reader.read(img).corners
+    assert seen == [(640, 640, 3)]
+    assert corners.names == ["KS"]  # the 0.001 box is below det_conf; the other renamed from class 3
+    np.testing.assert_allclose(corners.xyxy[0], [200, 200, 240, 260])
