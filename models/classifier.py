@@ -50,8 +50,6 @@ def jitter_boxes(
     return np.stack([cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2], 1).astype(np.float32)
 
 
-
-
 def negative_boxes(
     boxes: npt.NDArray[np.float32], width: int, height: int, n: int, rng: np.random.Generator
 ) -> npt.NDArray[np.float32]:

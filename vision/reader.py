@@ -56,9 +56,7 @@ class CardReader:
     def __init__(self, config: ReaderConfig | None = None, detector: Detector | None = None) -> None:
         self.config = config or ReaderConfig()
         d = self.config.detector
-        self.classifier = (
-            IndexClassifier(Path(d.classifier), d.threads) if d.classifier is not None else None
-        )
+        self.classifier = IndexClassifier(Path(d.classifier), d.threads) if d.classifier is not None else None
         # with a classifier, the detector only proposes boxes (score >= det_conf); they are named
         # after merging the tiles, on the original image (vision.classifier)
         base = replace(d, classifier=None, conf=d.det_conf) if self.classifier else d
