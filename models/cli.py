@@ -57,7 +57,7 @@ def eval_command(
     """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
     from models import evaluate as ev
     from vision.classifier import ClassifierNotFoundError
-    from vision.detectors.base import UnknownDetectorType, WeightsNotFoundError
+    from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.reader import CardReader, default_reader_config
 
     options: dict[str, object] = {"weights": weights, "imgsz": imgsz}
@@ -73,7 +73,12 @@ def eval_command(
         options["det_conf"] = det_conf
     try:
         reader = CardReader(default_reader_config(backend, **options))
-    except (UnknownDetectorType, WeightsNotFoundError, ClassifierNotFoundError) as exc:
+    except (
+        UnknownDetectorType,
+        WeightsNotFoundError,
+        ClassifierNotFoundError,
+        ClassifierRequiredError,
+    ) as exc:
         raise _fail(exc) from None
     d = reader.config.detector
     typer.echo(

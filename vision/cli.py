@@ -39,7 +39,7 @@ def detect(
     """Recognise the cards visible in each photo: one entry per physical card."""
     from vision.capture import UnreadableImageError, read_image
     from vision.classifier import ClassifierNotFoundError
-    from vision.detectors.base import UnknownDetectorType, WeightsNotFoundError
+    from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.reader import CardReader, default_reader_config
 
     reader: CardReader | None = None
@@ -61,7 +61,12 @@ def detect(
                 options["det_conf"] = det_conf
             try:
                 reader = CardReader(default_reader_config(backend, **options))
-            except (UnknownDetectorType, WeightsNotFoundError, ClassifierNotFoundError) as exc:
+            except (
+                UnknownDetectorType,
+                WeightsNotFoundError,
+                ClassifierNotFoundError,
+                ClassifierRequiredError,
+            ) as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(2) from None
         cards = reader.read(image).cards

@@ -10,7 +10,13 @@ import numpy.typing as npt
 
 from vision.classifier import IndexClassifier
 from vision.detections import Detections
-from vision.detectors.base import Detector, DetectorConfig, create_detector, default_classifier
+from vision.detectors.base import (
+    ClassifierRequiredError,
+    Detector,
+    DetectorConfig,
+    create_detector,
+    default_classifier,
+)
 from vision.instances import CardInstance, InstanceConfig, group_corners
 from vision.tiling import TiledDetector, TilingConfig
 
@@ -61,6 +67,10 @@ class CardReader:
         # after merging the tiles, on the original image (vision.classifier)
         base = replace(d, classifier=None, conf=d.det_conf) if self.classifier else d
         self.detector = detector or create_detector(base)
+        if self.classifier is None and self.detector.classes == 1:
+            raise ClassifierRequiredError(
+                "this detector only localises indices (1 class): give it the index classifier"
+            )
         tiling = self.config.tiling or TilingConfig(tile=d.imgsz)
         self.tiled = TiledDetector(self.detector, tiling)
 

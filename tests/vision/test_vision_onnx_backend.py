@@ -11,11 +11,11 @@ from vision.detectors import DetectorConfig, WeightsNotFoundError, create_detect
 onnx = pytest.importorskip("onnx")
 
 
-def head_model(path, anchors):
-    """A graph (1,3,320,320) → (1, 58, A): constant predictions (input multiplied by 0 and added)."""
+def head_model(path, anchors, classes=54):
+    """A graph (1,3,320,320) → (1, 4 + classes, A): constant predictions (input times 0, added)."""
     from onnx import TensorProto, helper, numpy_helper
 
-    pred = np.zeros((1, 58, len(anchors)), np.float32)
+    pred = np.zeros((1, 4 + classes, len(anchors)), np.float32)
     for k, (cx, cy, w, h, cls, score) in enumerate(anchors):
         pred[0, :4, k] = (cx, cy, w, h)
         pred[0, 4 + cls, k] = score
@@ -28,7 +28,7 @@ def head_model(path, anchors):
         nodes,
         "head",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 320, 320])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 58, len(anchors)])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + classes, len(anchors)])],
         [numpy_helper.from_array(pred, "pred"), numpy_helper.from_array(np.zeros((), np.float32), "zero")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -69,3 +69,14 @@ def test_onnx_backend_does_not_import_torch(tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["1", "False", "False"]
+
+
+def test_single_class_detector_needs_the_classifier(tmp_path):
+    """A localise-only (1-class) export would call every index "2S" on its own: refused clearly."""
+    from vision.detectors.base import ClassifierRequiredError
+    from vision.reader import CardReader, ReaderConfig
+
+    path = head_model(tmp_path / "one.onnx", [(160, 160, 20, 40, 0, 0.9)], classes=1)
+    assert create_detector(DetectorConfig(type="onnx", weights=path)).classes == 1
+    with pytest.raises(ClassifierRequiredError, match="classifier"):
+        CardReader(ReaderConfig(detector=DetectorConfig(type="onnx", weights=path)))

@@ -25,6 +25,10 @@ class WeightsNotFoundError(ValueError):
     """The weights file given to a backend does not exist."""
 
 
+class ClassifierRequiredError(ValueError):
+    """A single-class (localise-only) detector was used without the index classifier."""
+
+
 @dataclass(frozen=True)
 class DetectorConfig:
     """What to build: backend ``type`` and its settings.
@@ -48,9 +52,14 @@ class DetectorConfig:
 
 @runtime_checkable
 class Detector(Protocol):
-    """Detects corner indices in one BGR image at the network's input size (no tiling)."""
+    """Detects corner indices in one BGR image at the network's input size (no tiling).
+
+    ``classes`` is the number of the network's classes: 54 when it names cards itself, 1 when it
+    only localises indices and the classifier (:mod:`vision.classifier`) names them.
+    """
 
     config: DetectorConfig
+    classes: int
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """Detections in ``image`` pixel coordinates."""

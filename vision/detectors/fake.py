@@ -15,6 +15,7 @@ class FakeDetector:
     def __init__(self, config: DetectorConfig) -> None:
         self.config = config
         self.calls: list[tuple[int, int]] = []
+        self.classes = 54
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """The next scripted Detections (empty when there is no script)."""

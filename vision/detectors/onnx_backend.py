@@ -28,6 +28,8 @@ class OnnxDetector:
         self.input_name = inp.name
         size = inp.shape[2]
         self.imgsz = int(size) if isinstance(size, int) else config.imgsz
+        channels = self.session.get_outputs()[0].shape[1]  # 4 box values + one score per class
+        self.classes = int(channels) - 4 if isinstance(channels, int) else 54
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """Detections in ``image`` pixel coordinates."""

@@ -21,6 +21,7 @@ class UltralyticsDetector:
         self.config = config
         self.weights = resolve_weights(config)
         self.model = YOLO(str(self.weights), task="detect")
+        self.classes = len(self.model.names)
         if config.threads:
             import torch
 
