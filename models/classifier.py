@@ -165,8 +165,13 @@ def train_classifier(
     batch: int = 256,
     lr: float = 3e-3,
     threads: int = 0,
+    init: Path | None = None,
 ) -> dict[str, float]:
-    """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies."""
+    """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies.
+
+    The best weights so far are also saved after every epoch as ``out`` with suffix ``.pt`` (a torch
+    state dict), so a stopped run still leaves its best network; ``init`` starts from such a file.
+    """
     import torch
 
     torch.manual_seed(seed)
@@ -174,6 +179,8 @@ def train_classifier(
         torch.set_num_threads(threads)
     size = int(train.x.shape[-1])
     net = build_net(size=size)
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps = epochs * ((len(train.y) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -207,10 +214,20 @@ def train_classifier(
         if first > best:
             best = first
             best_state = {k: v.clone() for k, v in net.state_dict().items()}
+            out.parent.mkdir(parents=True, exist_ok=True)
+            torch.save(best_state, out.with_suffix(".pt"))
     assert best_state is not None
     net.load_state_dict(best_state)
-    net.eval()
     final = {name: accuracy(net, data) for name, data in val}
+    export_onnx(net, size, out)
+    return final
+
+
+def export_onnx(net, size: int, out: Path) -> None:  # noqa: ANN001
+    """Write ``net`` as ONNX: input ``crops`` (N, 3, size, size), output ``logits`` (N, 55)."""
+    import torch
+
+    net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
@@ -222,7 +239,6 @@ def train_classifier(
         opset_version=17,
         dynamo=False,
     )
-    return final
 
 
 def _sources(specs: list[str]) -> list[tuple[Path, str]]:
@@ -245,6 +261,13 @@ def main() -> None:
     p.add_argument("--negatives", type=int, default=1, help="background crops per image")
     p.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--init", type=Path, help="start from a saved state dict (OUT.pt of an earlier run)")
+    p.add_argument(
+        "--mine",
+        type=Path,
+        help="detector .onnx: add its boxes on the --train images as crops (hard negatives, real box shapes)",
+    )
     a = p.parse_args()
     t0 = time.time()
     train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives, size=a.size)
@@ -257,7 +280,13 @@ def main() -> None:
         + f" ({time.time() - t0:.0f}s)",
         flush=True,
     )
-    print(train_classifier(train, val, a.epochs, a.out, a.seed, threads=a.threads))
+    if a.mine is not None:
+        from models.mining import mine_crops
+
+        mined = mine_crops(a.mine, _sources(a.train), a.seed, size=a.size)
+        print(f"mined: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background", flush=True)
+        train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
+    print(train_classifier(train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,67 @@
+"""Hard examples for the index classifier, mined with a trained detector.
+
+The classifier must name the detector's boxes and reject its false ones. Random background crops
+(:func:`models.classifier.negative_boxes`) rarely look like what the detector mistakes for an index:
+court-card artwork, a lone pip, a neighbour's half-covered index. Running the detector on the training
+images gives exactly those: every box scoring ≥ ``det_conf`` whose IoU with every labelled index is
+below ``negative_iou`` becomes a *background* crop, and every box matching a label (IoU ≥
+``positive_iou``) becomes a crop of that label's card with the detector's own box shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.classifier import CropDataError, CropSet
+from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
+from vision.classifier import BACKGROUND, CROP_SIZE, crop_boxes
+from vision.detections import box_iou
+from vision.detectors.base import DetectorConfig, create_detector
+
+
+def mine_crops(
+    detector_onnx: Path,
+    sources: list[tuple[Path, str]],
+    seed: int,
+    size: int = CROP_SIZE,
+    det_conf: float = 0.01,
+    negative_iou: float = 0.3,
+    positive_iou: float = 0.5,
+    limit: int | None = None,
+) -> CropSet:
+    """Crops of the detector's boxes on the (dataset, split) images, labelled from the YOLO labels."""
+    detector = create_detector(DetectorConfig(type="onnx", weights=Path(detector_onnx), conf=det_conf))
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for root, split in sources:
+        images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        if limit is not None:
+            images = list(rng.permutation(np.array(images, dtype=object))[:limit])
+        for path in images:
+            image = cv2.imread(str(path))
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            cls, boxes = read_yolo_labels(root / "labels" / split / (path.stem + ".txt"), w, h)
+            det = detector.detect(image).with_nms(0.5, class_agnostic=True)
+            if len(det) == 0:
+                continue
+            if len(cls):
+                iou = box_iou(det.xyxy, boxes)
+                best, match = iou.max(1), iou.argmax(1)
+            else:
+                best, match = np.zeros(len(det)), np.zeros(len(det), np.int64)
+            label = np.where(best >= positive_iou, cls[match] if len(cls) else BACKGROUND, -1)
+            label[best < negative_iou] = BACKGROUND
+            keep = label >= 0
+            if not keep.any():
+                continue
+            crops = crop_boxes(image, det.xyxy[keep], size)
+            xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
+            ys.append(label[keep].astype(np.int64))
+    if not xs:
+        raise CropDataError(f"the detector found no boxes in {sources}")
+    return CropSet(np.concatenate(xs), np.concatenate(ys))
