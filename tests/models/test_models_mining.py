@@ -1,0 +1,48 @@
+"""Hard-example mining: a detector's boxes on labelled images become labelled or background crops."""
+
+import cv2
+import numpy as np
+import pytest
+
+from models.classifier import CropDataError
+from models.mining import mine_crops
+from vision.classifier import BACKGROUND
+from vision.labels import class_id
+
+pytest.importorskip("onnx")
+from tests.vision.test_vision_onnx_backend import head_model  # noqa: E402
+
+
+def dataset(root, boxes_yolo):
+    (root / "images" / "train").mkdir(parents=True)
+    (root / "labels" / "train").mkdir(parents=True)
+    img = np.full((320, 320, 3), 200, np.uint8)
+    cv2.imwrite(str(root / "images" / "train" / "a.png"), img)
+    lines = [f"{c} {x} {y} {w} {h}" for c, x, y, w, h in boxes_yolo]
+    (root / "labels" / "train" / "a.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_matched_boxes_take_the_label_and_stray_boxes_are_background(tmp_path):
+    qh = class_id("QH")
+    # one labelled index centred at (100, 100), 20 x 40 px
+    dataset(tmp_path / "d", [(qh, 100 / 320, 100 / 320, 20 / 320, 40 / 320)])
+    det = head_model(
+        tmp_path / "det.onnx",
+        [
+            (101, 101, 20, 40, 0, 0.9),  # on the label (IoU ~0.9): a QH crop
+            (250, 250, 20, 40, 0, 0.5),  # nowhere near a label: background
+            (100, 115, 20, 40, 0, 0.4),  # half on the label (IoU ~0.45): ambiguous, dropped
+            (40, 250, 20, 40, 0, 0.001),  # below det_conf: ignored
+        ],
+        classes=1,
+    )
+    crops = mine_crops(det, [(tmp_path / "d", "train")], seed=0, size=40)
+    assert sorted(crops.y.tolist()) == sorted([qh, BACKGROUND])
+    assert crops.x.shape == (2, 3, 40, 40) and crops.x.dtype == np.uint8
+
+
+def test_no_boxes_at_all_is_an_error(tmp_path):
+    dataset(tmp_path / "d", [(0, 0.5, 0.5, 0.1, 0.1)])
+    det = head_model(tmp_path / "det.onnx", [(160, 160, 20, 40, 0, 0.001)], classes=1)
+    with pytest.raises(CropDataError):
+        mine_crops(det, [(tmp_path / "d", "train")], seed=0)
