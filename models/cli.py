@@ -179,11 +179,14 @@ def export_command(
     weights: Annotated[Path, typer.Argument(help="a trained .pt")],
     out: Annotated[Path | None, typer.Option("--out", help="default: beside the weights")] = None,
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
+    format: Annotated[str, typer.Option("--format", help="onnx or ncnn (a folder)")] = "onnx",
 ) -> None:
-    """Export to ONNX (for ONNX Runtime on the Pi; NCNN: see docs/vision.md)."""
-    from models.export import ExportError, export_onnx
+    """Export to ONNX (ONNX Runtime) or NCNN (fastest on a Raspberry Pi; see docs/vision.md)."""
+    from models.export import ExportError, export_ncnn, export_onnx
 
+    if format not in ("onnx", "ncnn"):
+        raise _fail(ExportError(f"unknown format {format!r}: onnx or ncnn"))
     try:
-        typer.echo(str(export_onnx(weights, out, imgsz)))
+        typer.echo(str((export_ncnn if format == "ncnn" else export_onnx)(weights, out, imgsz)))
     except ExportError as exc:
         raise _fail(exc) from None

@@ -1,13 +1,8 @@
-"""Export trained weights to ONNX for ONNX Runtime (the Pi backend).
+"""Export trained weights for the runtimes without torch: ONNX (ONNX Runtime) and NCNN.
 
-NCNN (fastest on a Raspberry Pi 4/5 CPU) is exported the same way on a machine with ultralytics:
-
-    YOLO_OFFLINE=1 python -c "from ultralytics import YOLO; \
-        YOLO('models/weights/best.pt').export(format='ncnn', imgsz=320)"
-
-which writes ``models/weights/best_ncnn_model/`` (``model.ncnn.param`` + ``.bin``); ultralytics loads that
-folder with ``YOLO('best_ncnn_model')`` (needs the ``ncnn`` pip package on the Pi). It is not committed:
-the ONNX file runs everywhere without torch, see docs/vision.md.
+``export_ncnn`` writes an ultralytics NCNN folder (``model.ncnn.param`` + ``model.ncnn.bin``, via PNNX;
+needs the ``train`` extra), which :mod:`vision.detectors.ncnn_backend` runs with the ``ncnn`` package
+(the fastest CPU runtime on a Raspberry Pi 4/5, see docs/vision.md).
 """
 
 from __future__ import annotations
@@ -45,6 +40,26 @@ def export_onnx(
     if not produced.is_file():
         raise ExportError(f"export produced no file for {weights}")
     if out is not None and produced.resolve() != Path(out).resolve():
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(produced), str(out))
+        return Path(out)
+    return produced
+
+
+def export_ncnn(weights: Path, out: Path | None = None, imgsz: int = 320) -> Path:
+    """Write an NCNN export folder (FP32) next to ``weights`` (``<stem>_ncnn_model``) or at ``out``."""
+    weights = Path(weights)
+    if not weights.is_file():
+        raise ExportError(f"weights not found: {weights}")
+    os.environ["YOLO_OFFLINE"] = "1"
+    from ultralytics import YOLO
+
+    produced = Path(YOLO(str(weights), task="detect").export(format="ncnn", imgsz=imgsz, device="cpu"))
+    if not (produced / "model.ncnn.param").is_file():
+        raise ExportError(f"NCNN export produced no model for {weights}")
+    if out is not None and produced.resolve() != Path(out).resolve():
+        if Path(out).exists():
+            shutil.rmtree(out)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(produced), str(out))
         return Path(out)

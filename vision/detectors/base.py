@@ -70,6 +70,7 @@ class Detector(Protocol):
 _BACKENDS: dict[str, str] = {
     "ultralytics": "vision.detectors.ultralytics_backend:UltralyticsDetector",
     "onnx": "vision.detectors.onnx_backend:OnnxDetector",
+    "ncnn": "vision.detectors.ncnn_backend:NcnnDetector",
     "fake": "vision.detectors.fake:FakeDetector",
 }
 
@@ -85,8 +86,9 @@ def register_detector(type_name: str, target: str) -> None:
 
 
 def default_weights(type_name: str) -> Path:
-    """The committed weights for a backend type (``best.onnx`` or ``best.pt``)."""
-    return WEIGHTS_DIR / ("best.pt" if type_name == "ultralytics" else "best.onnx")
+    """The committed weights for a backend type (``best.pt``, ``best_ncnn_model/`` or ``best.onnx``)."""
+    names = {"ultralytics": "best.pt", "ncnn": "best_ncnn_model"}
+    return WEIGHTS_DIR / names.get(type_name, "best.onnx")
 
 
 def create_detector(config: DetectorConfig) -> Detector:
@@ -117,8 +119,8 @@ def default_classifier() -> Path | None:
 
 
 def resolve_weights(config: DetectorConfig) -> Path:
-    """``config.weights`` or the committed default, checked to exist."""
+    """``config.weights`` or the committed default, checked to exist (a folder for ``ncnn``)."""
     path = Path(config.weights) if config.weights is not None else default_weights(config.type)
-    if not path.is_file():
+    if not (path.is_dir() if config.type == "ncnn" else path.is_file()):
         raise WeightsNotFoundError(f"weights not found: {path}")
     return path
