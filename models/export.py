@@ -57,6 +57,7 @@ def export_ncnn(weights: Path, out: Path | None = None, imgsz: int = 320) -> Pat
     produced = Path(YOLO(str(weights), task="detect").export(format="ncnn", imgsz=imgsz, device="cpu"))
     if not (produced / "model.ncnn.param").is_file():
         raise ExportError(f"NCNN export produced no model for {weights}")
+    (produced / "model_ncnn.py").unlink(missing_ok=True)  # PNNX's sample script, not needed
     if out is not None and produced.resolve() != Path(out).resolve():
         if Path(out).exists():
             shutil.rmtree(out)
