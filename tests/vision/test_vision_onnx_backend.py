@@ -61,7 +61,9 @@ def test_onnx_backend_does_not_import_torch(tmp_path):
         "import sys, numpy as np\n"
         "from vision.detectors import DetectorConfig, create_detector\n"
         "from vision.reader import CardReader, ReaderConfig\n"
-        f"r = CardReader(ReaderConfig(detector=DetectorConfig(type='onnx', weights=r'{path}')))\n"
+        "from vision.tiling import TilingConfig\n"
+        f"d = DetectorConfig(type='onnx', weights=r'{path}')\n"
+        "r = CardReader(ReaderConfig(detector=d, tiling=TilingConfig(levels=(1.0,))))\n"
         "print(len(r.read(np.zeros((320, 320, 3), np.uint8)).cards))\n"
         "print('torch' in sys.modules, 'ultralytics' in sys.modules)\n"
     )

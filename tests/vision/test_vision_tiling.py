@@ -6,15 +6,20 @@ from vision.detectors import DetectorConfig, UnknownDetectorType, create_detecto
 from vision.tiling import TiledDetector, TilingConfig, TilingConfigError, plan_tiles, pyramid_levels
 
 
-def test_auto_pyramid_doubles_up_to_native():
+def test_auto_pyramid_doubles_up_to_twice_native():
+    # whole image in one tile, then every doubling, up to 2x (small indices become big enough)
     levels = pyramid_levels(1280, 960, TilingConfig(tile=320))
-    assert levels == pytest.approx([0.25, 0.5, 1.0])
-    # A small image is only looked at whole.
-    assert pyramid_levels(300, 200, TilingConfig(tile=320)) == pytest.approx([320 / 300])
+    assert levels == pytest.approx([0.25, 0.5, 1.0, 2.0])
+    assert pyramid_levels(300, 200, TilingConfig(tile=320)) == pytest.approx([320 / 300, 2.0])
+    # without upscaling, up to native resolution; a small image is only looked at whole
+    assert pyramid_levels(1280, 960, TilingConfig(tile=320, max_upscale=1.0)) == pytest.approx(
+        [0.25, 0.5, 1.0]
+    )
+    assert pyramid_levels(300, 200, TilingConfig(tile=320, max_upscale=1.0)) == pytest.approx([320 / 300])
 
 
 def test_tiles_cover_every_level_completely():
-    cfg = TilingConfig(tile=320, overlap=0.25)
+    cfg = TilingConfig(tile=320, overlap=0.25, max_upscale=1.0)
     tiles = plan_tiles(1000, 700, cfg)
     for scale in {t.scale for t in tiles}:
         level = [t for t in tiles if t.scale == scale]
