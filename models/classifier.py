@@ -268,6 +268,10 @@ def main() -> None:
         type=Path,
         help="detector .onnx: add its boxes on the --train images as crops (hard negatives, real box shapes)",
     )
+    p.add_argument("--mine-on", nargs="+", help="DIR[:split] to mine on (default: the --train sources)")
+    p.add_argument("--mine-conf", type=float, default=0.05, help="detector score of mined boxes")
+    p.add_argument("--mine-limit", type=int, help="at most this many images per mined source")
+    p.add_argument("--mine-cache", type=Path, help=".npz of mined crops: written once, then reused")
     a = p.parse_args()
     t0 = time.time()
     train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives, size=a.size)
@@ -280,11 +284,26 @@ def main() -> None:
         + f" ({time.time() - t0:.0f}s)",
         flush=True,
     )
-    if a.mine is not None:
+    if a.mine is not None and a.mine_cache is not None and a.mine_cache.is_file():
+        with np.load(a.mine_cache) as z:
+            mined = CropSet(z["x"], z["y"])
+        train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
+    elif a.mine is not None:
         from models.mining import mine_crops
 
-        mined = mine_crops(a.mine, _sources(a.train), a.seed, size=a.size)
+        mined = mine_crops(
+            a.mine,
+            _sources(a.mine_on or a.train),
+            a.seed,
+            size=a.size,
+            det_conf=a.mine_conf,
+            limit=a.mine_limit,
+        )
         print(f"mined: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background", flush=True)
+        if a.mine_cache is not None:
+            np.savez(a.mine_cache, x=mined.x, y=mined.y)
+        if a.epochs == 0:
+            return
         train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
     print(train_classifier(train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init))
 

@@ -20,6 +20,7 @@ from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
 from vision.classifier import BACKGROUND, CROP_SIZE, crop_boxes
 from vision.detections import box_iou
 from vision.detectors.base import DetectorConfig, create_detector
+from vision.tiling import TiledDetector, TilingConfig
 
 
 def mine_crops(
@@ -31,9 +32,15 @@ def mine_crops(
     negative_iou: float = 0.3,
     positive_iou: float = 0.5,
     limit: int | None = None,
+    tiling: TilingConfig | None = None,
 ) -> CropSet:
-    """Crops of the detector's boxes on the (dataset, split) images, labelled from the YOLO labels."""
-    detector = create_detector(DetectorConfig(type="onnx", weights=Path(detector_onnx), conf=det_conf))
+    """Crops of the detector's boxes on the (dataset, split) images, labelled from the YOLO labels.
+
+    The detector runs over the same pyramid of tiles as at inference (``tiling``, default automatic),
+    so the mined boxes include what it proposes on upscaled and downscaled levels.
+    """
+    net = create_detector(DetectorConfig(type="onnx", weights=Path(detector_onnx), conf=det_conf))
+    detector = TiledDetector(net, tiling or TilingConfig(tile=net.config.imgsz))
     rng = np.random.default_rng(seed)
     xs, ys = [], []
     for root, split in sources:

@@ -8,6 +8,7 @@ from models.classifier import CropDataError
 from models.mining import mine_crops
 from vision.classifier import BACKGROUND
 from vision.labels import class_id
+from vision.tiling import TilingConfig
 
 pytest.importorskip("onnx")
 from tests.vision.test_vision_onnx_backend import head_model  # noqa: E402
@@ -36,7 +37,8 @@ def test_matched_boxes_take_the_label_and_stray_boxes_are_background(tmp_path):
         ],
         classes=1,
     )
-    crops = mine_crops(det, [(tmp_path / "d", "train")], seed=0, size=40)
+    one_tile = TilingConfig(levels=(1.0,))
+    crops = mine_crops(det, [(tmp_path / "d", "train")], seed=0, size=40, tiling=one_tile)
     assert sorted(crops.y.tolist()) == sorted([qh, BACKGROUND])
     assert crops.x.shape == (2, 3, 40, 40) and crops.x.dtype == np.uint8
 
