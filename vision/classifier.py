@@ -21,6 +21,10 @@ from vision.detections import Detections
 CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
 BACKGROUND = 54
+#: A proposal lying this much (intersection / its area) inside a higher-scoring one is dropped before
+#: naming: mostly a rank or suit glyph boxed alone, or the same index seen at another pyramid level.
+#: On 25 val images it removed 150 of 270 false corners and 9 of 155 true ones (0.75: 120 and 9).
+CONTAINED_OVERLAP = 0.6
 
 
 class ClassifierNotFoundError(ValueError):
@@ -83,8 +87,10 @@ class IndexClassifier:
     def name_boxes(
         self, image: npt.NDArray[np.uint8], boxes: Detections, det_conf: float, conf: float
     ) -> Detections:
-        """Boxes scoring ≥ ``det_conf`` (class-agnostic NMS), named from ``image``; probability ≥ ``conf``."""
+        """Boxes scoring ≥ ``det_conf`` (class-agnostic NMS, then :data:`CONTAINED_OVERLAP`), named
+        from ``image``; kept when their probability is ≥ ``conf``."""
         det = boxes.filter_confidence(det_conf).with_nms(0.5, class_agnostic=True)
+        det = det.without_contained(CONTAINED_OVERLAP)
         return self.classify(image, det).filter_confidence(conf)
 
 

@@ -7,7 +7,7 @@ Every helper returns a new object; arrays are never shared with the caller's inp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,9 +124,16 @@ class Detections:
         )
         return self[keep]
 
+    def without_contained(self, threshold: float = 0.6) -> Detections:
+        """Drop boxes lying mostly (intersection / smaller area > ``threshold``) inside a more
+        confident box, whatever their class: a rank or suit glyph boxed alone inside a whole index."""
+        return self[nms_indices(self.xyxy, self.confidence, None, threshold, metric=box_overlap_min)]
 
-def box_iou(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
-    """Pairwise IoU of boxes ``a`` (N, 4) and ``b`` (M, 4) → (N, M)."""
+
+def _intersections(
+    a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Pairwise intersection areas (N, M) of boxes ``a`` (N, 4) and ``b`` (M, 4), and their areas."""
     a = np.asarray(a, np.float32).reshape(-1, 4)
     b = np.asarray(b, np.float32).reshape(-1, 4)
     lt = np.maximum(a[:, None, :2], b[None, :, :2])
@@ -134,8 +141,21 @@ def box_iou(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDA
     inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
     area_a = np.prod(np.clip(a[:, 2:] - a[:, :2], 0, None), axis=1)
     area_b = np.prod(np.clip(b[:, 2:] - b[:, :2], 0, None), axis=1)
+    return inter, area_a, area_b
+
+
+def box_iou(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+    """Pairwise IoU of boxes ``a`` (N, 4) and ``b`` (M, 4) → (N, M)."""
+    inter, area_a, area_b = _intersections(a, b)
     union = area_a[:, None] + area_b[None, :] - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
+
+
+def box_overlap_min(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+    """Pairwise intersection over the smaller box's area of ``a`` (N, 4) and ``b`` (M, 4) → (N, M)."""
+    inter, area_a, area_b = _intersections(a, b)
+    smaller = np.minimum(area_a[:, None], area_b[None, :])
+    return np.where(smaller > 0, inter / np.maximum(smaller, 1e-9), 0.0).astype(np.float32)
 
 
 def nms_indices(
@@ -143,13 +163,17 @@ def nms_indices(
     scores: npt.NDArray[np.floating],
     class_id: npt.NDArray[np.integer] | None,
     iou_threshold: float,
+    metric: Callable[[npt.NDArray[np.floating], npt.NDArray[np.floating]], npt.NDArray[np.float32]]
+    | None = None,
 ) -> npt.NDArray[np.int64]:
-    """Indices kept by greedy NMS, highest score first (per class when ``class_id`` is given)."""
+    """Indices kept by greedy NMS, highest score first (per class when ``class_id`` is given).
+
+    ``metric`` measures the overlap of two boxes (default :func:`box_iou`)."""
     n = len(scores)
     if n == 0:
         return np.zeros(0, np.int64)
     order = np.argsort(-np.asarray(scores), kind="stable")
-    iou = box_iou(xyxy, xyxy)
+    iou = (metric or box_iou)(xyxy, xyxy)
     if class_id is not None:
         same = np.asarray(class_id)[:, None] == np.asarray(class_id)[None, :]
         iou = np.where(same, iou, 0.0)

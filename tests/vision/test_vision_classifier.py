@@ -120,3 +120,18 @@ def test_reader_names_merged_boxes_on_the_original_image(tmp_path):
     assert seen == [(640, 640, 3)]
     assert corners.names == ["KS"]  # the 0.001 box is below det_conf; the other renamed from class 3
     np.testing.assert_allclose(corners.xyxy[0], [200, 200, 240, 260])
+
+
+def test_boxes_inside_a_stronger_box_are_dropped_before_naming(tmp_path):
+    path = colour_classifier(tmp_path / "c.onnx")
+    img = np.zeros((200, 200, 3), np.uint8)
+    img[:, :] = (0, 0, 255)
+    boxes = Detections(
+        [[10, 10, 50, 90], [12, 12, 48, 45], [100, 10, 140, 90], [130, 10, 170, 90]],
+        [0.9, 0.95 * 0.9, 0.8, 0.7],
+        [0, 0, 0, 0],
+    )
+    # the second box (the rank glyph alone, entirely inside the first) goes although it scores well;
+    # the last one overlaps the third by 25 % of its area only, so it stays
+    out = IndexClassifier(path).name_boxes(img, boxes, det_conf=0.01, conf=0.5)
+    np.testing.assert_allclose(out.xyxy, [[10, 10, 50, 90], [100, 10, 140, 90], [130, 10, 170, 90]])
