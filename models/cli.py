@@ -8,6 +8,9 @@ from typing import Annotated
 
 import typer
 
+#: Localiser box scores tried by ``eval --sweep`` (two-stage reader).
+SWEEP_DET_CONFS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+
 
 def register(app: typer.Typer) -> None:
     """Add this package's subcommands to ``app``."""
@@ -51,7 +54,10 @@ def eval_command(
     no_classifier: Annotated[bool, typer.Option("--no-classifier")] = False,
     sweep: Annotated[
         bool,
-        typer.Option("--sweep", help="synthetic figures at several --conf thresholds (for tuning on val)"),
+        typer.Option(
+            "--sweep",
+            help="synthetic figures at several --conf (and, with the classifier, --det-conf) thresholds, for tuning on val",
+        ),
     ] = False,
 ) -> None:
     """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
@@ -65,6 +71,7 @@ def eval_command(
         options["classifier"] = None if no_classifier else classifier
     if sweep:
         options["conf"] = 0.05
+        options["det_conf"] = min(SWEEP_DET_CONFS)
     elif conf is not None:
         options["conf"] = conf
     elif no_classifier:
@@ -86,12 +93,16 @@ def eval_command(
     )
     try:
         if heldout is not None and sweep:
-            confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6]
-            for c, rep in ev.sweep_confidence(
-                reader, ev.load_synthetic_split(heldout, split, limit), confs
-            ).items():
+            confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+            scenes = ev.load_synthetic_split(heldout, split, limit)
+            if reader.classifier is not None:
+                sweeps = ev.sweep_thresholds(reader, scenes, SWEEP_DET_CONFS, confs)
+                results = {f"det_conf {d:.3f} conf {c:.2f}": r for (d, c), r in sweeps.items()}
+            else:
+                results = {f"conf {c:.2f}": r for c, r in ev.sweep_confidence(reader, scenes, confs).items()}
+            for label, rep in results.items():
                 text = ev.format_scene_report(rep, title=f"synthetic {split}")
-                typer.echo(f"conf {c:.2f}: " + text.replace("\n", "\n    "))
+                typer.echo(f"{label}: " + text.replace("\n", "\n    "))
             return
         if heldout is not None:
             scenes = ev.load_synthetic_split(heldout, split, limit)

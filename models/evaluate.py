@@ -203,15 +203,18 @@ def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> 
     """
     report = SceneReport()
     for scene in scenes:
-        cards = reader.read(scene.image).cards
-        report.add_cards(count_cards(cards), scene.truth)
-        if scene.plays:
-            for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
-                if sum(play.truth.values()):
-                    report.add_play(predicted, play.truth)
-        elif sum(scene.truth.values()):
-            report.add_play(count_cards(cards), scene.truth)
+        _add_scene(report, reader.read(scene.image).cards, scene)
     return report
+
+
+def _add_scene(report: SceneReport, cards: list[CardInstance], scene: SyntheticScene) -> None:
+    report.add_cards(count_cards(cards), scene.truth)
+    if scene.plays:
+        for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
+            if sum(play.truth.values()):
+                report.add_play(predicted, play.truth)
+    elif sum(scene.truth.values()):
+        report.add_play(count_cards(cards), scene.truth)
 
 
 def sweep_confidence(
@@ -223,12 +226,34 @@ def sweep_confidence(
     for scene in scenes:
         corners = reader.read(scene.image).corners
         for c in confs:
-            cards = group_corners(corners.filter_confidence(c), reader.config.instances)
-            report = reports[c]
-            report.add_cards(count_cards(cards), scene.truth)
-            for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
-                if sum(play.truth.values()):
-                    report.add_play(predicted, play.truth)
+            _add_scene(
+                reports[c], group_corners(corners.filter_confidence(c), reader.config.instances), scene
+            )
+    return reports
+
+
+def sweep_thresholds(
+    reader: CardReader,
+    scenes: Iterable[SyntheticScene],
+    det_confs: Iterable[float],
+    confs: Iterable[float],
+) -> dict[tuple[float, float], SceneReport]:
+    """Reports for every (localiser ``det_conf``, classifier ``conf``) pair of a two-stage reader.
+
+    The tiled localiser runs once per image (the reader's detector must keep boxes down to the lowest
+    ``det_conf``); only the naming and grouping are repeated per pair.
+    """
+    if reader.classifier is None:
+        raise ValueError("sweep_thresholds needs a reader with the index classifier")
+    det_confs, confs = sorted(det_confs), sorted(confs)
+    reports = {(d, c): SceneReport() for d in det_confs for c in confs}
+    for scene in scenes:
+        proposals = reader.tiled.detect(scene.image)
+        for d in det_confs:
+            named = reader.classifier.name_boxes(scene.image, proposals, d, confs[0])
+            for c in confs:
+                cards = group_corners(named.filter_confidence(c), reader.config.instances)
+                _add_scene(reports[(d, c)], cards, scene)
     return reports
 
 

@@ -104,3 +104,36 @@ def test_sweep_confidence_filters_corners_per_threshold():
     assert (reports[0.2].cards.tp, reports[0.2].cards.fp) == (1, 1)
     assert (reports[0.5].cards.tp, reports[0.5].cards.fp) == (1, 0)
     assert reports[0.5].exact_plays == 1 and reports[0.2].exact_plays == 1  # 9S lies on no play
+
+
+def test_sweep_thresholds_separates_localiser_and_classifier_scores(tmp_path):
+    """A weak localiser box (score 0.03) counts only at det_conf <= 0.03; the classifier's colour
+    probability decides the rest. Expected tallies worked out from the scripted boxes by hand."""
+    import numpy as np
+
+    from models.evaluate import SyntheticScene, annotation_plays, sweep_thresholds
+    from tests.vision.test_vision_classifier import colour_classifier
+    from vision.detections import Detections
+    from vision.detectors import DetectorConfig
+    from vision.reader import CardReader, ReaderConfig
+    from vision.tiling import TilingConfig
+
+    img = np.zeros((320, 320, 3), np.uint8)
+    img[0:50, 0:40] = (255, 0, 0)  # blue: the classifier says 7H (p ~ 0.99)
+    img[90:140, 90:130] = (0, 0, 255)  # red: KS, but no KS is on the table
+    script = (Detections([[10, 10, 30, 40], [100, 100, 120, 130]], [0.03, 0.5], [0, 0]),)
+    reader = CardReader(
+        ReaderConfig(
+            detector=DetectorConfig(
+                type="fake", script=script, classifier=colour_classifier(tmp_path / "c.onnx"), det_conf=0.01
+            ),
+            tiling=TilingConfig(levels=(1.0,)),
+        )
+    )
+    ann = {"cards": [_card("7H", "S", SQ, [1.0])]}
+    scene = SyntheticScene("s", img, annotation_truth(ann), annotation_plays(ann))
+    reports = sweep_thresholds(reader, [scene], [0.01, 0.1], [0.5])
+    low, high = reports[(0.01, 0.5)], reports[(0.1, 0.5)]
+    assert (low.cards.tp, low.cards.fp, low.cards.fn) == (1, 1, 0)
+    assert (high.cards.tp, high.cards.fp, high.cards.fn) == (0, 1, 1)
+    assert low.exact_plays == 1 and high.exact_plays == 0
