@@ -113,33 +113,35 @@ def extract_crops(
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
-def build_net(classes: int = 55, size: int = CROP_SIZE):  # noqa: ANN201 - torch is imported lazily
+def build_net(classes: int = 55, size: int = CROP_SIZE, width: float = 1.0):  # noqa: ANN201 - torch is lazy
     """The classifier network (torch.nn.Sequential): 54 cards + background.
 
     Three stride-2 stages, then a *flattened* ``size/8`` × ``size/8`` map rather than global pooling:
     the head knows where a glyph is, so in a fan it names the centred index, not its neighbour's.
+    ``width`` multiplies every layer's channels (1.0: 24-32-64-128; cost grows with its square).
     """
     import torch.nn as nn
 
     def block(i: int, o: int, s: int) -> list[nn.Module]:
         return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
+    c1, c2, c3, c4, head, fc = (max(8, round(c * width)) for c in (24, 32, 64, 128, 32, 192))
     cells = (size + 7) // 8
     return nn.Sequential(
-        *block(3, 24, 1),
-        *block(24, 32, 2),
-        *block(32, 32, 1),
-        *block(32, 64, 2),
-        *block(64, 64, 1),
-        *block(64, 128, 2),
-        nn.Conv2d(128, 32, 1),
+        *block(3, c1, 1),
+        *block(c1, c2, 2),
+        *block(c2, c2, 1),
+        *block(c2, c3, 2),
+        *block(c3, c3, 1),
+        *block(c3, c4, 2),
+        nn.Conv2d(c4, head, 1),
         nn.ReLU(inplace=True),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(32 * cells * cells, 192),
+        nn.Linear(head * cells * cells, fc),
         nn.ReLU(inplace=True),
         nn.Dropout(0.1),
-        nn.Linear(192, classes),
+        nn.Linear(fc, classes),
     )
 
 
@@ -166,6 +168,7 @@ def train_classifier(
     lr: float = 3e-3,
     threads: int = 0,
     init: Path | None = None,
+    width: float = 1.0,
 ) -> dict[str, float]:
     """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies.
 
@@ -178,7 +181,7 @@ def train_classifier(
     if threads:
         torch.set_num_threads(threads)
     size = int(train.x.shape[-1])
-    net = build_net(size=size)
+    net = build_net(size=size, width=width)
     if init is not None:
         net.load_state_dict(torch.load(init, map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -262,6 +265,7 @@ def main() -> None:
     p.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
     p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
     p.add_argument("--init", type=Path, help="start from a saved state dict (OUT.pt of an earlier run)")
     p.add_argument(
         "--mine",
@@ -305,7 +309,11 @@ def main() -> None:
         if a.epochs == 0:
             return
         train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
-    print(train_classifier(train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init))
+    print(
+        train_classifier(
+            train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init, width=a.width
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -136,7 +136,8 @@ def write_data_yaml(out: Path, splits: dict[str, str]) -> Path:
 
 
 def main() -> None:
-    """``python -m models.tiles SRC OUT [--per-image K] [--extra-train DIR ...]``: tile a rendered dataset.
+    """``python -m models.tiles SRC OUT [--per-image K] [--val-per-image K] [--extra-train DIR ...]``:
+    tile a rendered dataset.
 
     Cuts the ``train`` and ``val`` splits of SRC into OUT and writes OUT/data.yaml; ``--extra-train``
     adds further image folders (e.g. face tiles) to the training list.
@@ -147,11 +148,13 @@ def main() -> None:
     p.add_argument("src", type=Path)
     p.add_argument("out", type=Path)
     p.add_argument("--per-image", type=int, default=2)
+    p.add_argument("--val-per-image", type=int, help="tiles per val image (default: --per-image)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--extra-train", type=Path, nargs="*", default=[])
     a = p.parse_args()
     for split in ("train", "val"):
-        n = make_tiles(a.src, split, a.out, TileSettings(tiles_per_image=a.per_image, seed=a.seed))
+        k = a.per_image if split == "train" or a.val_per_image is None else a.val_per_image
+        n = make_tiles(a.src, split, a.out, TileSettings(tiles_per_image=k, seed=a.seed))
         print(f"{split}: {n} tiles")
     path = write_data_yaml(a.out, {"train": "train", "val": "val"})
     if a.extra_train:

@@ -47,3 +47,25 @@ def test_negative_boxes_avoid_indices():
     assert len(neg) >= 10
     assert box_iou(neg, boxes).max() < 0.1
     assert (neg[:, 0] >= 0).all() and (neg[:, 3] <= 320 + 1e-3).all()
+
+
+def test_tiles_command_cuts_val_at_its_own_rate_and_lists_extra_training_folders(tmp_path, monkeypatch):
+    import sys
+
+    from models import tiles
+
+    src = tmp_path / "src"
+    for split in ("train", "val"):
+        (src / "images" / split).mkdir(parents=True)
+        (src / "labels" / split).mkdir(parents=True)
+        cv2.imwrite(str(src / "images" / split / "s0.jpg"), np.full((640, 640, 3), 90, np.uint8))
+        (src / "labels" / split / "s0.txt").write_text("10 0.5 0.5 0.05 0.1\n")
+    extra = tmp_path / "faces" / "images" / "train"
+    extra.mkdir(parents=True)
+    argv = ["tiles", str(src), str(tmp_path / "out"), "--per-image", "3", "--val-per-image", "1"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--extra-train", str(extra)])
+    tiles.main()
+    assert len(list((tmp_path / "out" / "images" / "train").glob("*.jpg"))) == 3
+    assert len(list((tmp_path / "out" / "images" / "val").glob("*.jpg"))) == 1
+    yaml = (tmp_path / "out" / "data.yaml").read_text()
+    assert f"  - images/train\n  - {extra.resolve()}\n" in yaml
