@@ -30,7 +30,7 @@ from vision.detectors.base import (  # noqa: E402
     default_classifier,
     default_weights,
 )
-from vision.reader import CardReader, ReaderConfig  # noqa: E402
+from vision.reader import DEFAULT_CONF, DEFAULT_DET_CONF, CardReader, ReaderConfig  # noqa: E402
 from vision.tiling import TilingConfig, plan_tiles  # noqa: E402
 
 
@@ -56,7 +56,15 @@ def bench(
     classifier = default_classifier() if weights_dir is None else weights_dir / "classifier.onnx"
     if classifier is not None and not classifier.is_file():
         classifier = None
-    det_cfg = DetectorConfig(type=backend, weights=weights, imgsz=imgsz, classifier=classifier)
+    # the shipped thresholds: how many proposals reach the classifier depends on det_conf
+    det_cfg = DetectorConfig(
+        type=backend,
+        weights=weights,
+        imgsz=imgsz,
+        classifier=classifier,
+        det_conf=DEFAULT_DET_CONF,
+        conf=DEFAULT_CONF,
+    )
     tiling = TilingConfig(tile=imgsz, levels=levels)
     reader = CardReader(ReaderConfig(detector=det_cfg, tiling=tiling))
     reader.read(image)  # warm-up

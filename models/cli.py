@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 #: Localiser box scores tried by ``eval --sweep`` (two-stage reader).
-SWEEP_DET_CONFS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+SWEEP_DET_CONFS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
 
 
 def register(app: typer.Typer) -> None:
@@ -93,7 +93,7 @@ def eval_command(
     )
     try:
         if heldout is not None and sweep:
-            confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+            confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
             scenes = ev.load_synthetic_split(heldout, split, limit)
             if reader.classifier is not None:
                 sweeps = ev.sweep_thresholds(reader, scenes, SWEEP_DET_CONFS, confs)

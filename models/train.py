@@ -120,7 +120,12 @@ def finetune(
     freeze: int = 10,
     lr0: float = 0.002,
 ) -> Path:
-    """Fine-tune shipped weights on a new deck's data (deck enrollment): backbone frozen, low LR."""
+    """Fine-tune shipped weights on a new deck's data (deck enrollment): backbone frozen, low LR.
+
+    A one-class localiser (the shipped detector) stays one-class (``single_cls``) even though the
+    deck's labels name 54 cards; the new deck's names are learnt by the index classifier
+    (``python -m models.classifier ... --init models/weights/classifier.pt``).
+    """
     if not Path(weights).is_file():
         raise TrainConfigError(f"weights not found: {weights}")
     config = TrainConfig(
@@ -132,5 +137,14 @@ def finetune(
         project=project,
         freeze=freeze,
         lr0=lr0,
+        single_cls=checkpoint_classes(weights) == 1,
     )
     return train(config)
+
+
+def checkpoint_classes(weights: Path) -> int:
+    """How many classes an ultralytics ``.pt`` checkpoint detects."""
+    _offline()
+    from ultralytics import YOLO
+
+    return len(YOLO(str(weights), task="detect").names)
