@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -12,11 +13,11 @@ from engine.sim import simulate_deal
 
 
 def simulate(
-    rules: str = typer.Option("national-2deck", help=f"Rule set: {', '.join(RULE_SET_IDS)}."),
-    seed: int = typer.Option(1, help="Random seed (same seed, same deal)."),
-    inject_revoke: bool = typer.Option(False, help="Make one follow a revoke (藏张)."),
-    inject_failed_throw: bool = typer.Option(False, help="Make one lead a throw that fails."),
-    log_out: Path | None = typer.Option(None, help="Also write the deal log (JSON) here."),
+    rules: Annotated[str, typer.Option(help=f"Rule set: {', '.join(RULE_SET_IDS)}.")] = "national-2deck",
+    seed: Annotated[int, typer.Option(help="Random seed (same seed, same deal).")] = 1,
+    inject_revoke: Annotated[bool, typer.Option(help="Make one follow a revoke (藏张).")] = False,
+    inject_failed_throw: Annotated[bool, typer.Option(help="Make one lead a throw that fails.")] = False,
+    log_out: Annotated[Path | None, typer.Option(help="Also write the deal log (JSON) here.")] = None,
 ) -> None:
     """Simulate a whole deal and print its tricks, points, bottom and outcome."""
     if rules not in RULE_SET_IDS:
@@ -34,14 +35,18 @@ def simulate(
         pts = f"  +{res['points']}" if res["points"] else ""
         echo(f"{res['trick']:>3}. {played}  → {res['winner']}{pts}")
     bottom = result["bottom"]
-    echo(f"defenders captured {result['captured']}; bottom {bottom['points']} × {bottom['multiplier']} "
-         f"= {bottom['awarded']}; defenders' total {result['defender_total']}")
+    echo(
+        f"defenders captured {result['captured']}; bottom {bottom['points']} × {bottom['multiplier']} "
+        f"= {bottom['awarded']}; defenders' total {result['defender_total']}"
+    )
     out = result["outcome"]
     who = "dealer side" if out["side"] == "dealer" else "defenders"
     echo(f"outcome: {who} up {out['levels']} level(s); next dealer {out['next_dealer']}")
     for v in result["violations"]:
-        echo(f"violation: {v['kind']} by {v['seat']} at trick {v['trick']} (proven at trick {v['proven_at']}): "
-             f"{v['reason']}")
+        echo(
+            f"violation: {v['kind']} by {v['seat']} at trick {v['trick']} (proven at trick {v['proven_at']}): "
+            f"{v['reason']}"
+        )
     if not result["violations"]:
         echo("violations: none")
 

@@ -17,7 +17,9 @@ def register(app: typer.Typer) -> None:
 def detect(
     images: Annotated[list[Path], typer.Argument(help="image files (table photo, single card, fanned hand)")],
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per image and line")] = False,
-    backend: Annotated[str, typer.Option("--backend", help="onnx (default), ncnn, ultralytics, fake")] = "onnx",
+    backend: Annotated[
+        str, typer.Option("--backend", help="onnx (default), ncnn, ultralytics, fake")
+    ] = "onnx",
     weights: Annotated[
         Path | None, typer.Option("--weights", help="model file (default: models/weights/best.*)")
     ] = None,
