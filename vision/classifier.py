@@ -25,6 +25,11 @@ BACKGROUND = 54
 #: naming: mostly a rank or suit glyph boxed alone, or the same index seen at another pyramid level.
 #: On 25 val images it removed 150 of 270 false corners and 9 of 155 true ones (0.75: 120 and 9).
 CONTAINED_OVERLAP = 0.6
+#: Read every crop twice, upright and turned 180°, and average the log-probabilities. A card prints
+#: its index in both orientations (top-left upright, bottom-right upside down), so the turned crop is
+#: an equally valid view. On ground-truth crops of the synthetic val / held-out splits this raised the
+#: shipped classifier's accuracy from 87.0 to 89.5 % and 82.4 to 85.0 % (models/MODEL_CARD.md).
+ROTATE_TTA = True
 
 
 class ClassifierNotFoundError(ValueError):
@@ -50,9 +55,12 @@ def crop_boxes(
 
 
 class IndexClassifier:
-    """ONNX classifier: (N, 3, size, size) crops → (N, 54) logits."""
+    """ONNX classifier: (N, 3, size, size) crops → (N, 54) logits.
 
-    def __init__(self, path: Path, threads: int = 0) -> None:
+    ``rotate_tta``: average each crop's reading with its 180°-turned copy (:data:`ROTATE_TTA`).
+    """
+
+    def __init__(self, path: Path, threads: int = 0, rotate_tta: bool = ROTATE_TTA) -> None:
         import onnxruntime as ort
 
         if not Path(path).is_file():
@@ -65,14 +73,20 @@ class IndexClassifier:
         )
         self.input_name = self.session.get_inputs()[0].name
         self.size = int(self.session.get_inputs()[0].shape[2])
+        self.rotate_tta = rotate_tta
 
     def probabilities(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        """Softmax probabilities (N, 54) or (N, 55) when the model has a background output (index 54)."""
+        """Softmax probabilities (N, 54) or (N, 55) when the model has a background output (index 54);
+        with ``rotate_tta`` the normalised geometric mean of the upright and the 180°-turned reading."""
         if len(crops) == 0:
             return np.zeros((0, 54), np.float32)
         (logits,) = self.session.run(None, {self.input_name: crops})
-        z = logits - logits.max(1, keepdims=True)
-        e = np.exp(z)
+        z = _log_softmax(logits)
+        if self.rotate_tta:
+            turned = np.ascontiguousarray(crops[:, :, ::-1, ::-1])
+            (logits_turned,) = self.session.run(None, {self.input_name: turned})
+            z = (z + _log_softmax(logits_turned)) / 2
+        e = np.exp(z - z.max(1, keepdims=True))
         return (e / e.sum(1, keepdims=True)).astype(np.float32)
 
     def classify(self, image: npt.NDArray[np.uint8], det: Detections) -> Detections:
@@ -92,6 +106,11 @@ class IndexClassifier:
         det = boxes.filter_confidence(det_conf).with_nms(0.5, class_agnostic=True)
         det = det.without_contained(CONTAINED_OVERLAP)
         return self.classify(image, det).filter_confidence(conf)
+
+
+def _log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    z = logits - logits.max(1, keepdims=True)
+    return z - np.log(np.exp(z).sum(1, keepdims=True))
 
 
 class ClassifiedDetector:

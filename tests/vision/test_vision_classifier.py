@@ -135,3 +135,59 @@ def test_boxes_inside_a_stronger_box_are_dropped_before_naming(tmp_path):
     # the last one overlaps the third by 25 % of its area only, so it stays
     out = IndexClassifier(path).name_boxes(img, boxes, det_conf=0.01, conf=0.5)
     np.testing.assert_allclose(out.xyxy, [[10, 10, 50, 90], [100, 10, 140, 90], [130, 10, 170, 90]])
+
+
+def half_classifier(path):
+    """Blue in the top half of a crop → 7H, blue in the bottom half → KS: a reading that flips when
+    the crop is turned 180°."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.zeros((6, 54), np.float32)
+    w[0, class_id("7H")] = 10.0  # top half, blue channel
+    w[3, class_id("KS")] = 10.0  # bottom half, blue channel
+    inits = [
+        numpy_helper.from_array(w, "w"),
+        numpy_helper.from_array(np.array([0], np.int64), "zero"),
+        numpy_helper.from_array(np.array([16], np.int64), "mid"),
+        numpy_helper.from_array(np.array([32], np.int64), "end"),
+        numpy_helper.from_array(np.array([2], np.int64), "axis"),
+    ]
+    nodes = [
+        helper.make_node("Slice", ["crops", "zero", "mid", "axis"], ["top"]),
+        helper.make_node("Slice", ["crops", "mid", "end", "axis"], ["bottom"]),
+        helper.make_node("ReduceMean", ["top"], ["mt"], axes=[2, 3], keepdims=0),
+        helper.make_node("ReduceMean", ["bottom"], ["mb"], axes=[2, 3], keepdims=0),
+        helper.make_node("Concat", ["mt", "mb"], ["m"], axis=1),
+        helper.make_node("MatMul", ["m", "w"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cls",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 54])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def test_rotation_averaging_reads_the_turned_crop_too(tmp_path):
+    """With ``rotate_tta`` a crop and its 180°-turned copy are averaged: a top-half-only cue that the
+    turned copy reads as the other card leaves both cards equally likely; without it, 7H wins."""
+    path = half_classifier(tmp_path / "h.onnx")
+    crops = np.zeros((1, 3, 32, 32), np.float32)
+    crops[0, 0, :16] = 1.0  # blue, top half only
+    plain = IndexClassifier(path, rotate_tta=False).probabilities(crops)[0]
+    assert plain[class_id("7H")] > 0.9
+    tta = IndexClassifier(path).probabilities(crops)[0]
+    assert tta[class_id("7H")] == pytest.approx(tta[class_id("KS")], rel=1e-5)
+    assert tta.sum() == pytest.approx(1.0, rel=1e-5)
+    # a cue that looks the same turned (blue everywhere) is read the same with or without averaging
+    crops[0, 0] = 1.0
+    np.testing.assert_allclose(
+        IndexClassifier(path).probabilities(crops),
+        IndexClassifier(path, rotate_tta=False).probabilities(crops),
+        rtol=1e-5,
+    )
