@@ -29,14 +29,24 @@ def dataset(
     workers: int = typer.Option(
         1, "--workers", min=1, help="Worker processes (output does not depend on it)."
     ),
+    design: list[str] | None = typer.Option(  # noqa: B008
+        None,
+        "--design",
+        help="Render only this design (repeatable), instead of the split's: e.g. one deck to enroll.",
+    ),
 ) -> None:
     """Render a YOLO dataset of corner indices (images/, labels/, annotations/, data.yaml)."""
     if split not in ("train", "val", "heldout"):
         typer.echo(f"error: --split must be train, val or heldout, not {split!r}", err=True)
         raise typer.Exit(2)
-    from models.synth.dataset import make_dataset
+    from models.synth.dataset import UnknownDesignError, make_dataset
 
-    path = make_dataset(out, n=n, seed=seed, split=split, imgsz=imgsz, workers=workers)
+    designs = tuple(design) if design else None
+    try:
+        path = make_dataset(out, n=n, seed=seed, split=split, imgsz=imgsz, workers=workers, designs=designs)
+    except UnknownDesignError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     typer.echo(str(path))
 
 

@@ -41,6 +41,10 @@ class _Job:
     designs: tuple[str, ...]
 
 
+class UnknownDesignError(ValueError):
+    """A design name that the renderer does not know or cannot produce here."""
+
+
 def image_seed(seed: int, split: str, i: int) -> int:
     """The render seed of image ``i`` of a split."""
     return int(np.random.SeedSequence([seed, SPLITS.index(split), i]).generate_state(1)[0])
@@ -128,21 +132,41 @@ def write_data_yaml(out: Path) -> Path:
 
 
 def make_dataset(
-    out: Path, n: int, seed: int, split: str, imgsz: int = 640, *, workers: int = 1, progress: bool = True
+    out: Path,
+    n: int,
+    seed: int,
+    split: str,
+    imgsz: int = 640,
+    *,
+    workers: int = 1,
+    progress: bool = True,
+    designs: tuple[str, ...] | None = None,
 ) -> Path:
     """Render ``n`` images of ``split`` into ``out`` (YOLO layout) and return the ``data.yaml`` path.
 
     ``split`` ``heldout`` draws only from HELDOUT designs, ``train``/``val`` only from TRAIN
-    designs (``models.synth.designs``). Deterministic by ``seed``.
+    designs (``models.synth.designs``). Deterministic by ``seed``. ``designs`` (names) replaces the
+    split's designs, e.g. one deck to enroll; an unknown or unavailable name raises
+    :class:`UnknownDesignError`.
     """
     from tqdm import tqdm
 
-    from models.synth.designs import designs_for_split
+    from models.synth.designs import BY_NAME, designs_for_split
     from models.synth.scene import available_designs
 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r} (train, val, heldout)")
-    designs = tuple(available_designs(designs_for_split(split)))
+    if designs is not None:
+        unknown = [d for d in designs if d not in BY_NAME]
+        if unknown or not designs:
+            raise UnknownDesignError(f"unknown design(s) {unknown}: choose from {sorted(BY_NAME)}")
+        chosen = tuple(available_designs(tuple(BY_NAME[d] for d in designs)))
+        if len(chosen) != len(designs):
+            missing = sorted(set(designs) - set(chosen))
+            raise UnknownDesignError(f"design(s) {missing} not available on this machine")
+        designs = chosen
+    else:
+        designs = tuple(available_designs(designs_for_split(split)))
     if not designs:
         raise RuntimeError(f"no design of split {split} is available")
     out = Path(out)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from models.synth.dataset import MIN_VISIBLE, make_dataset
+from models.synth.dataset import MIN_VISIBLE, UnknownDesignError, make_dataset
 from models.synth.designs import HELDOUT, TRAIN
 from vision.labels import CARD_CLASSES
 
@@ -76,6 +76,25 @@ def test_heldout_uses_heldout_designs(tmp_path: Path) -> None:
         assert {c["design"] for c in ann["cards"]} <= held
 
 
+def test_designs_override_renders_only_those(tmp_path: Path) -> None:
+    """Deck-enrollment data: one named design (here a held-out one) in a train split."""
+    make_dataset(tmp_path, n=3, seed=2, split="train", imgsz=192, progress=False, designs=("plastic",))
+    files = list((tmp_path / "annotations" / "train").glob("*.json"))
+    assert len(files) == 3
+    for f in files:
+        ann = json.loads(f.read_text())
+        assert ann["designs"] == ["plastic"]
+        assert {c["design"] for c in ann["cards"]} == {"plastic"}
+
+
+def test_designs_override_refuses_unknown_names(tmp_path: Path) -> None:
+    with pytest.raises(UnknownDesignError, match="no-such-deck"):
+        make_dataset(tmp_path, n=1, seed=0, split="train", progress=False, designs=("no-such-deck",))
+    with pytest.raises(UnknownDesignError):
+        make_dataset(tmp_path, n=1, seed=0, split="train", progress=False, designs=())
+    assert not (tmp_path / "images").exists()
+
+
 def test_cli(tmp_path: Path) -> None:
     from tractorcam_cli.main import app
 
@@ -100,3 +119,5 @@ def test_cli(tmp_path: Path) -> None:
     assert len(list((tmp_path / "images" / "val").glob("*.jpg"))) == 2
     bad = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--split", "test"])
     assert bad.exit_code == 2
+    unknown = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--design", "nope"])
+    assert unknown.exit_code == 2 and "nope" in unknown.output
