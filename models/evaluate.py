@@ -29,6 +29,7 @@ from models.metrics import (
     RealPrediction,
     RealReport,
     SceneReport,
+    Tally,
     card_rank,
     real_photo_tally,
 )
@@ -257,6 +258,16 @@ def sweep_thresholds(
     return reports
 
 
+def _ratio(num: int, den: int) -> str:
+    """A percentage, or "–" when undefined (nothing predicted / nothing to find), so an empty class
+    never prints as a perfect 100 %."""
+    return f"{num / den:.2%}" if den else "–"
+
+
+def _pr(t: Tally, p: str = "precision", r: str = "recall") -> str:
+    return f"{p} {_ratio(t.tp, t.tp + t.fp)} {r} {_ratio(t.tp, t.tp + t.fn)}"
+
+
 def format_scene_report(
     report: SceneReport, per_class: bool = False, title: str = "synthetic held-out"
 ) -> str:
@@ -265,17 +276,13 @@ def format_scene_report(
     lines = [
         f"{title}: {report.images} images, {report.plays} plays, "
         f"per-play exact match {report.exact_match:.2%}",
-        f"  cards:  precision {c.precision:.2%} recall {c.recall:.2%} F1 {c.f1:.2%} "
-        f"(tp {c.tp} fp {c.fp} fn {c.fn})",
-        f"  jokers: precision {j.precision:.2%} recall {j.recall:.2%} F1 {j.f1:.2%} "
-        f"(tp {j.tp} fp {j.fp} fn {j.fn})",
+        f"  cards:  {_pr(c)} F1 {c.f1:.2%} (tp {c.tp} fp {c.fp} fn {c.fn})",
+        f"  jokers: {_pr(j)} F1 {j.f1:.2%} (tp {j.tp} fp {j.fp} fn {j.fn})",
     ]
     if per_class:
         for name in sorted(report.per_class, key=lambda n: (len(n), n)):
             t = report.per_class[name]
-            lines.append(
-                f"    {name:>3}: P {t.precision:.2%} R {t.recall:.2%} (tp {t.tp} fp {t.fp} fn {t.fn})"
-            )
+            lines.append(f"    {name:>3}: {_pr(t, 'P', 'R')} (tp {t.tp} fp {t.fp} fn {t.fn})")
     return "\n".join(lines)
 
 
@@ -285,8 +292,7 @@ def format_real_report(report: RealReport) -> str:
     return "\n".join(
         [
             f"real photos: {report.photos} photos, {t.tp + t.fn} labelled cards",
-            f"  rank precision {t.precision:.2%} recall {t.recall:.2%} "
-            f"(micro; tp {t.tp} fp {t.fp} fn {t.fn})",
+            f"  rank {_pr(t)} (micro; tp {t.tp} fp {t.fp} fn {t.fn})",
             f"  per photo: mean precision {report.mean_photo_precision:.2%} mean recall "
             f"{report.mean_photo_recall:.2%}, all correct {report.perfect_photos}/{report.photos}",
         ]

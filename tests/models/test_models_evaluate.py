@@ -137,3 +137,17 @@ def test_sweep_thresholds_separates_localiser_and_classifier_scores(tmp_path):
     assert (low.cards.tp, low.cards.fp, low.cards.fn) == (1, 1, 0)
     assert (high.cards.tp, high.cards.fp, high.cards.fn) == (0, 1, 1)
     assert low.exact_plays == 1 and high.exact_plays == 0
+
+
+def test_report_prints_undefined_precision_as_dash_not_100():
+    """A class nobody predicted must not print as a perfect precision (jokers: tp 0, fp 0)."""
+    from models.evaluate import format_scene_report
+    from models.metrics import SceneReport
+
+    report = SceneReport()
+    report.add_cards(Counter({"5H": 1}), Counter({"5H": 1, "BJ": 2}))
+    text = format_scene_report(report, per_class=True)
+    jokers = next(line for line in text.splitlines() if line.strip().startswith("jokers:"))
+    assert "precision – recall 0.00%" in jokers
+    assert "BJ: P – R 0.00% (tp 0 fp 0 fn 2)" in text
+    assert "5H: P 100.00% R 100.00%" in text
