@@ -191,3 +191,59 @@ def test_rotation_averaging_reads_the_turned_crop_too(tmp_path):
         IndexClassifier(path, rotate_tta=False).probabilities(crops),
         rtol=1e-5,
     )
+
+
+def test_shifted_crops_are_averaged_with_the_centred_one(tmp_path):
+    """A box read from its own crop and one shifted right by half its side: blue just right of the box
+    is seen only by the shifted crop, and the result is the normalised geometric mean of both readings."""
+    path = colour_classifier(tmp_path / "c.onnx")
+    img = np.zeros((200, 200, 3), np.uint8)
+    img[90:130, 126:140] = (255, 0, 0)  # blue, outside the centred crop (97..123), inside the shifted one
+    box = np.array([[100, 100, 120, 120]], np.float32)
+    centred = IndexClassifier(path, rotate_tta=False, shifts=((0.0, 0.0),)).box_probabilities(img, box)[0]
+    assert centred[class_id("7H")] == pytest.approx(1 / 54, rel=1e-4)  # sees black only: uniform
+    both = IndexClassifier(path, rotate_tta=False, shifts=((0.0, 0.0), (0.5, 0.0))).box_probabilities(
+        img, box
+    )[0]
+    assert both[class_id("7H")] > 2 * both[class_id("KS")]
+    shifted = IndexClassifier(path, rotate_tta=False).probabilities(
+        crop_boxes(img, np.array([[110, 100, 130, 120]], np.float32), 32)
+    )[0]
+    expected = np.sqrt(centred * shifted)
+    np.testing.assert_allclose(both, expected / expected.sum(), rtol=1e-4)
+
+
+def test_only_unsure_boxes_are_read_at_the_other_offsets(tmp_path):
+    """Of two boxes, the one whose centred reading is sure (red: KS at 0.87) keeps that reading even
+    though its shifted crop sees blue; the unsure one (black) is averaged over both offsets. With
+    ``shift_below`` above 1 both are averaged."""
+    path = colour_classifier(tmp_path / "c.onnx")
+    img = np.zeros((200, 300, 3), np.uint8)
+    img[100:120, 100:120] = (0, 0, 255)  # red box
+    img[90:130, 126:140] = (255, 0, 0)  # blue right of it, seen only by its shifted crop
+    img[90:130, 226:240] = (255, 0, 0)  # blue right of the black box
+    boxes = np.array([[100, 100, 120, 120], [200, 100, 220, 120]], np.float32)
+    shifts = ((0.0, 0.0), (0.5, 0.0))
+    centred = IndexClassifier(path, rotate_tta=False, shifts=shifts[:1]).box_probabilities(img, boxes)
+    assert centred[0, class_id("KS")] > 0.85 and centred[1].max() < 0.8
+    everywhere = IndexClassifier(path, rotate_tta=False, shifts=shifts, shift_below=1.01)
+    adaptive = IndexClassifier(path, rotate_tta=False, shifts=shifts, shift_below=0.8)
+    p_all, p_adaptive = everywhere.box_probabilities(img, boxes), adaptive.box_probabilities(img, boxes)
+    np.testing.assert_allclose(p_adaptive[0], centred[0], rtol=1e-5)  # sure: not re-read
+    assert p_all[0, class_id("KS")] < centred[0, class_id("KS")]  # re-read, the blue pulls it down
+    np.testing.assert_allclose(p_adaptive[1], p_all[1], rtol=1e-5)  # unsure: re-read either way
+    assert p_adaptive[1, class_id("7H")] > 2 * p_adaptive[1, class_id("KS")]
+
+
+def test_shift_tta_needs_an_offset(tmp_path):
+    with pytest.raises(ValueError, match="at least one offset"):
+        IndexClassifier(colour_classifier(tmp_path / "c.onnx"), shifts=())
+
+
+def test_classifier_module_doctests():
+    import doctest
+
+    import vision.classifier
+
+    result = doctest.testmod(vision.classifier)
+    assert result.attempted > 0 and result.failed == 0
