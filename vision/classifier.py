@@ -30,10 +30,10 @@ CONTAINED_OVERLAP = 0.6
 #: an equally valid view. On ground-truth crops of the synthetic val / held-out splits this raised the
 #: shipped classifier's accuracy from 87.0 to 89.5 % and 82.4 to 85.0 % (models/MODEL_CARD.md).
 ROTATE_TTA = True
-#: Also read every box from crops shifted by these offsets (fractions of the box's long side, x and y)
-#: and average all readings the same way: the localiser's boxes are off by a few pixels and a 10–20 px
-#: index then sits off-centre in the crop. Chosen on the synthetic val split from four variants
-#: (models/MODEL_CARD.md, *Test-time averaging*).
+#: Offsets (fractions of the box's long side, x and y) of the crops a box is read from, the first for
+#: every box, the rest for unsure ones (:data:`SHIFT_TTA_BELOW`); all readings are averaged the same
+#: way: the localiser's boxes are off by a few pixels and a 10–20 px index then sits off-centre in the
+#: crop. Chosen on the synthetic val split from seven variants (models/MODEL_CARD.md, *Test-time averaging*).
 SHIFT_TTA: tuple[tuple[float, float], ...] = (
     (0.0, 0.0),
     (0.06, 0.06),
@@ -43,7 +43,7 @@ SHIFT_TTA: tuple[tuple[float, float], ...] = (
 )
 #: Only boxes whose first reading (``SHIFT_TTA[0]``, with its 180° turn) is less sure than this get the
 #: other shifted crops: on the val split 0.8 re-reads 26 % of the boxes and matches reading them all
-#: (card F1 89.39 % either way), at about a third of the cost.
+#: (card F1 89.39 % either way), for about a quarter of the extra cost.
 SHIFT_TTA_BELOW = 0.8
 
 
