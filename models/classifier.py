@@ -276,6 +276,11 @@ def main() -> None:
     p.add_argument("--mine-conf", type=float, default=0.05, help="detector score of mined boxes")
     p.add_argument("--mine-limit", type=int, help="at most this many images per mined source")
     p.add_argument("--mine-cache", type=Path, help=".npz of mined crops: written once, then reused")
+    p.add_argument(
+        "--mine-background",
+        type=int,
+        help="keep all named mined crops but at most this many background ones (random, --seed)",
+    )
     a = p.parse_args()
     t0 = time.time()
     train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives, size=a.size)
@@ -293,7 +298,7 @@ def main() -> None:
             mined = CropSet(z["x"], z["y"])
         train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
     elif a.mine is not None:
-        from models.mining import mine_crops
+        from models.mining import keep_background, mine_crops
 
         mined = mine_crops(
             a.mine,
@@ -304,6 +309,9 @@ def main() -> None:
             limit=a.mine_limit,
         )
         print(f"mined: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background", flush=True)
+        if a.mine_background is not None:
+            mined = keep_background(mined, a.mine_background, a.seed)
+            print(f"kept: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background", flush=True)
         if a.mine_cache is not None:
             np.savez(a.mine_cache, x=mined.x, y=mined.y)
         if a.epochs == 0:

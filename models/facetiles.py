@@ -84,7 +84,7 @@ def compose_tile(
         owner[alpha[:, :, 0] > 0.5] = k
         card_quads = []
         if face_up:
-            for box in fs.index_boxes().values():
+            for box in fs.index_boxes(card).values():
                 x1, y1, x2, y2 = box
                 pts = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64)
                 card_quads.append((class_id(card), pts @ m.T))

@@ -87,7 +87,7 @@ def index_sheet(path: Path, designs: tuple | None = None) -> Path:
             f = fs.faces[card]
             a = f[:, :, 3:4].astype(np.float32) / 255
             img = (f[:, :, :3] * a + np.array([60, 120, 60]) * (1 - a)).astype(np.uint8)
-            for x1, y1, x2, y2 in fs.index_boxes().values():
+            for x1, y1, x2, y2 in fs.index_boxes(card).values():
                 cv2.rectangle(img, (int(x1), int(y1)), (int(x2), int(y2)), (255, 0, 255), 2)
             cells.append(cv2.resize(img, (160, 224), interpolation=cv2.INTER_AREA))
         rows.append(np.hstack(cells))

@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -56,17 +56,23 @@ class FaceSet:
     jokers: bool = True
     corners: tuple[str, ...] = ("tl", "br")
     court_indices: bool = True
+    #: top-left index boxes of cards whose corner mark differs from the design's rank + suit box
+    #: (the jokers: a star, an emblem or the word JOKER; see :func:`joker_index_boxes`)
+    card_boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
 
     @property
     def size(self) -> tuple[int, int]:
         h, w = self.back.shape[:2]
         return w, h
 
-    def index_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+    def index_boxes(self, card: str | None = None) -> dict[str, tuple[float, float, float, float]]:
         """Index boxes (x1, y1, x2, y2, face px) of the corners that carry one: ``tl``; ``br`` is
-        ``tl`` rotated 180° about the face centre; ``tr``/``bl`` (4-index decks) are mirrors."""
+        ``tl`` rotated 180° about the face centre; ``tr``/``bl`` (4-index decks) are mirrors.
+
+        ``card``: that card's own corner mark where it has one (:attr:`card_boxes`), else the
+        design's index box."""
         w, h = self.size
-        x1, y1, x2, y2 = self.index_box
+        x1, y1, x2, y2 = self.card_boxes.get(card, self.index_box) if card else self.index_box
         all_ = {
             "tl": (x1, y1, x2, y2),
             "br": (w - x2, h - y2, w - x1, h - y1),
@@ -135,12 +141,36 @@ def card_index_box(face: np.ndarray, bg: np.ndarray) -> tuple[int, int, int, int
     return box[0], box[1], box[2], box[3]
 
 
-def design_index_box(faces: dict[str, np.ndarray]) -> tuple[float, float, float, float]:
-    """One index box for a whole design: robust union of the per-card boxes of the 52 suit cards."""
+def _face_background(faces: dict[str, np.ndarray]) -> np.ndarray:
+    """The design's paper colour (BGR): median of the opaque middle of the two of clubs."""
     ref = faces["2C"]
     h, w = ref.shape[:2]
     inner = ref[int(0.3 * h) : int(0.7 * h), int(0.1 * w) : int(0.9 * w)]
-    bg = np.median(inner[inner[:, :, 3] > 200][:, :3], axis=0)
+    return np.median(inner[inner[:, :, 3] > 200][:, :3], axis=0)
+
+
+def joker_index_boxes(faces: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float, float]]:
+    """Top-left corner-mark boxes of the two jokers, found in their own ink.
+
+    A joker prints no rank + suit: its corner shows a star, an emblem or the word JOKER, often
+    smaller than or offset from the design's index box, so that box would label mostly blank card
+    (or miss the mark). A joker whose mark is not found keeps the design's box.
+    """
+    bg = _face_background(faces)
+    w = faces["SJ"].shape[1]
+    m = 0.012 * w
+    out = {}
+    for card in ("SJ", "BJ"):
+        b = card_index_box(faces[card], bg)
+        if b is not None:
+            out[card] = (max(0.0, b[0] - m), max(0.0, b[1] - m), float(b[2]) + m, float(b[3]) + m)
+    return out
+
+
+def design_index_box(faces: dict[str, np.ndarray]) -> tuple[float, float, float, float]:
+    """One index box for a whole design: robust union of the per-card boxes of the 52 suit cards."""
+    h, w = faces["2C"].shape[:2]
+    bg = _face_background(faces)
     boxes = [b for c in CARDS[:52] if (b := card_index_box(faces[c], bg)) is not None]
     if len(boxes) < 26:
         raise RuntimeError(f"corner index found on only {len(boxes)} cards")
@@ -279,7 +309,14 @@ def _load_atlas(design: Design) -> FaceSet | None:
             faces[c] = cell
     assert back is not None
     return FaceSet(
-        design.name, faces, back, tuple(m["index_box"]), design.jokers, design.corners, design.court_indices
+        design.name,
+        faces,
+        back,
+        tuple(m["index_box"]),
+        design.jokers,
+        design.corners,
+        design.court_indices,
+        joker_index_boxes(faces),
     )
 
 
@@ -312,7 +349,14 @@ def load_faces(name: str) -> FaceSet:
     else:
         faces, back = _build_procedural(design)
     fs = FaceSet(
-        design.name, faces, back, design_index_box(faces), design.jokers, design.corners, design.court_indices
+        design.name,
+        faces,
+        back,
+        design_index_box(faces),
+        design.jokers,
+        design.corners,
+        design.court_indices,
+        joker_index_boxes(faces),
     )
     if design.kind == "aisleriot":
         _save_atlas(design, fs)

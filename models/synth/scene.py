@@ -562,7 +562,7 @@ class Renderer:
 
         alpha_frac = _alpha_fraction(fs, p.card if p.face_up else "back")
         indices = []
-        for corner, (bx1_, by1_, bx2_, by2_) in fs.index_boxes().items():
+        for corner, (bx1_, by1_, bx2_, by2_) in fs.index_boxes(p.card).items():
             q = apply_h(d.hc, np.array([[bx1_, by1_], [bx2_, by1_], [bx2_, by2_], [bx1_, by2_]], float))
             vis = frac(q) if p.face_up else 0.0
             indices.append(IndexLabel(corner, q.round(3).tolist(), _box(q), round(vis, 4)))

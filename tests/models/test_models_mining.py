@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from models.classifier import CropDataError
-from models.mining import mine_crops
+from models.classifier import CropDataError, CropSet
+from models.mining import keep_background, mine_crops
 from vision.classifier import BACKGROUND
 from vision.labels import class_id
 from vision.tiling import TilingConfig
@@ -48,3 +48,16 @@ def test_no_boxes_at_all_is_an_error(tmp_path):
     det = head_model(tmp_path / "det.onnx", [(160, 160, 20, 40, 0, 0.001)], classes=1)
     with pytest.raises(CropDataError):
         mine_crops(det, [(tmp_path / "d", "train")], seed=0)
+
+
+def test_keep_background_keeps_every_named_crop_and_n_background():
+    y = np.array([BACKGROUND, 3, BACKGROUND, BACKGROUND, 7, BACKGROUND, 3], np.int64)
+    x = np.arange(len(y), dtype=np.uint8).reshape(-1, 1, 1, 1).repeat(2, axis=1)
+    out = keep_background(CropSet(x, y), 2, seed=0)
+    assert sorted(out.y.tolist()) == sorted([3, 7, 3, BACKGROUND, BACKGROUND])
+    # crops stay with their labels and in their order
+    assert all(int(y[int(i)]) == int(c) for i, c in zip(out.x[:, 0, 0, 0], out.y))
+    assert list(out.x[:, 0, 0, 0]) == sorted(out.x[:, 0, 0, 0])
+    assert len(keep_background(CropSet(x, y), 10, seed=0).y) == len(y)  # fewer than n: all kept
+    with pytest.raises(ValueError):
+        keep_background(CropSet(x, y), -1, seed=0)

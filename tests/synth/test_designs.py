@@ -60,6 +60,35 @@ def test_procedural_faces(design) -> None:
         assert tl.std() > 20  # there is ink in the index box
 
 
+def _ink_share_inside(face: np.ndarray, box: tuple[float, float, float, float]) -> float:
+    """Share of the dark ink in the face's top-left region (inside the card's frame) lying in box."""
+    h, w = face.shape[:2]
+    region = face[int(0.04 * h) : int(0.4 * h), int(0.04 * w) : int(0.3 * w), :3].astype(int)
+    ys, xs = np.nonzero(region.mean(axis=2) < 128)
+    ys, xs = ys + int(0.04 * h), xs + int(0.04 * w)
+    x1, y1, x2, y2 = box
+    inside = (xs >= x1 - 1) & (xs <= x2 + 1) & (ys >= y1 - 1) & (ys <= y2 + 1)
+    return float(inside.mean()) if len(xs) else 0.0
+
+
+@pytest.mark.parametrize("design", PROCEDURAL, ids=lambda d: d.name)
+def test_joker_boxes_cover_the_joker_mark(design) -> None:
+    # procedural jokers print JOKER downwards, far below the rank + suit box of the other cards:
+    # their labels use the word's own box, the suit cards keep the design's box
+    fs = load_faces(design.name)
+    assert fs.index_boxes("AS") == fs.index_boxes() == fs.index_boxes(None)
+    for card in ("SJ", "BJ"):
+        own = fs.index_boxes(card)["tl"]
+        assert own != fs.index_box
+        assert _ink_share_inside(fs.faces[card], own) > 0.95
+        # the design's box cuts the word off and is mostly blank card
+        assert _ink_share_inside(fs.faces[card], fs.index_box) < 0.9
+        area = lambda b: (b[2] - b[0]) * (b[3] - b[1])  # noqa: E731
+        assert area(own) < 0.6 * area(fs.index_box)
+        w, h = fs.size
+        assert fs.index_boxes(card)["br"] == pytest.approx((w - own[2], h - own[3], w - own[0], h - own[1]))
+
+
 def _saturation(face: np.ndarray) -> float:
     import cv2
 
@@ -85,3 +114,18 @@ def test_aisleriot_faces_and_jokers(name: str) -> None:
     for card in fs.cards()[:52]:
         crop = fs.faces[card][y1:y2, x1:x2, :3]
         assert crop.std() > 15, card
+
+
+@needs_aisleriot
+@pytest.mark.parametrize("name", ["tigullio", "anglo_modern", "gnomangelo", "orell", "bellot"])
+def test_aisleriot_joker_marks_are_found(name: str) -> None:
+    # each of these jokers prints a star, an emblem or JOKER in its top-left corner
+    fs = load_faces(name)
+    w, h = fs.size
+    for card in ("SJ", "BJ"):
+        x1, y1, x2, y2 = fs.card_boxes[card]
+        assert 0 <= x1 < x2 <= 0.35 * w and 0 <= y1 < y2 <= 0.42 * h
+        crop = fs.faces[card][int(y1) : int(y2), int(x1) : int(x2), :3]
+        assert crop.std() > 20  # ink, not blank card
+        dx1, dy1, dx2, dy2 = fs.index_box
+        assert (x2 - x1) * (y2 - y1) < (dx2 - dx1) * (dy2 - dy1)  # a mark, not the rank + suit box
