@@ -56,7 +56,7 @@ def test_keep_background_keeps_every_named_crop_and_n_background():
     out = keep_background(CropSet(x, y), 2, seed=0)
     assert sorted(out.y.tolist()) == sorted([3, 7, 3, BACKGROUND, BACKGROUND])
     # crops stay with their labels and in their order
-    assert all(int(y[int(i)]) == int(c) for i, c in zip(out.x[:, 0, 0, 0], out.y))
+    assert all(int(y[int(i)]) == int(c) for i, c in zip(out.x[:, 0, 0, 0], out.y, strict=True))
     assert list(out.x[:, 0, 0, 0]) == sorted(out.x[:, 0, 0, 0])
     assert len(keep_background(CropSet(x, y), 10, seed=0).y) == len(y)  # fewer than n: all kept
     with pytest.raises(ValueError):
