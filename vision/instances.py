@@ -28,6 +28,13 @@ from vision.labels import class_name
 # index and 2.3 for one very tall index; the tolerance keeps the common range.
 INDEX_PAIR_RATIO = 4.2
 INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)
+# A joker's corner mark (a star, an emblem, the word JOKER) has no standard size: over the renderer's
+# designs its tl–br distance is 2.3 to 12 times its box side. Joker corners are therefore paired at
+# the distance the *suit* cards' indices in the same image give (every card of a deck has the same
+# size); only when no suit card is seen does the joker's own box set the scale, at this ratio (the
+# middle of the common range; ``tolerance`` then covers ≈ 4.5–9.5).
+JOKER_PAIR_RATIO = 7.0
+JOKER_CLASSES = (52, 53)
 
 
 class InstanceConfigError(ValueError):
@@ -72,20 +79,42 @@ class CardInstance:
         return {"card": self.card, "score": round(self.score, 4), "box": [round(v, 1) for v in self.box]}
 
 
-def expected_pair_distance(det: Detections, i: int, j: int, config: InstanceConfig) -> float:
-    """Expected centre distance of two opposite indices of one card."""
+def _box_sides(det: Detections) -> np.ndarray:
+    return np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
+
+
+def suit_index_size(det: Detections) -> float | None:
+    """Median box side of the suit cards' indices (not jokers), or None when there is none."""
+    suit = ~np.isin(det.class_id, JOKER_CLASSES)
+    return float(np.median(_box_sides(det)[suit])) if suit.any() else None
+
+
+def expected_pair_distance(
+    det: Detections, i: int, j: int, config: InstanceConfig, suit_size: float | None = None
+) -> float:
+    """Expected centre distance of two opposite indices of one card.
+
+    From the calibrated card size when known; else from the two boxes' size, except for jokers,
+    whose marks are measured against ``suit_size`` (:func:`suit_index_size`) when given.
+    """
     if config.card_size_px is not None:
         w, h = config.card_size_px
         ox, oy = INDEX_OFFSET_FRACTION
         return math.hypot(w * (1 - 2 * ox), h * (1 - 2 * oy))
-    sizes = np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
-    return float(config.index_pair_ratio * (sizes[i] + sizes[j]) / 2)
+    if int(det.class_id[i]) in JOKER_CLASSES:
+        if suit_size is not None:
+            return float(config.index_pair_ratio * suit_size)
+        sides = _box_sides(det)
+        return float(JOKER_PAIR_RATIO * (sides[i] + sides[j]) / 2)
+    sides = _box_sides(det)
+    return float(config.index_pair_ratio * (sides[i] + sides[j]) / 2)
 
 
 def group_corners(det: Detections, config: InstanceConfig | None = None) -> list[CardInstance]:
     """One :class:`CardInstance` per physical card, sorted by class id then position."""
     config = config or InstanceConfig()
     centers = det.centers
+    suit_size = suit_index_size(det) if len(det) else None
     cards: list[CardInstance] = []
     for cid in np.unique(det.class_id):
         idx = np.flatnonzero(det.class_id == cid)
@@ -95,7 +124,7 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
             for b in range(a + 1, len(idx)):
                 i, j = int(idx[a]), int(idx[b])
                 dist = float(np.linalg.norm(centers[i] - centers[j]))
-                expected = expected_pair_distance(det, i, j, config)
+                expected = expected_pair_distance(det, i, j, config, suit_size)
                 dev = abs(dist / expected - 1) if expected > 0 else math.inf
                 if dev <= config.tolerance:
                     fit = 1 - dev / config.tolerance

@@ -44,6 +44,35 @@ def test_three_decks_fanned_one_corner_each():
     assert count_cards(group_corners(dets)) == {"BJ": 3}
 
 
+def make_sized(corners):
+    boxes = [corner(x, y, size) for _, x, y, size in corners]
+    return Detections(
+        np.array(boxes, np.float32), np.full(len(corners), 0.9), [class_id(c) for c, *_ in corners]
+    )
+
+
+def test_joker_corners_pair_at_the_suit_cards_scale():
+    # a joker's star is 8 px where the suit indices are 20 px: its two corners are still 80 px apart
+    # (the card size), which its own box size (8 px x 4.2 = 34 px) would call two jokers
+    dets = make_sized([("SJ", 100, 100, 8), ("SJ", 148, 164, 8), ("5D", 300, 100, 20)])
+    assert count_cards(group_corners(dets)) == {"SJ": 1, "5D": 1}
+    # two jokers of a pair played side by side stay two
+    pair = make_sized([("BJ", 100, 100, 8), ("BJ", 125, 100, 8), ("5D", 300, 100, 20)])
+    assert count_cards(group_corners(pair)) == {"BJ": 2, "5D": 1}
+    # a suit card is still measured by its own boxes (the jokers do not set the scale)
+    mixed = make_sized([("9C", 100, 100, 20), ("9C", 148, 164, 20), ("SJ", 300, 300, 8)])
+    assert count_cards(group_corners(mixed)) == {"9C": 1, "SJ": 1}
+
+
+def test_jokers_alone_use_their_own_mark_at_the_joker_ratio():
+    # no suit card in view: 12-px marks x 7.0 = 84 px expected
+    alone = make_sized([("BJ", 100, 100, 12), ("BJ", 150, 165, 12)])
+    assert count_cards(group_corners(alone)) == {"BJ": 1}
+    # the suit-card ratio (4.2 x 12 = 50 px) would have split it; a fan of two stays two
+    fan = make_sized([("BJ", 100, 100, 12), ("BJ", 125, 100, 12)])
+    assert count_cards(group_corners(fan)) == {"BJ": 2}
+
+
 def test_different_classes_never_pair():
     cards = group_corners(make([("7H", 100, 100), ("7D", 148, 164)]))
     assert count_cards(cards) == {"7H": 1, "7D": 1}
