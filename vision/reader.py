@@ -32,7 +32,7 @@ class ReaderConfig:
 
 #: Thresholds of the shipped weights, chosen on the synthetic *val* split (models/MODEL_CARD.md):
 #: detector box score kept for the classifier, and the classifier probability a card needs.
-DEFAULT_DET_CONF = 0.4
+DEFAULT_DET_CONF = 0.3
 DEFAULT_CONF = 0.4
 
 
