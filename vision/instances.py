@@ -20,7 +20,7 @@ import networkx as nx
 import numpy as np
 
 from vision.detections import Detections
-from vision.labels import class_name
+from vision.labels import class_id, class_name
 
 # Geometry of a standard poker card (63 × 88 mm, index ≈ 20 mm tall centred ≈ 6 × 13 mm in from the
 # corner): the two index centres are ≈ 80 mm apart, 4.0 × the index height. Measured on the renderer's
@@ -34,7 +34,7 @@ INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)
 # size); only when no suit card is seen does the joker's own box set the scale, at this ratio (the
 # middle of the common range; ``tolerance`` then covers ≈ 4.5–9.5).
 JOKER_PAIR_RATIO = 7.0
-JOKER_CLASSES = (52, 53)
+JOKER_CLASSES = (class_id("SJ"), class_id("BJ"))
 
 
 class InstanceConfigError(ValueError):
@@ -90,31 +90,38 @@ def suit_index_size(det: Detections) -> float | None:
 
 
 def expected_pair_distance(
-    det: Detections, i: int, j: int, config: InstanceConfig, suit_size: float | None = None
+    det: Detections,
+    i: int,
+    j: int,
+    config: InstanceConfig,
+    suit_size: float | None = None,
+    sides: np.ndarray | None = None,
 ) -> float:
     """Expected centre distance of two opposite indices of one card.
 
     From the calibrated card size when known; else from the two boxes' size, except for jokers,
     whose marks are measured against ``suit_size`` (:func:`suit_index_size`) when given.
+    ``sides``: the boxes' long sides, when the caller has them already.
     """
     if config.card_size_px is not None:
         w, h = config.card_size_px
         ox, oy = INDEX_OFFSET_FRACTION
         return math.hypot(w * (1 - 2 * ox), h * (1 - 2 * oy))
-    if int(det.class_id[i]) in JOKER_CLASSES:
-        if suit_size is not None:
-            return float(config.index_pair_ratio * suit_size)
+    joker = int(det.class_id[i]) in JOKER_CLASSES
+    if joker and suit_size is not None:
+        return float(config.index_pair_ratio * suit_size)
+    if sides is None:
         sides = _box_sides(det)
-        return float(JOKER_PAIR_RATIO * (sides[i] + sides[j]) / 2)
-    sides = _box_sides(det)
-    return float(config.index_pair_ratio * (sides[i] + sides[j]) / 2)
+    ratio = JOKER_PAIR_RATIO if joker else config.index_pair_ratio
+    return float(ratio * (sides[i] + sides[j]) / 2)
 
 
 def group_corners(det: Detections, config: InstanceConfig | None = None) -> list[CardInstance]:
     """One :class:`CardInstance` per physical card, sorted by class id then position."""
     config = config or InstanceConfig()
     centers = det.centers
-    suit_size = suit_index_size(det) if len(det) else None
+    suit_size = suit_index_size(det)
+    sides = _box_sides(det)
     cards: list[CardInstance] = []
     for cid in np.unique(det.class_id):
         idx = np.flatnonzero(det.class_id == cid)
@@ -124,7 +131,7 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
             for b in range(a + 1, len(idx)):
                 i, j = int(idx[a]), int(idx[b])
                 dist = float(np.linalg.norm(centers[i] - centers[j]))
-                expected = expected_pair_distance(det, i, j, config, suit_size)
+                expected = expected_pair_distance(det, i, j, config, suit_size, sides)
                 dev = abs(dist / expected - 1) if expected > 0 else math.inf
                 if dev <= config.tolerance:
                     fit = 1 - dev / config.tolerance

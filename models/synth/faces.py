@@ -72,7 +72,7 @@ class FaceSet:
         ``card``: that card's own corner mark where it has one (:attr:`card_boxes`), else the
         design's index box."""
         w, h = self.size
-        x1, y1, x2, y2 = self.card_boxes.get(card, self.index_box) if card else self.index_box
+        x1, y1, x2, y2 = self.card_boxes.get(card or "", self.index_box)
         all_ = {
             "tl": (x1, y1, x2, y2),
             "br": (w - x2, h - y2, w - x1, h - y1),
