@@ -140,18 +140,24 @@ def make_face_tiles(
 
 
 def main() -> None:
-    """``python -m models.facetiles OUT --train N --val M``: a warm-up dataset of training designs."""
+    """``python -m models.facetiles OUT --train N --val M [--designs randomised]``: tiles of training designs."""
     import argparse
 
-    from models.synth.designs import TRAIN
+    from models.synth.designs import RANDOMISED, TRAIN
 
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("out", type=Path)
     p.add_argument("--train", type=int, default=4000)
     p.add_argument("--val", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--designs",
+        choices=("train", "randomised"),
+        default="train",
+        help="train: the scene training designs; randomised: the seeded random procedural decks",
+    )
     a = p.parse_args()
-    names = [d.name for d in TRAIN]
+    names = [d.name for d in (TRAIN if a.designs == "train" else RANDOMISED)]
     make_face_tiles(a.out, "train", a.train, names, a.seed)
     make_face_tiles(a.out, "val", a.val, names, a.seed + 1)
     print(write_data_yaml(a.out, {"train": "train", "val": "val"}))

@@ -104,7 +104,13 @@ AISLERIOT: tuple[Design, ...] = (
 PROCEDURAL: tuple[Design, ...] = tuple(_p(v) for v in range(6))
 
 ALL: tuple[Design, ...] = AISLERIOT + PROCEDURAL
-BY_NAME: dict[str, Design] = {d.name: d for d in ALL}
+
+#: Seeded random procedural decks (:mod:`models.synth.randomised`), ``proc100`` … ``proc199``: many
+#: suit shapes, fonts and inks for the *classifier's face tiles only*. Never held out, never in the
+#: scene splits (so the documented scene datasets stay regenerable byte for byte).
+RANDOMISED: tuple[Design, ...] = tuple(_p(v) for v in range(100, 200))
+
+BY_NAME: dict[str, Design] = {d.name: d for d in ALL + RANDOMISED}
 
 #: Held out from training: ~20 % of the aisleriot themes (6 of 27, sibling themes kept together so
 #: no near-copy leaks into training) plus one procedural variant.

@@ -19,9 +19,44 @@ FACE_W = 228  # 63 x 88 mm poker card
 RANK_TEXT = {"A": "A", "J": "J", "Q": "Q", "K": "K"}
 
 
+RED = (30, 30, 200)
+BLACK = (25, 25, 25)
+
+
+@dataclass(frozen=True)
+class SuitShape:
+    """Geometry of the four suit symbols, in half-heights of the symbol (the defaults: variants 0-5).
+
+    Randomised variants (:mod:`models.synth.randomised`) draw these so the classifier sees many club
+    and spade shapes, not one.
+    """
+
+    diamond_w: float = 0.72  # half-width
+    diamond_bulge: float = 0.0  # sides bowed out (+) or in (-), share of the half-height
+    heart_r: float = 0.5  # lobe radius
+    heart_x: float = 0.47  # lobe centre, ± x
+    heart_y: float = -0.45  # lobe centre y (up is negative)
+    heart_w: float = 0.95  # half-width of the lower triangle's top edge
+    heart_cut: float = -0.3  # y of that edge
+    spade_r: float = 0.46
+    spade_x: float = 0.45
+    spade_y: float = 0.2
+    spade_w: float = 0.9
+    spade_cut: float = 0.12
+    spade_stem: float = 0.3  # half-width of the stem's foot
+    club_r: float = 0.36
+    club_top: float = -0.52  # y of the top lobe
+    club_x: float = 0.5
+    club_y: float = 0.12
+    club_centre: float = 0.2  # radius of the filled centre
+    club_stem: float = 0.28
+    flared_stem: bool = False  # concave (trumpet) stems instead of straight triangles
+    sx: float = 1.0  # horizontal stretch of every symbol
+
+
 @dataclass(frozen=True)
 class Variant:
-    """Drawing parameters of one procedural deck."""
+    """Drawing parameters of one procedural deck (fields after ``back`` default to variants 0-5)."""
 
     font: int
     thick: int
@@ -31,6 +66,13 @@ class Variant:
     stock: tuple[int, int, int]  # card background, BGR
     border: bool
     back: tuple[int, int, int]
+    shape: SuitShape = SuitShape()
+    black: tuple[int, int, int] = BLACK  # ink of spades, clubs and the small joker
+    red: tuple[int, int, int] = RED  # ink of hearts, diamonds and the big joker
+    margin: tuple[float, float] = (0.045, 0.04)  # index offset from the corner, share of face w, h
+    pip_ratio: float = 0.8  # index pip height / rank text height
+    pip_gap: float = 0.2  # gap between rank and pip below it, share of the rank's height
+    joker_mark: str = "word"  # word: JOKER downwards; star: a star; word_star: a shorter word + star
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -42,28 +84,53 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(cv2.FONT_HERSHEY_PLAIN, 3, 0.11, False, False, (248, 248, 248), False, (90, 90, 90)),
 )
 
-RED = (30, 30, 200)
-BLACK = (25, 25, 25)
 FOUR = {"S": (25, 25, 25), "H": (30, 30, 200), "D": (200, 110, 20), "C": (40, 140, 30)}
+
+
+def variant_params(variant: int) -> Variant:
+    """The drawing parameters of procedural variant ``variant``: 0-5 hand-made, any other number a
+    seeded random deck (:func:`models.synth.randomised.random_variant`)."""
+    if 0 <= variant < len(VARIANTS):
+        return VARIANTS[variant]
+    from models.synth.randomised import random_variant
+
+    return random_variant(variant)
 
 
 def suit_colour(v: Variant, suit: str) -> tuple[int, int, int]:
     if v.four_colour:
         return FOUR[suit]
-    return RED if suit in "HD" else BLACK
+    return v.red if suit in "HD" else v.black
+
+
+def _stem(top: float, half: float, s: float, flared: bool) -> list[tuple[float, float]]:
+    """A stem from (0, top) down to a foot ``half`` wide at y = s: a triangle, or concave (flared)."""
+    if not flared:
+        return [(0, top), (half, s), (-half, s)]
+    ts = np.linspace(0.0, 1.0, 7)
+    right = [(0.12 * half + 0.88 * half * t**2, top + (s - top) * t) for t in ts]
+    return [*right, *[(-x, y) for x, y in reversed(right)]]
 
 
 def draw_pip(
-    img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour, flip: bool = False
+    img: np.ndarray,
+    suit: str,
+    cx: float,
+    cy: float,
+    size: float,
+    colour,
+    flip: bool = False,
+    shape: SuitShape | None = None,
 ) -> None:
     """Draw a suit symbol of height ``size`` centred at (cx, cy); ``flip`` turns it upside down."""
+    g = shape or SuitShape()
     s = size / 2.0
     sign = -1.0 if flip else 1.0
     sh = 4  # fixed-point shift for sub-pixel drawing
     f = 1 << sh
 
     def P(x: float, y: float) -> tuple[int, int]:
-        return int(round((cx + x) * f)), int(round((cy + sign * y) * f))
+        return int(round((cx + g.sx * x) * f)), int(round((cy + sign * y) * f))
 
     def circ(x: float, y: float, r: float) -> None:
         cv2.circle(img, P(x, y), int(round(r * f)), colour, -1, cv2.LINE_AA, sh)
@@ -72,25 +139,37 @@ def draw_pip(
         cv2.fillPoly(img, [np.array([P(x, y) for x, y in pts], np.int32)], colour, cv2.LINE_AA, sh)
 
     if suit == "D":
-        poly([(0, -s), (0.72 * s, 0), (0, s), (-0.72 * s, 0)])
+        w = g.diamond_w * s
+        if g.diamond_bulge == 0.0:
+            poly([(0, -s), (w, 0), (0, s), (-w, 0)])
+        else:
+            corners = [(0.0, -s), (w, 0.0), (0.0, s), (-w, 0.0)]
+            pts = []
+            for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1], strict=True):
+                nx, ny = (y1 - y0), -(x1 - x0)  # outward normal (clockwise in image coordinates)
+                norm = float(np.hypot(nx, ny)) or 1.0
+                for t in np.linspace(0.0, 1.0, 8, endpoint=False):
+                    b = g.diamond_bulge * s * 4 * t * (1 - t)
+                    pts.append((x0 + (x1 - x0) * t + b * nx / norm, y0 + (y1 - y0) * t + b * ny / norm))
+            poly(pts)
     elif suit == "H":
-        r = 0.5 * s
-        circ(-0.47 * s, -0.45 * s, r)
-        circ(0.47 * s, -0.45 * s, r)
-        poly([(-0.95 * s, -0.3 * s), (0.95 * s, -0.3 * s), (0, s)])
+        r = g.heart_r * s
+        circ(-g.heart_x * s, g.heart_y * s, r)
+        circ(g.heart_x * s, g.heart_y * s, r)
+        poly([(-g.heart_w * s, g.heart_cut * s), (g.heart_w * s, g.heart_cut * s), (0, s)])
     elif suit == "S":
-        r = 0.46 * s
-        circ(-0.45 * s, 0.2 * s, r)
-        circ(0.45 * s, 0.2 * s, r)
-        poly([(-0.9 * s, 0.12 * s), (0.9 * s, 0.12 * s), (0, -s)])
-        poly([(0, 0.2 * s), (0.3 * s, s), (-0.3 * s, s)])
+        r = g.spade_r * s
+        circ(-g.spade_x * s, g.spade_y * s, r)
+        circ(g.spade_x * s, g.spade_y * s, r)
+        poly([(-g.spade_w * s, g.spade_cut * s), (g.spade_w * s, g.spade_cut * s), (0, -s)])
+        poly(_stem(g.spade_y * s, g.spade_stem * s, s, g.flared_stem))
     elif suit == "C":
-        r = 0.36 * s
-        circ(0, -0.52 * s, r)
-        circ(-0.5 * s, 0.12 * s, r)
-        circ(0.5 * s, 0.12 * s, r)
-        circ(0, 0.0, 0.2 * s)
-        poly([(0, 0.0), (0.28 * s, s), (-0.28 * s, s)])
+        r = g.club_r * s
+        circ(0, g.club_top * s, r)
+        circ(-g.club_x * s, g.club_y * s, r)
+        circ(g.club_x * s, g.club_y * s, r)
+        circ(0, 0.0, g.club_centre * s)
+        poly(_stem(0.0, g.club_stem * s, s, g.flared_stem))
     else:
         raise ValueError(suit)
 
@@ -111,25 +190,46 @@ def _text_size(text: str, v: Variant, height: float) -> tuple[float, int, int]:
     return scale, tw, th
 
 
+def _star(img: np.ndarray, cx: float, cy: float, r: float, colour) -> None:
+    """A filled five-pointed star of outer radius ``r`` centred at (cx, cy)."""
+    pts = []
+    for i in range(10):
+        rr = r if i % 2 == 0 else 0.42 * r
+        t = np.pi / 2 + i * np.pi / 5
+        pts.append((cx + rr * np.cos(t), cy - rr * np.sin(t)))
+    cv2.fillPoly(img, [np.round(np.array(pts) * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
+
+
+def _draw_joker_mark(img: np.ndarray, v: Variant, colour, th_target: float, mx: int, my: int) -> None:
+    """The joker's corner mark: JOKER written downwards, a star, or a shorter word over a star."""
+    if v.joker_mark == "star":
+        _star(img, mx + 0.55 * th_target, my + 0.6 * th_target, 0.55 * th_target, colour)
+        return
+    y = my
+    height = th_target * (0.4 if v.joker_mark == "word" else 0.3)
+    for ch in "JOKER":
+        scale, tw, th = _text_size(ch, v, height)
+        cv2.putText(
+            img,
+            ch,
+            (mx + int(0.5 * (th_target * 0.5 - tw)), y + th),
+            v.font,
+            scale,
+            colour,
+            max(1, v.thick - 1),
+            cv2.LINE_AA,
+        )
+        y += int(th * 1.3)
+    if v.joker_mark == "word_star":
+        _star(img, mx + 0.25 * th_target, y + 0.35 * th_target, 0.3 * th_target, colour)
+
+
 def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour) -> None:
     h, w = img.shape[:2]
     th_target = v.index_scale * h
-    mx, my = int(0.045 * w), int(0.04 * h)
-    if suit is None:  # joker: JOKER written downwards
-        y = my
-        for ch in "JOKER":
-            scale, tw, th = _text_size(ch, v, th_target * 0.4)
-            cv2.putText(
-                img,
-                ch,
-                (mx + int(0.5 * (th_target * 0.5 - tw)), y + th),
-                v.font,
-                scale,
-                colour,
-                max(1, v.thick - 1),
-                cv2.LINE_AA,
-            )
-            y += int(th * 1.3)
+    mx, my = int(v.margin[0] * w), int(v.margin[1] * h)
+    if suit is None:
+        _draw_joker_mark(img, v, colour, th_target, mx, my)
         return
     text = RANK_TEXT.get(rank, rank)
     scale, tw, th = _text_size(text, v, th_target)
@@ -137,12 +237,12 @@ def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour
         scale *= 0.8
         (tw, th), _ = cv2.getTextSize(text, v.font, scale, v.thick)
     cv2.putText(img, text, (mx, my + th), v.font, scale, colour, v.thick, cv2.LINE_AA)
-    pip = th_target * 0.8
+    pip = th_target * v.pip_ratio
     if v.pip_beside:
-        draw_pip(img, suit, mx + tw + 0.6 * pip, my + th / 2, pip, colour)
+        draw_pip(img, suit, mx + tw + 0.6 * pip, my + th / 2, pip, colour, shape=v.shape)
     else:
         cx = mx + max(tw, pip) / 2 if rank == "10" else mx + tw / 2
-        draw_pip(img, suit, cx, my + th + 0.2 * th + pip / 2, pip, colour)
+        draw_pip(img, suit, cx, my + th + v.pip_gap * th + pip / 2, pip, colour, shape=v.shape)
 
 
 # pip positions for 2..10 in a (3 columns x 7 rows) grid: (col 0..2, row 0..6)
@@ -163,7 +263,7 @@ def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.r
     h, w = img.shape[:2]
     x0, x1, y0, y1 = 0.36 * w, 0.64 * w, 0.2 * h, 0.8 * h
     if rank == "A":
-        draw_pip(img, suit, w / 2, h / 2, 0.3 * h, colour)
+        draw_pip(img, suit, w / 2, h / 2, 0.3 * h, colour, shape=v.shape)
         return
     if rank in ("J", "Q", "K"):
         fx0, fy0, fx1, fy1 = int(0.24 * w), int(0.16 * h), int(0.76 * w), int(0.84 * h)
@@ -179,19 +279,19 @@ def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.r
         cv2.putText(
             img, rank, (w // 2 - tw // 2, h // 2 + th // 2), v.font, scale, colour, v.thick + 2, cv2.LINE_AA
         )
-        draw_pip(img, suit, fx0 + 0.09 * w, fy0 + 0.07 * h, 0.08 * h, colour)
-        draw_pip(img, suit, fx1 - 0.09 * w, fy1 - 0.07 * h, 0.08 * h, colour, flip=True)
+        draw_pip(img, suit, fx0 + 0.09 * w, fy0 + 0.07 * h, 0.08 * h, colour, shape=v.shape)
+        draw_pip(img, suit, fx1 - 0.09 * w, fy1 - 0.07 * h, 0.08 * h, colour, flip=True, shape=v.shape)
         return
     n = int(rank)
     for c, r in _LAYOUT[n]:
         cx = x0 + c * (x1 - x0) / 2
         cy = y0 + r * (y1 - y0) / 6
-        draw_pip(img, suit, cx, cy, 0.11 * h, colour, flip=r > 3)
+        draw_pip(img, suit, cx, cy, 0.11 * h, colour, flip=r > 3, shape=v.shape)
 
 
 def draw_face(variant: int, card: str) -> np.ndarray:
     """BGRA face of ``card`` (``"10H"``, ``"SJ"``, ``"BJ"``, or ``"back"``) for a procedural variant."""
-    v = VARIANTS[variant]
+    v = variant_params(variant)
     h, w = FACE_H, FACE_W
     rng = np.random.default_rng(variant * 1000 + sum(map(ord, card)))
     img = np.zeros((h, w, 3), np.uint8)
@@ -206,7 +306,7 @@ def draw_face(variant: int, card: str) -> np.ndarray:
         cv2.rectangle(img, (10, 10), (w - 11, h - 11), (245, 245, 245), 6)
     else:
         if card in ("SJ", "BJ"):
-            colour = BLACK if card == "SJ" else RED
+            colour = v.black if card == "SJ" else v.red
             rank, suit = "", None
         else:
             rank, suit = card[:-1], card[-1]
@@ -224,7 +324,7 @@ def draw_face(variant: int, card: str) -> np.ndarray:
                 fill = (30, 30, 30) if card == "SJ" else (20, 180, 240)
                 cv2.fillPoly(img, [np.array(pts, np.int32)], fill, cv2.LINE_AA)
                 if card == "BJ":
-                    cv2.circle(img, (w // 2, h // 2), int(0.08 * w), RED, -1, cv2.LINE_AA)
+                    cv2.circle(img, (w // 2, h // 2), int(0.08 * w), v.red, -1, cv2.LINE_AA)
         if suit is not None:
             _centre(img, v, rank, suit, colour, rng)
         if v.border:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.synth.designs import AISLERIOT, ALL, BY_NAME, HELDOUT, PROCEDURAL, TRAIN, designs_for_split
+from models.synth.designs import (
+    AISLERIOT,
+    ALL,
+    BY_NAME,
+    HELDOUT,
+    PROCEDURAL,
+    RANDOMISED,
+    TRAIN,
+    designs_for_split,
+)
 from models.synth.faces import CARDS, load_faces
 from tests.synth.conftest import needs_aisleriot
 from vision.labels import CARD_CLASSES
@@ -16,7 +25,7 @@ def test_split_is_disjoint_and_complete() -> None:
     held = {d.name for d in HELDOUT}
     assert not train & held
     assert train | held == {d.name for d in ALL}
-    assert len(BY_NAME) == len(ALL)
+    assert len(BY_NAME) == len(ALL) + len(RANDOMISED)
 
 
 def test_heldout_share() -> None:
