@@ -244,6 +244,22 @@ def export_onnx(net, size: int, out: Path) -> None:  # noqa: ANN001
     )
 
 
+def load_crops(path: Path) -> CropSet:
+    """A crop set saved with ``np.savez(path, x=..., y=...)`` (a ``--mine-cache`` file).
+
+    Raises :class:`CropDataError` when the file is missing or its arrays do not fit together.
+    """
+    if not Path(path).is_file():
+        raise CropDataError(f"crop file not found: {path}")
+    with np.load(path) as z:
+        if "x" not in z or "y" not in z:
+            raise CropDataError(f"{path}: needs arrays x and y")
+        x, y = z["x"], z["y"]
+    if x.ndim != 4 or x.shape[1] != 3 or len(x) != len(y) or x.dtype != np.uint8:
+        raise CropDataError(f"{path}: x must be uint8 (N, 3, S, S) with one label per crop")
+    return CropSet(x, y.astype(np.int64))
+
+
 def _sources(specs: list[str]) -> list[tuple[Path, str]]:
     out = []
     for s in specs:
@@ -281,6 +297,13 @@ def main() -> None:
         type=int,
         help="keep all named mined crops but at most this many background ones (random, --seed)",
     )
+    p.add_argument(
+        "--extra-crops",
+        nargs="+",
+        type=Path,
+        default=[],
+        help=".npz crop sets (arrays x, y, e.g. other --mine-cache files) added to the training crops",
+    )
     a = p.parse_args()
     t0 = time.time()
     train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives, size=a.size)
@@ -294,8 +317,7 @@ def main() -> None:
         flush=True,
     )
     if a.mine is not None and a.mine_cache is not None and a.mine_cache.is_file():
-        with np.load(a.mine_cache) as z:
-            mined = CropSet(z["x"], z["y"])
+        mined = load_crops(a.mine_cache)
         train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
     elif a.mine is not None:
         from models.mining import keep_background, mine_crops
@@ -317,6 +339,10 @@ def main() -> None:
         if a.epochs == 0:
             return
         train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
+    for extra in a.extra_crops:
+        more = load_crops(extra)
+        print(f"extra crops {extra}: {len(more.y)}, {(more.y == BACKGROUND).sum()} background", flush=True)
+        train = CropSet(np.concatenate([train.x, more.x]), np.concatenate([train.y, more.y]))
     print(
         train_classifier(
             train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init, width=a.width

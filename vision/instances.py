@@ -8,12 +8,6 @@ of known card size, the exact expected distance). Per class, candidate pairs who
 within ``tolerance`` become edges of a graph and a maximum-cardinality, maximum-weight matching
 (networkx) picks the pairs; every matched pair and every unmatched detection is one card. So two
 identical cards from different decks count twice, while the two corners of one card count once.
-
-A card whose two corners are paired is fully placed; an unpaired detection of the *same* class near
-the middle of that card (within ``inner_fraction`` of the pair's distance from its midpoint) is the
-card's own artwork read as an index (a joker's star or emblem, a court figure's letter), not a
-second card: a second card's corner there would lie on top of the first card's face, where in a
-fan or a pile it hides one of the first card's two corners. Such detections are dropped.
 """
 
 from __future__ import annotations
@@ -56,23 +50,18 @@ class InstanceConfig:
     ``tolerance``: accepted relative deviation of the distance from the expected one.
     ``merge_four_index``: decks with an index in all four corners give two crossing pairs per card
     (tl–br, tr–bl) sharing one midpoint; such pairs are merged into one card.
-    ``inner_fraction``: drop an unpaired same-class detection closer than this share of a pair's
-    distance to the pair's midpoint (artwork of that card); 0 keeps every detection.
     """
 
     index_pair_ratio: float = INDEX_PAIR_RATIO
     card_size_px: tuple[float, float] | None = None
     tolerance: float = 0.35
     merge_four_index: bool = True
-    inner_fraction: float = 0.3
 
     def __post_init__(self) -> None:
         if not 0 < self.tolerance < 1:
             raise InstanceConfigError(f"tolerance must be in (0, 1), got {self.tolerance}")
         if self.index_pair_ratio <= 0:
             raise InstanceConfigError(f"index_pair_ratio must be positive, got {self.index_pair_ratio}")
-        if not 0 <= self.inner_fraction < 0.5:
-            raise InstanceConfigError(f"inner_fraction must be in [0, 0.5), got {self.inner_fraction}")
 
 
 @dataclass(frozen=True)
@@ -158,23 +147,9 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
         if config.merge_four_index:
             groups = _merge_crossing_pairs(groups, centers, det, config)
         cards.extend(_instance(det, g) for g in groups)
-        single = [int(i) for i in idx if int(i) not in used]
-        inner = _inside_paired_cards(single, groups, centers, config.inner_fraction)
-        cards.extend(_instance(det, [i]) for i in single if i not in inner)
+        cards.extend(_instance(det, [int(i)]) for i in idx if int(i) not in used)
     cards.sort(key=lambda c: (c.class_id, c.box[1], c.box[0]))
     return cards
-
-
-def _inside_paired_cards(
-    single: list[int], groups: list[list[int]], centers: np.ndarray, fraction: float
-) -> set[int]:
-    """The unpaired detections lying within ``fraction`` × pair distance of a paired card's middle."""
-    inner: set[int] = set()
-    for g in groups:
-        mid = centers[g].mean(0)
-        span = float(np.linalg.norm(centers[g[0]] - centers[g[1]]))
-        inner.update(i for i in single if float(np.linalg.norm(centers[i] - mid)) < fraction * span)
-    return inner
 
 
 def _merge_crossing_pairs(

@@ -61,3 +61,21 @@ def test_keep_background_keeps_every_named_crop_and_n_background():
     assert len(keep_background(CropSet(x, y), 10, seed=0).y) == len(y)  # fewer than n: all kept
     with pytest.raises(ValueError):
         keep_background(CropSet(x, y), -1, seed=0)
+
+
+def test_saved_crop_sets_load_back_and_bad_files_are_refused(tmp_path):
+    from models.classifier import load_crops
+
+    x = np.random.default_rng(0).integers(0, 255, (5, 3, 8, 8), dtype=np.uint8)
+    y = np.array([1, BACKGROUND, 3, 3, 0])
+    np.savez(tmp_path / "m.npz", x=x, y=y)
+    got = load_crops(tmp_path / "m.npz")
+    assert np.array_equal(got.x, x) and got.y.tolist() == y.tolist() and got.y.dtype == np.int64
+    with pytest.raises(CropDataError, match="not found"):
+        load_crops(tmp_path / "missing.npz")
+    np.savez(tmp_path / "short.npz", x=x, y=y[:3])
+    with pytest.raises(CropDataError, match="one label per crop"):
+        load_crops(tmp_path / "short.npz")
+    np.savez(tmp_path / "nox.npz", y=y)
+    with pytest.raises(CropDataError, match="arrays x and y"):
+        load_crops(tmp_path / "nox.npz")

@@ -107,28 +107,3 @@ def test_four_index_card_counts_once():
     cards = group_corners(dets)
     assert [(c.card, c.corners) for c in cards] == [("QD", 4)]
     assert count_cards(group_corners(dets, InstanceConfig(merge_four_index=False))) == {"QD": 2}
-
-
-def test_artwork_inside_a_paired_card_is_not_a_second_card():
-    # a small joker showing both corners, its centre star read as a third SJ "corner" at the middle
-    dets = make_sized([("SJ", 100, 100, 8), ("SJ", 148, 164, 8), ("SJ", 126, 130, 14), ("5D", 300, 100, 20)])
-    cards = group_corners(dets)
-    assert count_cards(cards) == {"SJ": 1, "5D": 1}
-    assert [c.corners for c in cards if c.card == "SJ"] == [2]
-    # the rule can be switched off: then the star is a second joker
-    off = InstanceConfig(inner_fraction=0.0)
-    assert count_cards(group_corners(dets, off)) == {"SJ": 2, "5D": 1}
-
-
-def test_a_fanned_duplicate_beside_a_paired_card_still_counts():
-    # 7H with both corners seen, and a second 7H of another deck fanned 25 px to its left (its
-    # corner is under no card's middle), and a third far away
-    dets = make([("7H", 100, 100), ("7H", 148, 164), ("7H", 75, 100), ("7H", 400, 300)])
-    assert count_cards(group_corners(dets)) == {"7H": 3}
-
-
-def test_bad_inner_fraction():
-    with pytest.raises(InstanceConfigError):
-        InstanceConfig(inner_fraction=0.5)
-    with pytest.raises(InstanceConfigError):
-        InstanceConfig(inner_fraction=-0.1)
