@@ -316,9 +316,9 @@ def main() -> None:
         + f" ({time.time() - t0:.0f}s)",
         flush=True,
     )
+    parts = [train]  # joined once below: each join copies every crop
     if a.mine is not None and a.mine_cache is not None and a.mine_cache.is_file():
-        mined = load_crops(a.mine_cache)
-        train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
+        parts.append(load_crops(a.mine_cache))
     elif a.mine is not None:
         from models.mining import keep_background, mine_crops
 
@@ -338,11 +338,13 @@ def main() -> None:
             np.savez(a.mine_cache, x=mined.x, y=mined.y)
         if a.epochs == 0:
             return
-        train = CropSet(np.concatenate([train.x, mined.x]), np.concatenate([train.y, mined.y]))
+        parts.append(mined)
     for extra in a.extra_crops:
-        more = load_crops(extra)
-        print(f"extra crops {extra}: {len(more.y)}, {(more.y == BACKGROUND).sum()} background", flush=True)
-        train = CropSet(np.concatenate([train.x, more.x]), np.concatenate([train.y, more.y]))
+        parts.append(load_crops(extra))
+        n_bg = int((parts[-1].y == BACKGROUND).sum())
+        print(f"extra crops {extra}: {len(parts[-1].y)}, {n_bg} background", flush=True)
+    if len(parts) > 1:
+        train = CropSet(np.concatenate([c.x for c in parts]), np.concatenate([c.y for c in parts]))
     print(
         train_classifier(
             train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init, width=a.width

@@ -190,14 +190,17 @@ def _text_size(text: str, v: Variant, height: float) -> tuple[float, int, int]:
     return scale, tw, th
 
 
+def _star_points(cx: float, cy: float, outer: float, inner: float) -> np.ndarray:
+    """The 10 vertices (float, x y) of a five-pointed star centred at (cx, cy), a point upwards."""
+    t = np.pi / 2 + np.arange(10) * np.pi / 5
+    r = np.where(np.arange(10) % 2 == 0, outer, inner)
+    return np.stack([cx + r * np.cos(t), cy - r * np.sin(t)], 1)
+
+
 def _star(img: np.ndarray, cx: float, cy: float, r: float, colour) -> None:
-    """A filled five-pointed star of outer radius ``r`` centred at (cx, cy)."""
-    pts = []
-    for i in range(10):
-        rr = r if i % 2 == 0 else 0.42 * r
-        t = np.pi / 2 + i * np.pi / 5
-        pts.append((cx + rr * np.cos(t), cy - rr * np.sin(t)))
-    cv2.fillPoly(img, [np.round(np.array(pts) * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
+    """A filled five-pointed star of outer radius ``r`` centred at (cx, cy), drawn sub-pixel."""
+    pts = _star_points(cx, cy, r, 0.42 * r)
+    cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
 
 
 def _draw_joker_mark(img: np.ndarray, v: Variant, colour, th_target: float, mx: int, my: int) -> None:
@@ -316,13 +319,9 @@ def draw_face(variant: int, card: str) -> np.ndarray:
             img = np.ascontiguousarray(img[::-1, ::-1])
             if rot == 0 and suit is None:
                 # the joker's centre: a star, multicoloured for the big joker
-                pts = []
-                for i in range(10):
-                    r = (0.3 if i % 2 == 0 else 0.13) * w
-                    t = np.pi / 2 + i * np.pi / 5
-                    pts.append((w / 2 + r * np.cos(t), h / 2 - r * np.sin(t)))
+                pts = _star_points(w / 2, h / 2, 0.3 * w, 0.13 * w)
                 fill = (30, 30, 30) if card == "SJ" else (20, 180, 240)
-                cv2.fillPoly(img, [np.array(pts, np.int32)], fill, cv2.LINE_AA)
+                cv2.fillPoly(img, [pts.astype(np.int32)], fill, cv2.LINE_AA)
                 if card == "BJ":
                     cv2.circle(img, (w // 2, h // 2), int(0.08 * w), v.red, -1, cv2.LINE_AA)
         if suit is not None:
