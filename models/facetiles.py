@@ -20,6 +20,8 @@ import numpy.typing as npt
 from models.tiles import write_data_yaml
 from vision.labels import class_id
 
+JOKERS = ("BJ", "SJ")
+
 
 @dataclass(frozen=True)
 class FaceTileSettings:
@@ -31,6 +33,19 @@ class FaceTileSettings:
     duplicate_share: float = 0.35
     min_visible: float = 0.6
     face_down_share: float = 0.1
+    #: chance that a drawn card is a joker (big or small, even odds); None draws uniformly from the
+    #: deck's 54 cards (2 jokers in 54, which leaves the classifier and localiser short of them)
+    joker_share: float | None = None
+
+
+def _draw(rng: np.random.Generator, names: list[str], settings: FaceTileSettings) -> str:
+    """One card name: uniform over the deck, or a joker with probability ``settings.joker_share``."""
+    if settings.joker_share is not None:
+        jokers = [n for n in names if n in JOKERS]
+        others = [n for n in names if n not in JOKERS]
+        pool = jokers if jokers and rng.random() < settings.joker_share else others
+        return pool[int(rng.integers(len(pool)))]
+    return names[int(rng.integers(len(names)))]
 
 
 def _quad_box(quad: npt.NDArray[np.float64]) -> tuple[float, float, float, float]:
@@ -56,12 +71,12 @@ def compose_tile(
     n = int(rng.integers(settings.cards[0], settings.cards[1] + 1))
     names = list(fs.cards())
     if rng.random() < settings.duplicate_share:
-        pick = names[int(rng.integers(len(names)))]
+        pick = _draw(rng, names, settings)
         k = int(rng.integers(2, 4))
-        chosen = [pick] * min(k, n) + [names[int(rng.integers(len(names)))] for _ in range(max(0, n - k))]
+        chosen = [pick] * min(k, n) + [_draw(rng, names, settings) for _ in range(max(0, n - k))]
         rng.shuffle(chosen)
     else:
-        chosen = [names[int(rng.integers(len(names)))] for _ in range(n)]
+        chosen = [_draw(rng, names, settings) for _ in range(n)]
     kind = ["fan", "fan", "row", "pile"][int(rng.integers(4))] if n > 1 else "single"
     card_w_mm = 63.0
     offs = shape_offsets(rng, n, kind, card_w_mm)
@@ -140,7 +155,7 @@ def make_face_tiles(
 
 
 def main() -> None:
-    """``python -m models.facetiles OUT --train N --val M [--designs randomised]``: tiles of training designs."""
+    """``python -m models.facetiles OUT --train N --val M [--designs randomised] [--joker-share P]``: tiles."""
     import argparse
 
     from models.synth.designs import RANDOMISED, TRAIN
@@ -156,10 +171,19 @@ def main() -> None:
         default="train",
         help="train: the scene training designs; randomised: the seeded random procedural decks",
     )
+    p.add_argument(
+        "--joker-share",
+        type=float,
+        default=None,
+        help="chance that a drawn card is a joker (default: uniform over the 54 cards)",
+    )
     a = p.parse_args()
+    if a.joker_share is not None and not 0.0 <= a.joker_share <= 1.0:
+        p.error("--joker-share must lie in [0, 1]")
     names = [d.name for d in (TRAIN if a.designs == "train" else RANDOMISED)]
-    make_face_tiles(a.out, "train", a.train, names, a.seed)
-    make_face_tiles(a.out, "val", a.val, names, a.seed + 1)
+    settings = FaceTileSettings(joker_share=a.joker_share)
+    make_face_tiles(a.out, "train", a.train, names, a.seed, settings)
+    make_face_tiles(a.out, "val", a.val, names, a.seed + 1, settings)
     print(write_data_yaml(a.out, {"train": "train", "val": "val"}))
 
 

@@ -19,3 +19,29 @@ def test_composed_tiles_have_in_tile_labels_of_the_drawn_cards():
             assert 20 <= max(x2 - x1, y2 - y1) <= 65
         n_labels += len(labels)
     assert n_labels >= 5
+
+
+def _label_names(design: str, settings: FaceTileSettings, tiles: int = 12) -> list[str]:
+    from vision.labels import class_name
+
+    rng = np.random.default_rng(5)
+    fs = load_faces(design)
+    return [class_name(cid) for _ in range(tiles) for cid, _box in compose_tile(rng, [fs], settings)[1]]
+
+
+def test_joker_share_sets_how_often_jokers_are_drawn():
+    base = FaceTileSettings(face_down_share=0.0, index_px=(30.0, 40.0))
+    only = _label_names("proc0", FaceTileSettings(**{**base.__dict__, "joker_share": 1.0}))
+    never = _label_names("proc0", FaceTileSettings(**{**base.__dict__, "joker_share": 0.0}))
+    half = _label_names("proc0", FaceTileSettings(**{**base.__dict__, "joker_share": 0.5}), tiles=40)
+    assert only and set(only) <= {"BJ", "SJ"} and {"BJ", "SJ"} <= set(only)
+    assert never and not {"BJ", "SJ"} & set(never)
+    share = sum(n in ("BJ", "SJ") for n in half) / len(half)
+    assert 0.3 < share < 0.7
+
+
+def test_joker_share_on_a_deck_without_jokers_draws_its_other_cards():
+    names = _label_names(
+        "anglo", FaceTileSettings(face_down_share=0.0, index_px=(30.0, 40.0), joker_share=1.0)
+    )
+    assert names and not {"BJ", "SJ"} & set(names)
