@@ -206,7 +206,7 @@ def train_classifier(
             opt.step()
             sched.step()
             if (i // batch) % 50 == 0:
-                print(f"  batch {i // batch} loss {float(loss):.3f} {time.time() - t0:.0f}s", flush=True)
+                print(f"  batch {i // batch} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
         scores = {name: accuracy(net, data) for name, data in val}
         print(
             f"epoch {epoch + 1}/{epochs} {time.time() - t0:.0f}s loss {float(loss):.3f} "
