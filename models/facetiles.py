@@ -36,6 +36,8 @@ class FaceTileSettings:
     #: chance that a drawn card is a joker (big or small, even odds); None draws uniformly from the
     #: deck's 54 cards (2 jokers in 54, which leaves the classifier and localiser short of them)
     joker_share: float | None = None
+    #: chance that a tile also shows printed matter (text on paper, no label) under its cards
+    text_share: float = 0.0
 
 
 def _draw(rng: np.random.Generator, names: list[str], settings: FaceTileSettings) -> str:
@@ -68,6 +70,11 @@ def compose_tile(
     canvas = table_texture(rng, 900.0, px=t)[:t, :t].astype(np.float32)
     if canvas.shape[:2] != (t, t):
         canvas = cv2.resize(canvas, (t, t))
+    if settings.text_share > 0 and rng.random() < settings.text_share:
+        from models.synth.printed import lay_printed
+
+        for _ in range(int(rng.integers(1, 3))):
+            lay_printed(canvas, rng, float(rng.uniform(0.4, 1.2)) * target)
     n = int(rng.integers(settings.cards[0], settings.cards[1] + 1))
     names = list(fs.cards())
     if rng.random() < settings.duplicate_share:
@@ -155,7 +162,7 @@ def make_face_tiles(
 
 
 def main() -> None:
-    """``python -m models.facetiles OUT --train N --val M [--designs randomised] [--joker-share P]``: tiles."""
+    """``python -m models.facetiles OUT --train N --val M [--designs randomised] [--joker-share P] [--text-share P]``."""
     import argparse
 
     from models.synth.designs import RANDOMISED, TRAIN
@@ -177,11 +184,19 @@ def main() -> None:
         default=None,
         help="chance that a drawn card is a joker (default: uniform over the 54 cards)",
     )
+    p.add_argument(
+        "--text-share",
+        type=float,
+        default=0.0,
+        help="chance that a tile also shows printed text (unlabelled negatives) under its cards",
+    )
     a = p.parse_args()
+    if not 0.0 <= a.text_share <= 1.0:
+        p.error("--text-share must lie in [0, 1]")
     if a.joker_share is not None and not 0.0 <= a.joker_share <= 1.0:
         p.error("--joker-share must lie in [0, 1]")
     names = [d.name for d in (TRAIN if a.designs == "train" else RANDOMISED)]
-    settings = FaceTileSettings(joker_share=a.joker_share)
+    settings = FaceTileSettings(joker_share=a.joker_share, text_share=a.text_share)
     make_face_tiles(a.out, "train", a.train, names, a.seed, settings)
     make_face_tiles(a.out, "val", a.val, names, a.seed + 1, settings)
     print(write_data_yaml(a.out, {"train": "train", "val": "val"}))
