@@ -209,7 +209,7 @@ def train_classifier(
                 print(f"  batch {i // batch} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
         scores = {name: accuracy(net, data) for name, data in val}
         print(
-            f"epoch {epoch + 1}/{epochs} {time.time() - t0:.0f}s loss {float(loss):.3f} "
+            f"epoch {epoch + 1}/{epochs} {time.time() - t0:.0f}s loss {loss.item():.3f} "
             + " ".join(f"{k} {v:.4f}" for k, v in scores.items()),
             flush=True,
         )

@@ -10,6 +10,7 @@ unoccluded and inside the tile with its axis-aligned box (class ids of :mod:`vis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,10 +18,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from models.metrics import JOKERS
 from models.tiles import write_data_yaml
 from vision.labels import class_id
-
-JOKERS = ("BJ", "SJ")
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,18 @@ class FaceTileSettings:
     text_share: float = 0.0
 
 
-def _draw(rng: np.random.Generator, names: list[str], settings: FaceTileSettings) -> str:
-    """One card name: uniform over the deck, or a joker with probability ``settings.joker_share``."""
-    if settings.joker_share is not None:
-        jokers = [n for n in names if n in JOKERS]
-        others = [n for n in names if n not in JOKERS]
-        pool = jokers if jokers and rng.random() < settings.joker_share else others
+def _card_drawer(rng: np.random.Generator, names: list[str], joker_share: float | None) -> Callable[[], str]:
+    """Draws card names: uniform over the deck, or a joker with probability ``joker_share``."""
+    if joker_share is None:
+        return lambda: names[int(rng.integers(len(names)))]
+    jokers = [n for n in names if n in JOKERS]
+    others = [n for n in names if n not in JOKERS]
+
+    def draw() -> str:
+        pool = jokers if jokers and rng.random() < joker_share else others
         return pool[int(rng.integers(len(pool)))]
-    return names[int(rng.integers(len(names)))]
+
+    return draw
 
 
 def _quad_box(quad: npt.NDArray[np.float64]) -> tuple[float, float, float, float]:
@@ -76,14 +80,14 @@ def compose_tile(
         for _ in range(int(rng.integers(1, 3))):
             lay_printed(canvas, rng, float(rng.uniform(0.4, 1.2)) * target)
     n = int(rng.integers(settings.cards[0], settings.cards[1] + 1))
-    names = list(fs.cards())
+    draw = _card_drawer(rng, list(fs.cards()), settings.joker_share)
     if rng.random() < settings.duplicate_share:
-        pick = _draw(rng, names, settings)
+        pick = draw()
         k = int(rng.integers(2, 4))
-        chosen = [pick] * min(k, n) + [_draw(rng, names, settings) for _ in range(max(0, n - k))]
+        chosen = [pick] * min(k, n) + [draw() for _ in range(max(0, n - k))]
         rng.shuffle(chosen)
     else:
-        chosen = [_draw(rng, names, settings) for _ in range(n)]
+        chosen = [draw() for _ in range(n)]
     kind = ["fan", "fan", "row", "pile"][int(rng.integers(4))] if n > 1 else "single"
     card_w_mm = 63.0
     offs = shape_offsets(rng, n, kind, card_w_mm)

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 
 from models.facetiles import FaceTileSettings, compose_tile
@@ -31,9 +33,9 @@ def _label_names(design: str, settings: FaceTileSettings, tiles: int = 12) -> li
 
 def test_joker_share_sets_how_often_jokers_are_drawn():
     base = FaceTileSettings(face_down_share=0.0, index_px=(30.0, 40.0))
-    only = _label_names("proc0", FaceTileSettings(**{**base.__dict__, "joker_share": 1.0}))
-    never = _label_names("proc0", FaceTileSettings(**{**base.__dict__, "joker_share": 0.0}))
-    half = _label_names("proc0", FaceTileSettings(**{**base.__dict__, "joker_share": 0.5}), tiles=40)
+    only = _label_names("proc0", replace(base, joker_share=1.0))
+    never = _label_names("proc0", replace(base, joker_share=0.0))
+    half = _label_names("proc0", replace(base, joker_share=0.5), tiles=40)
     assert only and set(only) <= {"BJ", "SJ"} and {"BJ", "SJ"} <= set(only)
     assert never and not {"BJ", "SJ"} & set(never)
     share = sum(n in ("BJ", "SJ") for n in half) / len(half)
