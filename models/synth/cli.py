@@ -34,6 +34,14 @@ def dataset(
         "--design",
         help="Render only this design (repeatable), instead of the split's: e.g. one deck to enroll.",
     ),
+    text_share: float = typer.Option(
+        0.0,
+        "--text-share",
+        min=0.0,
+        max=1.0,
+        help="Chance that an image has printed sheets (pages, score sheets, labels) on the table, "
+        "unlabelled; 0 leaves every image as before.",
+    ),
 ) -> None:
     """Render a YOLO dataset of corner indices (images/, labels/, annotations/, data.yaml)."""
     if split not in ("train", "val", "heldout"):
@@ -43,7 +51,16 @@ def dataset(
 
     designs = tuple(design) if design else None
     try:
-        path = make_dataset(out, n=n, seed=seed, split=split, imgsz=imgsz, workers=workers, designs=designs)
+        path = make_dataset(
+            out,
+            n=n,
+            seed=seed,
+            split=split,
+            imgsz=imgsz,
+            workers=workers,
+            designs=designs,
+            printed=text_share,
+        )
     except UnknownDesignError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -39,6 +39,7 @@ class _Job:
     i: int
     imgsz: int
     designs: tuple[str, ...]
+    printed: float = 0.0
 
 
 class UnknownDesignError(ValueError):
@@ -71,8 +72,11 @@ def yolo_lines(cards: list[Any], width: int, height: int, min_visible: float = M
     return lines
 
 
-def render_example(seed: int, imgsz: int, designs: tuple[str, ...]) -> Any:
-    """One dataset image (a :class:`~models.synth.scene.Scene`) from its seed."""
+def render_example(seed: int, imgsz: int, designs: tuple[str, ...], printed: float = 0.0) -> Any:
+    """One dataset image (a :class:`~models.synth.scene.Scene`) from its seed.
+
+    ``printed``: chance of printed sheets on the table (``render_scene``'s option; 0 = none).
+    """
     from models.synth.scene import render_scene
 
     rng = np.random.default_rng(seed)
@@ -80,13 +84,15 @@ def render_example(seed: int, imgsz: int, designs: tuple[str, ...]) -> Any:
     opts: dict[str, Any] = {"width": imgsz, "height": imgsz, "mode": mode, "designs": list(designs)}
     if mode == "table":  # a whole (small) photo: cards 60-90 px high after the resize
         opts["card_px"] = (60.0, 90.0)
+    if printed > 0:
+        opts["printed"] = printed
     return render_scene(int(rng.integers(1 << 62)), **opts)
 
 
 def _work(job: _Job) -> int:
     import cv2
 
-    scene = render_example(image_seed(job.seed, job.split, job.i), job.imgsz, job.designs)
+    scene = render_example(image_seed(job.seed, job.split, job.i), job.imgsz, job.designs, job.printed)
     out = Path(job.out)
     stem = f"{job.split}_{job.seed}_{job.i:06d}"
     h, w = scene.image.shape[:2]
@@ -141,13 +147,15 @@ def make_dataset(
     workers: int = 1,
     progress: bool = True,
     designs: tuple[str, ...] | None = None,
+    printed: float = 0.0,
 ) -> Path:
     """Render ``n`` images of ``split`` into ``out`` (YOLO layout) and return the ``data.yaml`` path.
 
     ``split`` ``heldout`` draws only from HELDOUT designs, ``train``/``val`` only from TRAIN
     designs (``models.synth.designs``). Deterministic by ``seed``. ``designs`` (names) replaces the
     split's designs, e.g. one deck to enroll; an unknown or unavailable name raises
-    :class:`UnknownDesignError`.
+    :class:`UnknownDesignError`. ``printed`` is the chance that an image has printed sheets (pages,
+    score sheets, labels) on its table as unlabelled negatives; at 0 (the default) no image changes.
     """
     from tqdm import tqdm
 
@@ -167,12 +175,14 @@ def make_dataset(
         designs = chosen
     else:
         designs = tuple(available_designs(designs_for_split(split)))
+    if not 0.0 <= printed <= 1.0:
+        raise ValueError(f"printed must be a chance in [0, 1], not {printed}")
     if not designs:
         raise RuntimeError(f"no design of split {split} is available")
     out = Path(out)
     for sub in ("images", "labels", "annotations"):
         (out / sub / split).mkdir(parents=True, exist_ok=True)
-    jobs = [_Job(str(out), split, seed, i, imgsz, designs) for i in range(n)]
+    jobs = [_Job(str(out), split, seed, i, imgsz, designs, printed) for i in range(n)]
     bar = tqdm(total=n, desc=f"synth {split}", unit="img", disable=not progress)
     if workers <= 1:
         for job in jobs:

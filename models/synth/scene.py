@@ -26,6 +26,7 @@ from models.synth.clutter import clutter
 from models.synth.faces import FaceSet, available_designs, load_faces
 from models.synth.hands import Arm, arm_polygons, random_arm
 from models.synth.layout import CARD_H_MM, Placement, Table, closeup_layout, loose_layout, random_layout, rot
+from models.synth.printed import lay_sheets
 
 __all__ = [
     "Arm",
@@ -668,7 +669,9 @@ def render_scene(seed: int, **options: Any) -> Scene:
     (number of hands/arms, default random 0–2), ``mode`` (``table`` full frame, ``tile`` a zoomed
     part, ``closeup`` a fanned hand, ``loose`` a few loose cards photographed at an angle), ``card_px`` (card height range in px for tile/closeup),
     ``keep_ids`` (return the id map), ``jpeg`` (JPEG round trip, default True), ``placements``
-    (explicit list of :class:`Placement`; skips the random layout).
+    (explicit list of :class:`Placement`; skips the random layout), ``printed`` (chance, default 0, that
+    1–3 printed sheets lie on the table: pages, score sheets, labels; unlabelled negatives; at 0 the
+    scene is unchanged).
     """
     rng = np.random.default_rng(seed)
     width = int(options.get("width", 1280))
@@ -690,6 +693,11 @@ def render_scene(seed: int, **options: Any) -> Scene:
         placements = random_layout(rng, table, design, second)
     view = _view(rng, table, width, height, mode, placements, options.get("card_px"))
     renderer = Renderer(rng, width, height, table, view, look)
+    printed = float(options.get("printed", 0.0))
+    if printed > 0 and rng.random() < printed:  # no draw at all at 0: the same scenes as before
+        near = [(p.x, p.y) for p in placements]
+        count = int(rng.integers(1, 4))
+        lay_sheets(renderer.base, view, (table.width, table.height), rng, renderer.px_per_mm, near, count)
     n_arms = options.get("arms")
     if n_arms is None:
         n_arms = int(rng.choice([0, 0, 0, 0, 1])) if mode == "loose" else int(rng.choice([0, 0, 1, 1, 2]))

@@ -121,3 +121,21 @@ def test_cli(tmp_path: Path) -> None:
     assert bad.exit_code == 2
     unknown = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--design", "nope"])
     assert unknown.exit_code == 2 and "nope" in unknown.output
+
+
+def test_printed_share_is_a_chance(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="printed"):
+        make_dataset(tmp_path, n=1, seed=0, split="val", imgsz=128, progress=False, printed=1.5)
+    assert not (tmp_path / "images").exists()
+    from tractorcam_cli.main import app
+
+    bad = CliRunner().invoke(app, ["synth", "dataset", "--out", str(tmp_path), "--text-share", "2"])
+    assert bad.exit_code == 2 and not (tmp_path / "images").exists()
+
+
+def test_printed_sheets_keep_labels_of_cards_only(tmp_path: Path) -> None:
+    make_dataset(tmp_path, n=2, seed=3, split="val", imgsz=160, progress=False, printed=1.0)
+    for path in (tmp_path / "labels" / "val").glob("*.txt"):
+        for line in path.read_text().splitlines():
+            assert 0 <= int(line.split()[0]) < len(CARD_CLASSES)
+    assert len(list((tmp_path / "images" / "val").glob("*.jpg"))) == 2
