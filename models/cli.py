@@ -10,6 +10,8 @@ import typer
 
 #: Localiser box scores tried by ``eval --sweep`` (two-stage reader).
 SWEEP_DET_CONFS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
+#: Joker probabilities tried by ``eval --sweep`` (each above the ``conf`` it is paired with).
+SWEEP_JOKER_CONFS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 
 def register(app: typer.Typer) -> None:
@@ -51,12 +53,19 @@ def eval_command(
     det_conf: Annotated[
         float | None, typer.Option("--det-conf", help="box score kept for the classifier")
     ] = None,
+    joker_conf: Annotated[
+        float | None,
+        typer.Option(
+            "--joker-conf", help="classifier probability a joker needs (default: tuned, vision.reader)"
+        ),
+    ] = None,
     no_classifier: Annotated[bool, typer.Option("--no-classifier")] = False,
     sweep: Annotated[
         bool,
         typer.Option(
             "--sweep",
-            help="synthetic figures at several --conf (and, with the classifier, --det-conf) thresholds, for tuning on val",
+            help="synthetic figures at several --conf (and, with the classifier, --det-conf and "
+            "--joker-conf) thresholds, for tuning on val",
         ),
     ] = False,
 ) -> None:
@@ -72,12 +81,15 @@ def eval_command(
     if sweep:
         options["conf"] = 0.05
         options["det_conf"] = min(SWEEP_DET_CONFS)
+        options["joker_conf"] = None
     elif conf is not None:
         options["conf"] = conf
     elif no_classifier:
         options["conf"] = 0.25
     if det_conf is not None:
         options["det_conf"] = det_conf
+    if joker_conf is not None:
+        options["joker_conf"] = joker_conf
     try:
         reader = CardReader(default_reader_config(backend, **options))
     except (
@@ -90,14 +102,18 @@ def eval_command(
     d = reader.config.detector
     typer.echo(
         f"weights: {d.weights or 'committed'}, classifier: {d.classifier}, det_conf {d.det_conf}, conf {d.conf}"
+        + (f", joker_conf {d.joker_conf}" if d.joker_conf is not None else "")
     )
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
             scenes = ev.load_synthetic_split(heldout, split, limit)
             if reader.classifier is not None:
-                sweeps = ev.sweep_thresholds(reader, scenes, SWEEP_DET_CONFS, confs)
-                results = {f"det_conf {d:.3f} conf {c:.2f}": r for (d, c), r in sweeps.items()}
+                sweeps = ev.sweep_thresholds(reader, scenes, SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS)
+                results = {
+                    f"det_conf {d:.3f} conf {c:.2f}" + ("" if j is None else f" joker_conf {j:.2f}"): r
+                    for (d, c, j), r in sweeps.items()
+                }
             else:
                 results = {f"conf {c:.2f}": r for c, r in ev.sweep_confidence(reader, scenes, confs).items()}
             for label, rep in results.items():

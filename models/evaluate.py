@@ -33,6 +33,7 @@ from models.metrics import (
     card_rank,
     real_photo_tally,
 )
+from vision.classifier import JOKER_IDS
 from vision.instances import CardInstance, count_cards, group_corners
 from vision.labels import class_name
 from vision.reader import CardReader
@@ -238,23 +239,34 @@ def sweep_thresholds(
     scenes: Iterable[SyntheticScene],
     det_confs: Iterable[float],
     confs: Iterable[float],
-) -> dict[tuple[float, float], SceneReport]:
-    """Reports for every (localiser ``det_conf``, classifier ``conf``) pair of a two-stage reader.
+    joker_confs: Iterable[float] = (),
+) -> dict[tuple[float, float, float | None], SceneReport]:
+    """Reports for every (localiser ``det_conf``, classifier ``conf``, ``joker_conf``) of a two-stage
+    reader; ``joker_conf`` None (always tried) holds jokers to ``conf`` like every card, and each of
+    ``joker_confs`` above ``conf`` is tried as the probability a joker needs.
 
     The tiled localiser runs once per image (the reader's detector must keep boxes down to the lowest
-    ``det_conf``); only the naming and grouping are repeated per pair.
+    ``det_conf``); only the naming and grouping are repeated per setting.
     """
     if reader.classifier is None:
         raise ValueError("sweep_thresholds needs a reader with the index classifier")
     det_confs, confs = sorted(det_confs), sorted(confs)
-    reports = {(d, c): SceneReport() for d in det_confs for c in confs}
+    settings = [
+        (d, c, j)
+        for d in det_confs
+        for c in confs
+        for j in (None, *sorted(joker_confs))
+        if j is None or j > c
+    ]
+    reports = {key: SceneReport() for key in settings}
     for scene in scenes:
         proposals = reader.tiled.detect(scene.image)
-        for d in det_confs:
-            named = reader.classifier.name_boxes(scene.image, proposals, d, confs[0])
-            for c in confs:
-                cards = group_corners(named.filter_confidence(c), reader.config.instances)
-                _add_scene(reports[(d, c)], cards, scene)
+        named_at = {d: reader.classifier.name_boxes(scene.image, proposals, d, confs[0]) for d in det_confs}
+        for d, c, j in settings:
+            named = named_at[d].filter_confidence(c)
+            if j is not None:
+                named = named.filter_class_confidence(JOKER_IDS, j)
+            _add_scene(reports[(d, c, j)], group_corners(named, reader.config.instances), scene)
     return reports
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
+from vision.labels import class_id
 
 CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
@@ -25,6 +26,10 @@ BACKGROUND = 54
 #: naming: mostly a rank or suit glyph boxed alone, or the same index seen at another pyramid level.
 #: On 25 val images it removed 150 of 270 false corners and 9 of 155 true ones (0.75: 120 and 9).
 CONTAINED_OVERLAP = 0.6
+#: Class ids of the small and the big joker: ``name_boxes`` may hold them to a higher probability
+#: (``joker_conf``), because printed text on a table imitates the vertical word JOKER of many joker
+#: marks and a false joker is a false top trump (models/MODEL_CARD.md, ninth session).
+JOKER_IDS = (class_id("SJ"), class_id("BJ"))
 #: Read every crop twice, upright and turned 180°, and average the log-probabilities. A card prints
 #: its index in both orientations (top-left upright, bottom-right upside down), so the turned crop is
 #: an equally valid view. On ground-truth crops of the synthetic val / held-out splits this raised the
@@ -161,13 +166,20 @@ class IndexClassifier:
         return Detections(det.xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep])
 
     def name_boxes(
-        self, image: npt.NDArray[np.uint8], boxes: Detections, det_conf: float, conf: float
+        self,
+        image: npt.NDArray[np.uint8],
+        boxes: Detections,
+        det_conf: float,
+        conf: float,
+        joker_conf: float | None = None,
     ) -> Detections:
         """Boxes scoring ≥ ``det_conf`` (class-agnostic NMS, then :data:`CONTAINED_OVERLAP`), named
-        from ``image``; kept when their probability is ≥ ``conf``."""
+        from ``image``; kept when their probability is ≥ ``conf`` (and a joker's ≥ ``joker_conf``
+        when given: :data:`JOKER_IDS`)."""
         det = boxes.filter_confidence(det_conf).with_nms(0.5, class_agnostic=True)
         det = det.without_contained(CONTAINED_OVERLAP)
-        return self.classify(image, det).filter_confidence(conf)
+        named = self.classify(image, det).filter_confidence(conf)
+        return named if joker_conf is None else named.filter_class_confidence(JOKER_IDS, joker_conf)
 
 
 def _log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -183,13 +195,23 @@ def _softmax(z: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 class ClassifiedDetector:
     """A detector whose boxes (class-agnostic, at ``det_conf``) are named by an :class:`IndexClassifier`."""
 
-    def __init__(self, base, classifier: IndexClassifier, det_conf: float, conf: float) -> None:  # noqa: ANN001
+    def __init__(
+        self,
+        base,  # noqa: ANN001
+        classifier: IndexClassifier,
+        det_conf: float,
+        conf: float,
+        joker_conf: float | None = None,
+    ) -> None:
         self.base = base
         self.config = base.config
         self.classifier = classifier
         self.det_conf = det_conf
         self.conf = conf
+        self.joker_conf = joker_conf
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
-        """Boxes of the base detector, classified; kept when the class probability ≥ ``conf``."""
-        return self.classifier.name_boxes(image, self.base.detect(image), self.det_conf, self.conf)
+        """Boxes of the base detector, classified; kept when the class probability ≥ ``conf`` (a joker's
+        ≥ ``joker_conf`` when set)."""
+        boxes = self.base.detect(image)
+        return self.classifier.name_boxes(image, boxes, self.det_conf, self.conf, self.joker_conf)

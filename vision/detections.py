@@ -96,6 +96,16 @@ class Detections:
         """Keep detections with confidence >= ``threshold``."""
         return self[self.confidence >= threshold]
 
+    def filter_class_confidence(self, class_ids: Iterable[int], threshold: float) -> Detections:
+        """Keep detections of ``class_ids`` only when their confidence is >= ``threshold``; keep the rest.
+
+        >>> d = Detections([[0, 0, 1, 1]] * 3, [0.9, 0.5, 0.5], [52, 52, 3])
+        >>> d.filter_class_confidence([52, 53], 0.8).class_id.tolist()
+        [52, 3]
+        """
+        ids = np.fromiter(class_ids, np.int64)
+        return self[~np.isin(self.class_id, ids) | (self.confidence >= threshold)]
+
     def filter_classes(self, class_ids: Iterable[int]) -> Detections:
         """Keep detections whose class id is in ``class_ids``."""
         return self[np.isin(self.class_id, np.fromiter(class_ids, np.int64))]

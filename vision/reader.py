@@ -34,6 +34,8 @@ class ReaderConfig:
 #: detector box score kept for the classifier, and the classifier probability a card needs.
 DEFAULT_DET_CONF = 0.3
 DEFAULT_CONF = 0.4
+#: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card).
+DEFAULT_JOKER_CONF: float | None = None
 
 
 def default_reader_config(backend: str = "onnx", **detector_options: object) -> ReaderConfig:
@@ -43,6 +45,7 @@ def default_reader_config(backend: str = "onnx", **detector_options: object) -> 
         "classifier": default_classifier(),
         "det_conf": DEFAULT_DET_CONF,
         "conf": DEFAULT_CONF,
+        "joker_conf": DEFAULT_JOKER_CONF,
     }
     options.update(detector_options)
     return ReaderConfig(detector=DetectorConfig(**options))  # type: ignore[arg-type]
@@ -79,5 +82,5 @@ class CardReader:
         corners = self.tiled.detect(image)
         if self.classifier is not None:
             d = self.config.detector
-            corners = self.classifier.name_boxes(image, corners, d.det_conf, d.conf)
+            corners = self.classifier.name_boxes(image, corners, d.det_conf, d.conf, d.joker_conf)
         return Reading(corners, group_corners(corners, self.config.instances))

@@ -133,7 +133,8 @@ def test_sweep_thresholds_separates_localiser_and_classifier_scores(tmp_path):
     ann = {"cards": [_card("7H", "S", SQ, [1.0])]}
     scene = SyntheticScene("s", img, annotation_truth(ann), annotation_plays(ann))
     reports = sweep_thresholds(reader, [scene], [0.01, 0.1], [0.5])
-    low, high = reports[(0.01, 0.5)], reports[(0.1, 0.5)]
+    assert set(reports) == {(0.01, 0.5, None), (0.1, 0.5, None)}  # no joker thresholds asked for
+    low, high = reports[(0.01, 0.5, None)], reports[(0.1, 0.5, None)]
     assert (low.cards.tp, low.cards.fp, low.cards.fn) == (1, 1, 0)
     assert (high.cards.tp, high.cards.fp, high.cards.fn) == (0, 1, 1)
     assert low.exact_plays == 1 and high.exact_plays == 0
@@ -151,3 +152,32 @@ def test_report_prints_undefined_precision_as_dash_not_100():
     assert "precision – recall 0.00%" in jokers
     assert "BJ: P – R 0.00% (tp 0 fp 0 fn 2)" in text
     assert "5H: P 100.00% R 100.00%" in text
+
+
+def test_sweep_tries_joker_thresholds_above_conf_only(tmp_path):
+    """One SJ on the table; the reader sees it surely (p ≈ 0.998) and a dim-blue patch unsurely as a
+    second SJ (p ≈ 0.74) and a dim-red one as KS (p ≈ 0.74). Tallies worked out by hand."""
+    from models.evaluate import SyntheticScene, annotation_plays, sweep_thresholds
+    from tests.vision.test_vision_classifier import joker_classifier, joker_scene
+    from vision.detectors import DetectorConfig
+    from vision.instances import InstanceConfig
+    from vision.reader import CardReader, ReaderConfig
+    from vision.tiling import TilingConfig
+
+    img, boxes = joker_scene()
+    reader = CardReader(
+        ReaderConfig(
+            detector=DetectorConfig(
+                type="fake", script=(boxes,), classifier=joker_classifier(tmp_path / "j.onnx"), det_conf=0.01
+            ),
+            tiling=TilingConfig(tile=300, levels=(1.0,)),
+            instances=InstanceConfig(card_size_px=(10.0, 15.0)),  # tiny cards: no two corners pair up
+        )
+    )
+    ann = {"cards": [_card("SJ", "S", SQ, [1.0])]}
+    scene = SyntheticScene("s", img, annotation_truth(ann), annotation_plays(ann))
+    reports = sweep_thresholds(reader, [scene], [0.01], [0.5], joker_confs=[0.3, 0.9])
+    assert set(reports) == {(0.01, 0.5, None), (0.01, 0.5, 0.9)}  # 0.3 is not above conf 0.5
+    plain, strict = reports[(0.01, 0.5, None)], reports[(0.01, 0.5, 0.9)]
+    assert (plain.jokers.tp, plain.jokers.fp) == (1, 1) and (strict.jokers.tp, strict.jokers.fp) == (1, 0)
+    assert (plain.cards.fp, strict.cards.fp) == (2, 1)  # the unsure KS stays false in both

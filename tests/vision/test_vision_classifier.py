@@ -247,3 +247,49 @@ def test_classifier_module_doctests():
 
     result = doctest.testmod(vision.classifier)
     assert result.attempted > 0 and result.failed == 0
+
+
+def joker_classifier(path):
+    """Blue-dominant crops → SJ, red-dominant → KS; a dimmer colour gives a less sure reading
+    (channel mean 1.0: p ≈ 0.998, mean 0.5: p ≈ 0.74)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.zeros((3, 54), np.float32)
+    w[0, class_id("SJ")] = 10.0
+    w[2, class_id("KS")] = 10.0
+    nodes = [
+        helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("MatMul", ["m", "w"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cls",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 54])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def joker_scene():
+    """A bright-blue box (sure SJ), a dim-blue box (unsure SJ) and a dim-red box (unsure KS)."""
+    img = np.zeros((300, 300, 3), np.uint8)
+    img[0:100, 0:100] = (255, 0, 0)
+    img[0:100, 150:250] = (128, 0, 0)
+    img[150:250, 0:100] = (0, 0, 128)
+    boxes = Detections([[30, 30, 60, 70], [180, 30, 210, 70], [30, 180, 60, 220]], [0.9, 0.9, 0.9], [0, 0, 0])
+    return img, boxes
+
+
+def test_joker_conf_holds_only_jokers_to_a_higher_probability(tmp_path):
+    clf = IndexClassifier(joker_classifier(tmp_path / "j.onnx"))
+    img, boxes = joker_scene()
+    plain = clf.name_boxes(img, boxes, det_conf=0.1, conf=0.5)
+    assert sorted(plain.names) == ["KS", "SJ", "SJ"]
+    strict = clf.name_boxes(img, boxes, det_conf=0.1, conf=0.5, joker_conf=0.9)
+    # the unsure joker goes; the equally unsure KS stays, it is held to conf only
+    assert sorted(strict.names) == ["KS", "SJ"]
+    np.testing.assert_allclose(strict[strict.class_id == class_id("SJ")].xyxy, [[30, 30, 60, 70]])

@@ -36,7 +36,8 @@ class DetectorConfig:
     ``imgsz`` is the network input size (square, letterboxed); ``conf`` and ``iou`` the score and NMS
     thresholds; ``script`` is used by the ``fake`` backend only (one Detections per call, cycled).
     ``classifier``: an index-classifier ONNX file (:mod:`vision.classifier`); when given, the detector's
-    boxes above ``det_conf`` (class-agnostic) are named by it and ``conf`` applies to its probability.
+    boxes above ``det_conf`` (class-agnostic) are named by it and ``conf`` applies to its probability;
+    ``joker_conf`` (None: ``conf``) is the probability a joker needs (:data:`vision.classifier.JOKER_IDS`).
     """
 
     type: str = "onnx"
@@ -48,6 +49,7 @@ class DetectorConfig:
     script: Sequence[Detections] = field(default_factory=tuple)
     classifier: Path | None = None
     det_conf: float = 0.01
+    joker_conf: float | None = None
 
 
 @runtime_checkable
@@ -107,9 +109,8 @@ def create_detector(config: DetectorConfig) -> Detector:
     from vision.classifier import ClassifiedDetector, IndexClassifier
 
     base = cls(replace(config, conf=config.det_conf, classifier=None))
-    return ClassifiedDetector(
-        base, IndexClassifier(Path(config.classifier), config.threads), config.det_conf, config.conf
-    )
+    classifier = IndexClassifier(Path(config.classifier), config.threads)
+    return ClassifiedDetector(base, classifier, config.det_conf, config.conf, config.joker_conf)
 
 
 def default_classifier() -> Path | None:
