@@ -30,9 +30,10 @@ class ReaderConfig:
     instances: InstanceConfig = field(default_factory=InstanceConfig)
 
 
-#: Thresholds of the shipped weights, chosen on the synthetic *val* split (models/MODEL_CARD.md):
-#: detector box score kept for the classifier, and the classifier probability a card needs.
-DEFAULT_DET_CONF = 0.3
+#: Thresholds of the shipped weights, chosen on the synthetic *val* scenes, with and without printed
+#: sheets on the table (models/MODEL_CARD.md, *Thresholds*): detector box score kept for the
+#: classifier, and the classifier probability a card needs.
+DEFAULT_DET_CONF = 0.2
 DEFAULT_CONF = 0.4
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card).
 DEFAULT_JOKER_CONF: float | None = None
