@@ -33,10 +33,10 @@ class ReaderConfig:
 #: Thresholds of the shipped weights, chosen on the synthetic *val* scenes, with and without printed
 #: sheets on the table (models/MODEL_CARD.md, *Thresholds*): detector box score kept for the
 #: classifier, and the classifier probability a card needs.
-DEFAULT_DET_CONF = 0.2
+DEFAULT_DET_CONF = 0.3
 DEFAULT_CONF = 0.4
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card).
-DEFAULT_JOKER_CONF: float | None = None
+DEFAULT_JOKER_CONF: float | None = 0.8
 
 
 def default_reader_config(backend: str = "onnx", **detector_options: object) -> ReaderConfig:
