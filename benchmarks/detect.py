@@ -24,13 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.capture import read_image  # noqa: E402
 from vision.detectors.base import (  # noqa: E402
-    DetectorConfig,
     WeightsNotFoundError,
     create_detector,
     default_classifier,
     default_weights,
 )
-from vision.reader import DEFAULT_CONF, DEFAULT_DET_CONF, CardReader, ReaderConfig  # noqa: E402
+from vision.reader import CardReader, ReaderConfig, default_reader_config  # noqa: E402
 from vision.tiling import TilingConfig, plan_tiles  # noqa: E402
 
 
@@ -57,14 +56,7 @@ def bench(
     if classifier is not None and not classifier.is_file():
         classifier = None
     # the shipped thresholds: how many proposals reach the classifier depends on det_conf
-    det_cfg = DetectorConfig(
-        type=backend,
-        weights=weights,
-        imgsz=imgsz,
-        classifier=classifier,
-        det_conf=DEFAULT_DET_CONF,
-        conf=DEFAULT_CONF,
-    )
+    det_cfg = default_reader_config(backend, weights=weights, imgsz=imgsz, classifier=classifier).detector
     tiling = TilingConfig(tile=imgsz, levels=levels)
     reader = CardReader(ReaderConfig(detector=det_cfg, tiling=tiling))
     reader.read(image)  # warm-up

@@ -84,8 +84,7 @@ def render_example(seed: int, imgsz: int, designs: tuple[str, ...], printed: flo
     opts: dict[str, Any] = {"width": imgsz, "height": imgsz, "mode": mode, "designs": list(designs)}
     if mode == "table":  # a whole (small) photo: cards 60-90 px high after the resize
         opts["card_px"] = (60.0, 90.0)
-    if printed > 0:
-        opts["printed"] = printed
+    opts["printed"] = printed  # 0: render_scene draws no sheet and no random number for one
     return render_scene(int(rng.integers(1 << 62)), **opts)
 
 

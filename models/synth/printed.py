@@ -29,6 +29,11 @@ FONTS = (
 )
 
 
+def _font_scale(font: int, letter_px: float) -> float:
+    """The ``cv2.putText`` scale at which ``font``'s capitals are ``letter_px`` tall."""
+    return letter_px / max(cv2.getTextSize("H", font, 1.0, 1)[0][1], 1)
+
+
 def _word(rng: np.random.Generator) -> str:
     letters = string.ascii_uppercase if rng.random() < 0.4 else string.ascii_lowercase
     if rng.random() < 0.15:
@@ -43,8 +48,7 @@ def printed_patch(rng: np.random.Generator, letter_px: float) -> npt.NDArray[np.
     text), with transparent corners after the turn.
     """
     font = FONTS[int(rng.integers(len(FONTS)))]
-    base_h = cv2.getTextSize("H", font, 1.0, 1)[0][1]
-    scale = letter_px / max(base_h, 1)
+    scale = _font_scale(font, letter_px)
     thick = max(1, int(round(scale * rng.uniform(1.0, 2.2))))
     line_h = int(letter_px * rng.uniform(1.5, 2.2))
     rows = int(rng.integers(1, 7))
@@ -102,7 +106,7 @@ def _text_lines(
 ) -> None:
     """Fill ``box`` (x0, y0, x1, y1) of ``img`` with lines of random words, capitals ``letter_px`` tall."""
     font = FONTS[int(rng.integers(len(FONTS)))]
-    scale = letter_px / max(cv2.getTextSize("H", font, 1.0, 1)[0][1], 1)
+    scale = _font_scale(font, letter_px)
     thick = max(1, int(round(scale * rng.uniform(1.0, 2.0))))
     line_h = max(2, int(letter_px * rng.uniform(1.4, 2.2)))
     x0, y0, x1, y1 = box
@@ -160,7 +164,7 @@ def printed_sheet(
                     )
                     font = FONTS[int(rng.integers(len(FONTS)))]
                     lp = min(letter_px, rh * 0.7)
-                    scale = lp / max(cv2.getTextSize("H", font, 1.0, 1)[0][1], 1)
+                    scale = _font_scale(font, lp)
                     org = (int(x0 + c * cw + rng.uniform(0.05, 0.4) * cw), int(y0 + (r + 0.5) * rh + lp / 2))
                     cv2.putText(img, text, org, font, scale, ink, max(1, int(scale * 1.5)), cv2.LINE_AA)
     else:
@@ -199,7 +203,8 @@ def lay_sheets(
         to_mm = np.array([[1 / res, 0, -sw / 2], [0, 1 / res, -sh / 2], [0, 0, 1]])
         half = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
         m = np.linalg.inv(half) @ view @ place @ to_mm @ half  # sheet px centres -> image px centres
-        warped = cv2.warpPerspective(sheet, m, (w, h), flags=cv2.INTER_LINEAR)
-        alpha = cv2.warpPerspective(np.ones(sheet.shape[:2], np.float32), m, (w, h), flags=cv2.INTER_LINEAR)
-        canvas *= (1 - alpha)[..., None]
-        canvas += warped * alpha[..., None]
+        opaque = np.dstack([sheet, np.ones(sheet.shape[:2], np.float32)])  # BGR + coverage, one warp
+        warped = cv2.warpPerspective(opaque, m, (w, h), flags=cv2.INTER_LINEAR)
+        alpha = warped[:, :, 3:4]
+        canvas *= 1 - alpha
+        canvas += warped[:, :, :3] * alpha

@@ -11,13 +11,14 @@ from vision.labels import class_id
 onnx = pytest.importorskip("onnx")
 
 
-def colour_classifier(path):
-    """Blue-dominant crops → 7H, red-dominant → KS (BGR channel means times a weight matrix)."""
+def channel_classifier(path, cards):
+    """A linear ONNX classifier on a crop's BGR channel means: channel k's mean times 10 is the logit
+    of card ``cards[k]`` (every other logit 0)."""
     from onnx import TensorProto, helper, numpy_helper
 
     w = np.zeros((3, 54), np.float32)
-    w[0, class_id("7H")] = 10.0  # blue channel
-    w[2, class_id("KS")] = 10.0  # red channel
+    for channel, card in cards.items():
+        w[channel, class_id(card)] = 10.0
     nodes = [
         helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
         helper.make_node("MatMul", ["m", "w"], ["logits"]),
@@ -33,6 +34,11 @@ def colour_classifier(path):
     model.ir_version = 8
     onnx.save(model, str(path))
     return path
+
+
+def colour_classifier(path):
+    """Blue-dominant crops → 7H, red-dominant → KS (BGR channel means times a weight matrix)."""
+    return channel_classifier(path, {0: "7H", 2: "KS"})
 
 
 def test_crop_boxes_square_padded_and_scaled():
@@ -252,26 +258,7 @@ def test_classifier_module_doctests():
 def joker_classifier(path):
     """Blue-dominant crops → SJ, red-dominant → KS; a dimmer colour gives a less sure reading
     (channel mean 1.0: p ≈ 0.998, mean 0.5: p ≈ 0.74)."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    w = np.zeros((3, 54), np.float32)
-    w[0, class_id("SJ")] = 10.0
-    w[2, class_id("KS")] = 10.0
-    nodes = [
-        helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
-        helper.make_node("MatMul", ["m", "w"], ["logits"]),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "cls",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 54])],
-        [numpy_helper.from_array(w, "w")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(path))
-    return path
+    return channel_classifier(path, {0: "SJ", 2: "KS"})
 
 
 def joker_scene():
