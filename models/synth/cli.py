@@ -23,7 +23,10 @@ def dataset(
     n: int = typer.Option(1000, "--n", min=1, help="Number of images."),
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same images)."),
     split: str = typer.Option(
-        "train", "--split", help="train | val (TRAIN designs) or heldout (HELDOUT designs)."
+        "train",
+        "--split",
+        help="train | val (TRAIN designs), heldout (HELDOUT designs: the test) or heldout_val "
+        "(HELDOUT_VAL designs: unseen decks for choosing between readers).",
     ),
     imgsz: int = typer.Option(640, "--imgsz", min=64, help="Square image size in px."),
     workers: int = typer.Option(
@@ -44,8 +47,8 @@ def dataset(
     ),
 ) -> None:
     """Render a YOLO dataset of corner indices (images/, labels/, annotations/, data.yaml)."""
-    if split not in ("train", "val", "heldout"):
-        typer.echo(f"error: --split must be train, val or heldout, not {split!r}", err=True)
+    if split not in ("train", "val", "heldout", "heldout_val"):
+        typer.echo(f"error: --split must be train, val, heldout or heldout_val, not {split!r}", err=True)
         raise typer.Exit(2)
     from models.synth.dataset import UnknownDesignError, make_dataset
 

@@ -25,7 +25,7 @@ import numpy as np
 from vision.labels import CARD_CLASSES
 
 MIN_VISIBLE = 0.6
-SPLITS = ("train", "val", "heldout")
+SPLITS = ("train", "val", "heldout", "heldout_val")
 #: framing mix: whole table photos (small cards), tiles of big frames, close-ups of a fanned hand,
 #: loose cards photographed at an angle (like phone photos)
 MODES = (("table", 0.25), ("tile", 0.5), ("closeup", 0.15), ("loose", 0.1))
@@ -150,7 +150,8 @@ def make_dataset(
 ) -> Path:
     """Render ``n`` images of ``split`` into ``out`` (YOLO layout) and return the ``data.yaml`` path.
 
-    ``split`` ``heldout`` draws only from HELDOUT designs, ``train``/``val`` only from TRAIN
+    ``split`` ``heldout`` draws only from HELDOUT designs, ``heldout_val`` only from HELDOUT_VAL
+    designs (unseen decks for choosing between readers), ``train``/``val`` only from TRAIN
     designs (``models.synth.designs``). Deterministic by ``seed``. ``designs`` (names) replaces the
     split's designs, e.g. one deck to enroll; an unknown or unavailable name raises
     :class:`UnknownDesignError`. ``printed`` is the chance that an image has printed sheets (pages,
@@ -162,7 +163,7 @@ def make_dataset(
     from models.synth.scene import available_designs
 
     if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r} (train, val, heldout)")
+        raise ValueError(f"unknown split {split!r} ({', '.join(SPLITS)})")
     if designs is not None:
         unknown = [d for d in designs if d not in BY_NAME]
         if unknown or not designs:

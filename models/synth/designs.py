@@ -4,6 +4,9 @@ Two kinds of design:
 
 * ``aisleriot``: SVG themes of Debian's ``gnome-cards-data`` (GPL-3+ artwork, rendered and sliced
   at run time into a cache outside the repository; see :mod:`models.synth.faces`).
+* ``kde``: SVG decks of Debian's ``kdegames-card-data-kf5`` (one element per card, e.g.
+  ``queen_heart``; GPL-2+, GPL-3+ or LGPL-2+ artwork, rendered at run time like the aisleriot
+  themes). Only decks with a French-suited top-left index that no aisleriot theme already draws.
 * ``procedural``: decks drawn by this project with OpenCV (:mod:`models.synth.procedural`), always
   available, so nothing essential depends on apt.
 
@@ -12,7 +15,8 @@ Joker mapping: every aisleriot sheet has two jokers in row 5. Column 0 is the bl
 told apart by colour (both coloured, or identical) the theme's jokers are *not used*
 (``jokers=False``); that was decided by looking at every sheet.
 
-Evaluation always uses :data:`HELDOUT`.
+Evaluation (the test figures) always uses :data:`HELDOUT`; choosing between readers uses
+:data:`HELDOUT_VAL` (and the training designs' ``val``), never :data:`HELDOUT`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["aisleriot", "procedural"]
+Kind = Literal["aisleriot", "kde", "procedural"]
 IndexStyle = Literal["anglo", "french", "german", "russian"]
 
 
@@ -58,6 +62,10 @@ def _a(
         corners=corners,
         court_indices=court,
     )
+
+
+def _k(name: str, source: str, licence: str = "GPL-2.0-or-later (kdegames-card-data-kf5)") -> Design:
+    return Design(name=name, kind="kde", source=source, jokers=False, licence=licence)
 
 
 def _p(variant: int) -> Design:
@@ -110,7 +118,23 @@ ALL: tuple[Design, ...] = AISLERIOT + PROCEDURAL
 #: scene splits (so the documented scene datasets stay regenerable byte for byte).
 RANDOMISED: tuple[Design, ...] = tuple(_p(v) for v in range(100, 200))
 
-BY_NAME: dict[str, Design] = {d.name: d for d in ALL + RANDOMISED}
+#: KDE decks (``kdegames-card-data-kf5``) with an index like the aisleriot ones and art of their own
+#: (skipped: dondorf, gm-paris, nicu-ornamental and tigullio-international, which aisleriot also
+#: draws; the oxygen decks, rank and suit in opposite corners; future; xskat-german).
+#: None prints its jokers as elements this loader finds, so none shows a joker.
+#: Like :data:`RANDOMISED`, never in the documented scene splits ``train`` / ``val`` / ``heldout``.
+KDE_TRAIN: tuple[Design, ...] = (
+    _k("kde_jolly_royal", "svg-jolly-royal/jolly-royal.svgz"),
+    _k("kde_penguins", "svg-penguins/penguins.svgz", "GPL-3.0-or-later (kdegames-card-data-kf5)"),
+)
+#: Held out for *model selection* (split ``heldout_val``): unseen designs that are not the test's
+#: :data:`HELDOUT`, so choosing a reader on them leaves the held-out test figures untouched.
+HELDOUT_VAL: tuple[Design, ...] = (
+    _k("kde_ancient_egyptians", "svg-ancient-egyptians/Ancient_Egyptians.svgz"),
+    _k("kde_standard", "svg-standard/standard.svgz"),
+)
+
+BY_NAME: dict[str, Design] = {d.name: d for d in ALL + RANDOMISED + KDE_TRAIN + HELDOUT_VAL}
 
 #: Held out from training: ~20 % of the aisleriot themes (6 of 27, sibling themes kept together so
 #: no near-copy leaks into training) plus one procedural variant.
@@ -128,9 +152,16 @@ TRAIN: tuple[Design, ...] = tuple(d for d in ALL if d.name not in HELDOUT_NAMES)
 
 
 def designs_for_split(split: str) -> tuple[Design, ...]:
-    """Designs a dataset split may use: ``heldout`` → :data:`HELDOUT`, ``train``/``val`` → :data:`TRAIN`."""
+    """Designs a dataset split may use: ``heldout`` → :data:`HELDOUT`, ``heldout_val`` →
+    :data:`HELDOUT_VAL`, ``train``/``val`` → :data:`TRAIN`.
+
+    >>> [d.name for d in designs_for_split("heldout_val")]
+    ['kde_ancient_egyptians', 'kde_standard']
+    """
     if split == "heldout":
         return HELDOUT
+    if split == "heldout_val":
+        return HELDOUT_VAL
     if split in ("train", "val"):
         return TRAIN
-    raise ValueError(f"unknown split {split!r} (train, val, heldout)")
+    raise ValueError(f"unknown split {split!r} (train, val, heldout, heldout_val)")

@@ -7,7 +7,8 @@ rotated 180° about the face centre).
 Aisleriot sheets are SVG grids of 13 × 5 cells: rows clubs, diamonds, hearts, spades (ranks
 A, 2 … 10, J, Q, K), then black joker, red joker, back. A sheet is rendered once with
 ``rsvg-convert``, sliced, and cached as a PNG atlas + JSON under ``$TRACTORCAM_CACHE/faces``
-(default ``~/.cache/tractorcam/faces``); nothing is ever written inside the repository.
+(default ``~/.cache/tractorcam/faces``); nothing is ever written inside the repository. KDE decks
+draw each card as an SVG element of its own, rendered one by one and cached the same way.
 """
 
 from __future__ import annotations
@@ -38,6 +39,16 @@ def cache_dir() -> Path:
     """Root of the face cache (env ``TRACTORCAM_CACHE`` overrides ``~/.cache/tractorcam``)."""
     root = os.environ.get("TRACTORCAM_CACHE") or str(Path.home() / ".cache" / "tractorcam")
     return Path(root) / "faces"
+
+
+def kde_dir() -> Path:
+    """Where kdegames-card-data-kf5 installs its decks (env ``TRACTORCAM_KDE_DIR`` overrides)."""
+    return Path(os.environ.get("TRACTORCAM_KDE_DIR", "/usr/share/carddecks"))
+
+
+def art_path(design: Design) -> Path:
+    """The SVG(Z) file of an aisleriot or KDE design."""
+    return (kde_dir() if design.kind == "kde" else aisleriot_dir()) / design.source
 
 
 def aisleriot_dir() -> Path:
@@ -245,8 +256,48 @@ def render_sheet(svg: Path, height: int) -> np.ndarray:
     return img
 
 
+def render_element(svg: Path, element: str, zoom: float) -> np.ndarray:
+    """Render one element of an SVG(Z) (``rsvg-convert --export-id``) to BGRA, cropped to its
+    opaque area."""
+    exe = shutil.which("rsvg-convert")
+    if exe is None:
+        raise FileNotFoundError("rsvg-convert not found (Debian package librsvg2-bin)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "card.png"
+        cmd = [exe, "-i", element, "-z", f"{zoom:.5f}", "-o", str(out), str(svg)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 3 or img.shape[2] != 4:
+        raise RuntimeError(f"could not render {element} of {svg}")
+    ys, xs = np.nonzero(img[:, :, 3] > 16)
+    if len(xs) == 0:
+        raise RuntimeError(f"element {element} of {svg} rendered empty")
+    return img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+#: KDE element names: ``<rank>_<suit>`` with ranks 1 … 10, jack, queen, king
+KDE_RANKS = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+KDE_SUITS = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
+
+
+def _build_kde(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Faces of a KDE deck, one element per card; its jokers (not drawn as elements) are the back."""
+    svg = art_path(design)
+    probe = render_element(svg, "1_club", 1.0)
+    zoom = FACE_H / probe.shape[0]
+    size = (int(round(FACE_H * probe.shape[1] / probe.shape[0])), FACE_H)
+    faces: dict[str, np.ndarray] = {}
+    for card in CARDS[:52]:
+        rank, suit = card[:-1], card[-1]
+        cell = render_element(svg, f"{KDE_RANKS.get(rank, rank)}_{KDE_SUITS[suit]}", zoom)
+        faces[card] = cv2.resize(cell, size, interpolation=cv2.INTER_AREA)
+    back = cv2.resize(render_element(svg, "back", zoom), size, interpolation=cv2.INTER_AREA)
+    faces["SJ"] = faces["BJ"] = back  # never shown face up: the design has jokers=False
+    return faces, back
+
+
 def _build_aisleriot(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    svg = aisleriot_dir() / design.source
+    svg = art_path(design)
     sheet = render_sheet(svg, height=int(5 * FACE_H * 1.08))
     cells = slice_sheet(sheet)
     aspects = [c.shape[1] / c.shape[0] for row in cells[:4] for c in row]
@@ -321,31 +372,32 @@ def _load_atlas(design: Design) -> FaceSet | None:
 
 
 def ensure_cached(names: list[str] | tuple[str, ...]) -> None:
-    """Build the cached atlases of aisleriot designs that are not cached yet (before starting workers)."""
+    """Build the cached atlases of SVG designs that are not cached yet (before starting workers)."""
     for name in names:
         d = BY_NAME[name]
-        if d.kind == "aisleriot" and not _atlas_paths(d)[0].exists():
+        if d.kind != "procedural" and not _atlas_paths(d)[0].exists():
             load_faces(name)
 
 
 def is_available(design: Design) -> bool:
-    """Whether the design can be produced here (procedural always; aisleriot needs the art + rsvg)."""
+    """Whether the design can be produced here (procedural always; aisleriot and KDE need the art +
+    rsvg)."""
     if design.kind == "procedural":
         return True
     if _atlas_paths(design)[0].exists():
         return True
-    return (aisleriot_dir() / design.source).exists() and shutil.which("rsvg-convert") is not None
+    return art_path(design).exists() and shutil.which("rsvg-convert") is not None
 
 
 @lru_cache(maxsize=48)
 def load_faces(name: str) -> FaceSet:
     """The FaceSet of a design (built and cached on first use)."""
     design = BY_NAME[name]
-    if design.kind == "aisleriot":
+    if design.kind != "procedural":
         fs = _load_atlas(design)
         if fs is not None:
             return fs
-        faces, back = _build_aisleriot(design)
+        faces, back = _build_aisleriot(design) if design.kind == "aisleriot" else _build_kde(design)
     else:
         faces, back = _build_procedural(design)
     fs = FaceSet(
@@ -358,7 +410,7 @@ def load_faces(name: str) -> FaceSet:
         design.court_indices,
         joker_index_boxes(faces),
     )
-    if design.kind == "aisleriot":
+    if design.kind != "procedural":
         _save_atlas(design, fs)
     return fs
 

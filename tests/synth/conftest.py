@@ -16,3 +16,8 @@ def aisleriot_ok(name: str = "tigullio") -> bool:
 needs_aisleriot = pytest.mark.skipif(
     not aisleriot_ok(), reason="gnome-cards-data / rsvg-convert not installed"
 )
+
+
+needs_kde = pytest.mark.skipif(
+    not aisleriot_ok("kde_standard"), reason="kdegames-card-data-kf5 / rsvg-convert not installed"
+)

@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from models.synth.dataset import MIN_VISIBLE, UnknownDesignError, make_dataset
-from models.synth.designs import HELDOUT, TRAIN
+from models.synth.designs import HELDOUT, HELDOUT_VAL, TRAIN
+from tests.synth.conftest import needs_kde
 from vision.labels import CARD_CLASSES
 
 
@@ -74,6 +75,24 @@ def test_heldout_uses_heldout_designs(tmp_path: Path) -> None:
         ann = json.loads(f.read_text())
         assert set(ann["designs"]) <= held
         assert {c["design"] for c in ann["cards"]} <= held
+
+
+@needs_kde
+def test_heldout_val_uses_only_selection_designs(tmp_path: Path) -> None:
+    """The selection split renders its own unseen decks, with labels, and none of the test's."""
+    make_dataset(tmp_path, n=6, seed=1, split="heldout_val", imgsz=192, progress=False)
+    sel = {d.name for d in HELDOUT_VAL}
+    anns = [json.loads(f.read_text()) for f in (tmp_path / "annotations" / "heldout_val").glob("*.json")]
+    assert len(anns) == 6
+    for ann in anns:
+        assert set(ann["designs"]) <= sel
+    labels = [f.read_text() for f in (tmp_path / "labels" / "heldout_val").glob("*.txt")]
+    assert len(labels) == 6 and sum(len(t.splitlines()) for t in labels) > 0
+
+
+def test_unknown_split_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="heldout_val"):
+        make_dataset(tmp_path, n=1, seed=1, split="test", imgsz=192, progress=False)
 
 
 def test_designs_override_renders_only_those(tmp_path: Path) -> None:

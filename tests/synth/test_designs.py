@@ -10,13 +10,15 @@ from models.synth.designs import (
     ALL,
     BY_NAME,
     HELDOUT,
+    HELDOUT_VAL,
+    KDE_TRAIN,
     PROCEDURAL,
     RANDOMISED,
     TRAIN,
     designs_for_split,
 )
 from models.synth.faces import CARDS, load_faces
-from tests.synth.conftest import needs_aisleriot
+from tests.synth.conftest import needs_aisleriot, needs_kde
 from vision.labels import CARD_CLASSES
 
 
@@ -25,7 +27,20 @@ def test_split_is_disjoint_and_complete() -> None:
     held = {d.name for d in HELDOUT}
     assert not train & held
     assert train | held == {d.name for d in ALL}
-    assert len(BY_NAME) == len(ALL) + len(RANDOMISED)
+    assert len(BY_NAME) == len(ALL) + len(RANDOMISED) + len(KDE_TRAIN) + len(HELDOUT_VAL)
+
+
+def test_selection_designs_are_unseen_and_not_the_test() -> None:
+    """heldout_val (for choosing readers) shares no design, and no source file, with training or the test."""
+    val = {d.name for d in HELDOUT_VAL}
+    seen = {d.name for d in TRAIN + RANDOMISED + KDE_TRAIN}
+    assert val and not val & seen and not val & {d.name for d in HELDOUT}
+    sources = [d.source for d in AISLERIOT + KDE_TRAIN + HELDOUT_VAL]
+    assert len(sources) == len(set(sources))
+    # KDE decks that aisleriot also draws (under another file name) are not used at all
+    assert not {"svg-gm-paris", "svg-tigullio-international", "svg-nicu-ornamental", "svg-dondorf"} & {
+        d.source.split("/")[0] for d in KDE_TRAIN + HELDOUT_VAL
+    }
 
 
 def test_heldout_share() -> None:
@@ -39,6 +54,7 @@ def test_heldout_share() -> None:
 
 def test_splits_by_name() -> None:
     assert designs_for_split("heldout") == HELDOUT
+    assert designs_for_split("heldout_val") == HELDOUT_VAL
     assert designs_for_split("train") == designs_for_split("val") == TRAIN
     with pytest.raises(ValueError):
         designs_for_split("test")
@@ -138,3 +154,24 @@ def test_aisleriot_joker_marks_are_found(name: str) -> None:
         assert crop.std() > 20  # ink, not blank card
         dx1, dy1, dx2, dy2 = fs.index_box
         assert (x2 - x1) * (y2 - y1) < (dx2 - dx1) * (dy2 - dy1)  # a mark, not the rank + suit box
+
+
+@needs_kde
+@pytest.mark.parametrize("design", KDE_TRAIN + HELDOUT_VAL, ids=lambda d: d.name)
+def test_kde_faces(design) -> None:
+    fs = load_faces(design.name)
+    w, h = fs.size
+    assert len(fs.faces) == 54 and fs.back.shape == (h, w, 4)
+    assert 0.65 < w / h < 0.8  # a playing card, not a whole sheet
+    assert fs.cards() == CARDS[:52]  # no jokers face up
+    # all 52 faces differ from each other and from the back
+    flat = {fs.faces[c].tobytes() for c in CARDS[:52]} | {fs.back.tobytes()}
+    assert len(flat) == 53
+    x1, y1, x2, y2 = (int(round(v)) for v in fs.index_box)
+    assert x2 - x1 < 0.3 * w and y2 - y1 < 0.4 * h
+    red = fs.faces["7H"][y1:y2, x1:x2, :3].astype(int)
+    black = fs.faces["7S"][y1:y2, x1:x2, :3].astype(int)
+    assert (red[:, :, 2] - red[:, :, 0]).max() > 80
+    assert (black[:, :, 2] - black[:, :, 0]).max() < 60
+    for card in fs.cards():
+        assert fs.faces[card][y1:y2, x1:x2, :3].std() > 15, card
