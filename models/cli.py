@@ -110,10 +110,9 @@ def eval_command(
             scenes = ev.load_synthetic_split(heldout, split, limit)
             if reader.classifier is not None:
                 sweeps = ev.sweep_thresholds(reader, scenes, SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS)
-                results = {
-                    f"det_conf {d:.3f} conf {c:.2f}" + ("" if j is None else f" joker_conf {j:.2f}"): r
-                    for (d, c, j), r in sweeps.items()
-                }
+                from models.selection import sweep_label
+
+                results = {sweep_label(setting): r for setting, r in sweeps.items()}
             else:
                 results = {f"conf {c:.2f}": r for c, r in ev.sweep_confidence(reader, scenes, confs).items()}
             for label, rep in results.items():

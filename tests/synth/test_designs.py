@@ -60,6 +60,15 @@ def test_splits_by_name() -> None:
         designs_for_split("test")
 
 
+def test_module_doctests() -> None:
+    import doctest
+
+    import models.synth.designs
+
+    result = doctest.testmod(models.synth.designs)
+    assert result.attempted >= 1 and result.failed == 0
+
+
 def test_card_names_are_detector_classes() -> None:
     assert sorted(CARDS) == sorted(CARD_CLASSES)
 

@@ -1,0 +1,188 @@
+"""Choosing a reader's thresholds (and between readers) from ``tractorcam eval --sweep`` output.
+
+The rule (model card, *Thresholds*): pool the validation sweeps by summing each setting's counts,
+then among the settings within ``window`` points of the best pooled card F1 take the **most
+precise** one, because a card that is not there (a false revoke alert) costs more than one missed.
+The sets pooled are ``val_all`` (training designs, with and without printed sheets) and
+``heldout_val`` (unseen designs, never the test's): the test split ``heldout`` is never an input.
+
+A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is higher *and*
+its ``heldout_val`` F1 is not lower than the shipped reader's (unseen designs must not get worse:
+the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
+``tractorcam eval --n 0``). :func:`compare` states the first two; the gate needs the photos.
+
+``python -m models.selection VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP HELDOUT_VAL_SWEEP]``
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.metrics import Tally
+
+#: one sweep row as ``tractorcam eval --sweep`` prints it (models.cli / evaluate.format_scene_report)
+_ROW = re.compile(
+    r"det_conf (?P<det>[\d.]+) conf (?P<conf>[\d.]+)(?: joker_conf (?P<joker>[\d.]+))?: "
+    r"[^\n]*?(?P<plays>\d+) plays, per-play exact match (?P<exact>[\d.]+)%\n"
+    r"\s+cards:[^\n]*\(tp (?P<tp>\d+) fp (?P<fp>\d+) fn (?P<fn>\d+)\)\n"
+    r"\s+jokers:[^\n]*\(tp (?P<jtp>\d+) fp (?P<jfp>\d+) fn (?P<jfn>\d+)\)"
+)
+
+Setting = tuple[float, float, float | None]  # det_conf, conf, joker_conf (None: jokers held to conf)
+
+
+class SweepFormatError(ValueError):
+    """A sweep file holds no sweep rows (not the output of ``tractorcam eval --sweep``)."""
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One setting's counts on one set (or pooled over several)."""
+
+    setting: Setting
+    cards: Tally
+    jokers: Tally
+    plays: int
+    exact_plays: int
+
+    @property
+    def exact_match(self) -> float:
+        return self.exact_plays / self.plays if self.plays else 0.0
+
+
+def sweep_label(setting: Setting) -> str:
+    """The label ``tractorcam eval --sweep`` prints before a setting's report (read by :func:`parse_sweep`).
+
+    >>> sweep_label((0.3, 0.4, 0.8))
+    'det_conf 0.300 conf 0.40 joker_conf 0.80'
+    """
+    d, c, j = setting
+    return f"det_conf {d:.3f} conf {c:.2f}" + ("" if j is None else f" joker_conf {j:.2f}")
+
+
+def parse_sweep(text: str) -> dict[Setting, SweepRow]:
+    """The rows of one sweep's printed output, keyed by setting.
+
+    Raises :class:`SweepFormatError` when there is none."""
+    rows: dict[Setting, SweepRow] = {}
+    for m in _ROW.finditer(text):
+        joker = m["joker"]
+        setting = (float(m["det"]), float(m["conf"]), None if joker is None else float(joker))
+        plays = int(m["plays"])
+        rows[setting] = SweepRow(
+            setting,
+            Tally(int(m["tp"]), int(m["fp"]), int(m["fn"])),
+            Tally(int(m["jtp"]), int(m["jfp"]), int(m["jfn"])),
+            plays,
+            round(float(m["exact"]) / 100 * plays),
+        )
+    if not rows:
+        raise SweepFormatError("no sweep rows found (expected `tractorcam eval --sweep` output)")
+    return rows
+
+
+def pool(sweeps: Sequence[dict[Setting, SweepRow]]) -> dict[Setting, SweepRow]:
+    """Counts summed per setting over several sets; only settings present in every set are kept."""
+    common = set(sweeps[0]).intersection(*sweeps[1:])
+    out = {}
+    for s in common:
+        cards, jokers = Tally(), Tally()
+        for sw in sweeps:
+            cards.add(sw[s].cards)
+            jokers.add(sw[s].jokers)
+        out[s] = SweepRow(
+            s, cards, jokers, sum(sw[s].plays for sw in sweeps), sum(sw[s].exact_plays for sw in sweeps)
+        )
+    return out
+
+
+def pick(rows: Iterable[SweepRow], window: float = 0.001) -> SweepRow:
+    """The most precise row within ``window`` (a fraction: 0.001 = 0.1 pt) of the best card F1.
+
+    Ties on precision go to the higher F1, then to the lower thresholds (a stable order)."""
+    rows = list(rows)
+    if not rows:
+        raise ValueError("no rows to pick from")
+    best = max(r.cards.f1 for r in rows)
+    near = [r for r in rows if r.cards.f1 >= best - window - 1e-12]
+    return max(near, key=lambda r: (r.cards.precision, r.cards.f1, _neg(r.setting)))
+
+
+def _neg(s: Setting) -> tuple[float, float, float]:
+    return (-s[0], -s[1], -(s[2] if s[2] is not None else 0.0))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A candidate against the shipped reader, each at its own pick."""
+
+    candidate: SweepRow
+    shipped: SweepRow
+    candidate_unseen: SweepRow  # the candidate's heldout_val row at its pick
+    shipped_unseen: SweepRow
+
+    @property
+    def better_pooled(self) -> bool:
+        return self.candidate.cards.f1 > self.shipped.cards.f1
+
+    @property
+    def unseen_not_worse(self) -> bool:
+        return self.candidate_unseen.cards.f1 >= self.shipped_unseen.cards.f1
+
+    @property
+    def replaces(self) -> bool:
+        """Whether the candidate may go on to the real-photo gate."""
+        return self.better_pooled and self.unseen_not_worse
+
+
+def compare(
+    candidate: Sequence[dict[Setting, SweepRow]], shipped: Sequence[dict[Setting, SweepRow]]
+) -> Verdict:
+    """Each reader's pick on its pooled sweeps (the last sweep of each is heldout_val)."""
+    c, s = pick(pool(candidate).values()), pick(pool(shipped).values())
+    return Verdict(c, s, candidate[-1][c.setting], shipped[-1][s.setting])
+
+
+def describe(row: SweepRow) -> str:
+    d, c, j = row.setting
+    thr = f"det_conf {d:g} conf {c:g}" + ("" if j is None else f" joker_conf {j:g}")
+    t = row.cards
+    return (
+        f"{thr}: F1 {t.f1:.2%} P {t.precision:.2%} R {t.recall:.2%} (tp {t.tp} fp {t.fp} fn {t.fn}), "
+        f"exact {row.exact_match:.2%}, jokers {row.jokers.tp} found {row.jokers.fp} false"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import argparse
+
+    p = argparse.ArgumentParser(description="Pick thresholds from pooled eval sweeps (models.selection).")
+    p.add_argument("sweeps", nargs="+", type=Path, help="sweep outputs; the last one is heldout_val")
+    p.add_argument("--shipped", nargs="+", type=Path, help="the shipped reader's sweeps, same sets and order")
+    a = p.parse_args(argv)
+    try:
+        cand = [parse_sweep(f.read_text()) for f in a.sweeps]
+        ship = [parse_sweep(f.read_text()) for f in a.shipped] if a.shipped else None
+    except (OSError, SweepFormatError) as exc:
+        p.error(str(exc))
+    best = pick(pool(cand).values())
+    print("pick (pooled):", describe(best))
+    for f, sw in zip(a.sweeps, cand, strict=True):
+        print(f"  {f.name}: {describe(sw[best.setting])}")
+    if ship is not None:
+        v = compare(cand, ship)
+        print("shipped pick (pooled):", describe(v.shipped))
+        print(
+            f"  heldout_val: candidate {v.candidate_unseen.cards.f1:.2%}, shipped {v.shipped_unseen.cards.f1:.2%}"
+        )
+        print(
+            f"better pooled F1: {v.better_pooled}; heldout_val not worse: {v.unseen_not_worse}; "
+            + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Threshold / reader selection from sweep output: parse, pool, pick, compare."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+import models.selection
+from models.evaluate import format_scene_report
+from models.metrics import SceneReport, Tally
+from models.selection import (
+    SweepFormatError,
+    SweepRow,
+    compare,
+    main,
+    parse_sweep,
+    pick,
+    pool,
+    sweep_label,
+)
+
+
+def _report(
+    tp: int, fp: int, fn: int, jtp: int = 0, jfp: int = 0, jfn: int = 0, plays: int = 10, exact: int = 4
+):
+    r = SceneReport()
+    r.cards, r.jokers = Tally(tp, fp, fn), Tally(jtp, jfp, jfn)
+    r.images, r.plays, r.exact_plays = plays, plays, exact
+    return r
+
+
+def _sweep_text(rows: dict) -> str:
+    """What `tractorcam eval --sweep` prints (models.cli): label, colon, the indented report."""
+    lines = ["weights: x.onnx, classifier: c.onnx, det_conf 0.005, conf 0.05"]
+    for setting, rep in rows.items():
+        text = format_scene_report(rep, title="synthetic val")
+        lines.append(f"{sweep_label(setting)}: " + text.replace("\n", "\n    "))
+    return "\n".join(lines) + "\n"
+
+
+def _row(tp: int, fp: int, fn: int, setting=(0.3, 0.4, None)) -> SweepRow:
+    return SweepRow(setting, Tally(tp, fp, fn), Tally(), 10, 5)
+
+
+def test_parse_reads_back_what_the_sweep_prints() -> None:
+    text = _sweep_text(
+        {
+            (0.3, 0.4, None): _report(2457, 175, 297, 30, 1, 40, plays=468, exact=296),
+            (0.005, 0.05, 0.95): _report(10, 0, 3),
+        }
+    )
+    rows = parse_sweep(text)
+    assert set(rows) == {(0.3, 0.4, None), (0.005, 0.05, 0.95)}
+    r = rows[(0.3, 0.4, None)]
+    assert (r.cards.tp, r.cards.fp, r.cards.fn) == (2457, 175, 297)
+    assert (r.jokers.tp, r.jokers.fp, r.jokers.fn) == (30, 1, 40)
+    assert (r.plays, r.exact_plays) == (468, 296)
+
+
+def test_parse_refuses_other_text() -> None:
+    with pytest.raises(SweepFormatError):
+        parse_sweep("synthetic heldout: 300 images\n  cards: precision 90%\n")
+
+
+def test_pick_takes_the_most_precise_within_a_tenth_of_a_point() -> None:
+    a = _row(90, 10, 10, (0.2, 0.4, None))  # F1 180/200 = 0.9000, P 0.900
+    b = _row(895, 47, 153, (0.3, 0.4, None))  # F1 1790/1990 = 0.8995, P 0.950
+    c = _row(80, 1, 27, (0.4, 0.9, None))  # F1 160/188 = 0.851, P 0.988: outside the window
+    assert pick([a, b, c]).setting == (0.3, 0.4, None)
+    assert pick([a, b, c], window=0.0).setting == (0.2, 0.4, None)
+    with pytest.raises(ValueError):
+        pick([])
+
+
+def test_pool_sums_counts_of_settings_found_in_every_set() -> None:
+    s1 = {(0.3, 0.4, None): _row(10, 2, 3), (0.2, 0.4, None): _row(1, 1, 1, (0.2, 0.4, None))}
+    s2 = {(0.3, 0.4, None): _row(5, 1, 0)}
+    pooled = pool([s1, s2])
+    assert list(pooled) == [(0.3, 0.4, None)]
+    t = pooled[(0.3, 0.4, None)].cards
+    assert (t.tp, t.fp, t.fn) == (15, 3, 3)
+
+
+def test_a_candidate_worse_on_unseen_designs_does_not_replace() -> None:
+    k = (0.3, 0.4, None)
+    shipped = [{k: _row(900, 60, 100)}, {k: _row(800, 90, 200)}]  # pooled F1 3400/3850, heldout_val 1600/1890
+    # better on the training designs, worse on heldout_val (1560/1880): pooled F1 3420/3860 is higher
+    cand = [{k: _row(930, 50, 70)}, {k: _row(780, 100, 220)}]
+    v = compare(cand, shipped)
+    assert v.better_pooled and not v.unseen_not_worse and not v.replaces
+    better = [{k: _row(930, 50, 70)}, {k: _row(810, 80, 190)}]
+    assert compare(better, shipped).replaces
+
+
+def test_cli_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    k = (0.3, 0.4, None)
+    files = {}
+    for name, (tp, fp, fn) in {
+        "cand_val": (930, 50, 70),
+        "cand_hv": (780, 100, 220),
+        "ship_val": (900, 60, 100),
+        "ship_hv": (800, 90, 200),
+    }.items():
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text(_sweep_text({k: _report(tp, fp, fn)}))
+    main(
+        [
+            str(files["cand_val"]),
+            str(files["cand_hv"]),
+            "--shipped",
+            str(files["ship_val"]),
+            str(files["ship_hv"]),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert "det_conf 0.3 conf 0.4" in out and "keep the shipped reader" in out
+    bad = tmp_path / "bad.txt"
+    bad.write_text("nothing here")
+    with pytest.raises(SystemExit):
+        main([str(bad)])
+
+
+def test_module_doctests() -> None:
+    result = doctest.testmod(models.selection)
+    assert result.attempted >= 1 and result.failed == 0
