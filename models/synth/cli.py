@@ -47,10 +47,11 @@ def dataset(
     ),
 ) -> None:
     """Render a YOLO dataset of corner indices (images/, labels/, annotations/, data.yaml)."""
-    if split not in ("train", "val", "heldout", "heldout_val"):
-        typer.echo(f"error: --split must be train, val, heldout or heldout_val, not {split!r}", err=True)
+    from models.synth.dataset import SPLITS, UnknownDesignError, make_dataset
+
+    if split not in SPLITS:
+        typer.echo(f"error: --split must be one of {', '.join(SPLITS)}, not {split!r}", err=True)
         raise typer.Exit(2)
-    from models.synth.dataset import UnknownDesignError, make_dataset
 
     designs = tuple(design) if design else None
     try:

@@ -158,10 +158,7 @@ def designs_for_split(split: str) -> tuple[Design, ...]:
     >>> [d.name for d in designs_for_split("heldout_val")]
     ['kde_ancient_egyptians', 'kde_standard']
     """
-    if split == "heldout":
-        return HELDOUT
-    if split == "heldout_val":
-        return HELDOUT_VAL
-    if split in ("train", "val"):
-        return TRAIN
-    raise ValueError(f"unknown split {split!r} (train, val, heldout, heldout_val)")
+    by_split = {"train": TRAIN, "val": TRAIN, "heldout": HELDOUT, "heldout_val": HELDOUT_VAL}
+    if split not in by_split:
+        raise ValueError(f"unknown split {split!r} ({', '.join(by_split)})")
+    return by_split[split]
