@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from models.synth import fonts
+
 FACE_H = 320
 FACE_W = 228  # 63 x 88 mm poker card
 
@@ -58,7 +60,7 @@ class SuitShape:
 class Variant:
     """Drawing parameters of one procedural deck (fields after ``back`` default to variants 0-5)."""
 
-    font: int
+    font: int | str  # a cv2 Hershey font id, or an outline font file (models.synth.fonts)
     thick: int
     index_scale: float  # rank text height / face height
     pip_beside: bool  # small suit pip right of the rank instead of below it
@@ -73,6 +75,7 @@ class Variant:
     pip_ratio: float = 0.8  # index pip height / rank text height
     pip_gap: float = 0.2  # gap between rank and pip below it, share of the rank's height
     joker_mark: str = "word"  # word: JOKER downwards; star: a star; word_star: a shorter word + star
+    font_sx: float = 1.0  # horizontal squeeze of an outline font's glyphs (condensed type)
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -183,10 +186,33 @@ def _round_alpha(h: int, w: int, r: int) -> np.ndarray:
     return a
 
 
+def _measure(text: str, v: Variant, scale: float, thick: int) -> tuple[int, int]:
+    """Width and height above the baseline of ``text`` in the variant's font."""
+    if isinstance(v.font, str):
+        return fonts.text_size(text, v.font, scale, _stroke(thick), v.font_sx)
+    (tw, th), _ = cv2.getTextSize(text, v.font, scale, thick)
+    return tw, th
+
+
+def _put(
+    img: np.ndarray, text: str, org: tuple[int, int], v: Variant, scale: float, colour, thick: int
+) -> None:
+    """``cv2.putText`` for a Hershey font, :func:`models.synth.fonts.put_text` for an outline font."""
+    if isinstance(v.font, str):
+        fonts.put_text(img, text, org, v.font, scale, colour, _stroke(thick), v.font_sx)
+    else:
+        cv2.putText(img, text, org, v.font, scale, colour, thick, cv2.LINE_AA)
+
+
+def _stroke(thick: int) -> int:
+    """An outline font's extra stroke for a Hershey thickness (1-4): bolder only at 4 and above."""
+    return max(0, thick - 3)
+
+
 def _text_size(text: str, v: Variant, height: float) -> tuple[float, int, int]:
-    (tw, th), _ = cv2.getTextSize(text, v.font, 1.0, v.thick)
+    _, th = _measure(text, v, 1.0, v.thick)
     scale = height / max(th, 1)
-    (tw, th), _ = cv2.getTextSize(text, v.font, scale, v.thick)
+    tw, th = _measure(text, v, scale, v.thick)
     return scale, tw, th
 
 
@@ -212,16 +238,7 @@ def _draw_joker_mark(img: np.ndarray, v: Variant, colour, th_target: float, mx: 
     height = th_target * (0.4 if v.joker_mark == "word" else 0.3)
     for ch in "JOKER":
         scale, tw, th = _text_size(ch, v, height)
-        cv2.putText(
-            img,
-            ch,
-            (mx + int(0.5 * (th_target * 0.5 - tw)), y + th),
-            v.font,
-            scale,
-            colour,
-            max(1, v.thick - 1),
-            cv2.LINE_AA,
-        )
+        _put(img, ch, (mx + int(0.5 * (th_target * 0.5 - tw)), y + th), v, scale, colour, max(1, v.thick - 1))
         y += int(th * 1.3)
     if v.joker_mark == "word_star":
         _star(img, mx + 0.25 * th_target, y + 0.35 * th_target, 0.3 * th_target, colour)
@@ -238,8 +255,8 @@ def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour
     scale, tw, th = _text_size(text, v, th_target)
     if rank == "10":  # squeeze the two digits
         scale *= 0.8
-        (tw, th), _ = cv2.getTextSize(text, v.font, scale, v.thick)
-    cv2.putText(img, text, (mx, my + th), v.font, scale, colour, v.thick, cv2.LINE_AA)
+        tw, th = _measure(text, v, scale, v.thick)
+    _put(img, text, (mx, my + th), v, scale, colour, v.thick)
     pip = th_target * v.pip_ratio
     if v.pip_beside:
         draw_pip(img, suit, mx + tw + 0.6 * pip, my + th / 2, pip, colour, shape=v.shape)
@@ -279,9 +296,7 @@ def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.r
                 img, (w // 2, yy), (int(0.18 * w), int(0.04 * h)), 0, 0, 360, cols[1 + i % 2], -1, cv2.LINE_AA
             )
         scale, tw, th = _text_size(rank, v, 0.18 * h)
-        cv2.putText(
-            img, rank, (w // 2 - tw // 2, h // 2 + th // 2), v.font, scale, colour, v.thick + 2, cv2.LINE_AA
-        )
+        _put(img, rank, (w // 2 - tw // 2, h // 2 + th // 2), v, scale, colour, v.thick + 2)
         draw_pip(img, suit, fx0 + 0.09 * w, fy0 + 0.07 * h, 0.08 * h, colour, shape=v.shape)
         draw_pip(img, suit, fx1 - 0.09 * w, fy1 - 0.07 * h, 0.08 * h, colour, flip=True, shape=v.shape)
         return

@@ -18,6 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from models.synth.fonts import FONT_FILES
 from models.synth.procedural import SuitShape, Variant
 
 FONTS = (
@@ -29,6 +30,9 @@ FONTS = (
     cv2.FONT_HERSHEY_COMPLEX_SMALL,
 )
 JOKER_MARKS = ("word", "star", "word_star")
+#: Variants from this seed on write their indices in an outline font of
+#: :data:`models.synth.fonts.FONT_FILES` instead of a Hershey font (the rest is drawn as before).
+OUTLINE_FONT_FROM = 200
 
 
 def random_shape(rng: np.random.Generator) -> SuitShape:
@@ -75,7 +79,12 @@ def _ink(rng: np.random.Generator, red: bool) -> tuple[int, int, int]:
 def random_variant(seed: int) -> Variant:
     """The deck look of procedural variant ``seed`` (deterministic in ``seed``)."""
     rng = np.random.default_rng([7_919, seed])
-    font = int(rng.choice(FONTS)) | (cv2.FONT_ITALIC if rng.random() < 0.15 else 0)
+    font: int | str = int(rng.choice(FONTS)) | (cv2.FONT_ITALIC if rng.random() < 0.15 else 0)
+    font_sx = 1.0
+    if seed >= OUTLINE_FONT_FROM:  # own stream: the Hershey decks' draws stay as they were
+        extra = np.random.default_rng([7_919, seed, 1])
+        font = str(extra.choice(FONT_FILES))
+        font_sx = float(extra.uniform(0.7, 1.05)) if extra.random() < 0.6 else 1.0
     base = int(rng.integers(222, 256))
     stock = tuple(int(min(255, base + rng.integers(-10, 6))) for _ in range(3))
     return Variant(
@@ -94,4 +103,5 @@ def random_variant(seed: int) -> Variant:
         pip_ratio=float(rng.uniform(0.6, 1.0)),
         pip_gap=float(rng.uniform(0.08, 0.35)),
         joker_mark=str(rng.choice(JOKER_MARKS)),
+        font_sx=font_sx,
     )

@@ -1,0 +1,167 @@
+"""Outline fonts for the randomised decks' indices, drawn with Pillow like ``cv2.putText`` draws Hershey.
+
+The first randomised decks (``proc100`` … ``proc199``) write their ranks in OpenCV's six Hershey
+stroke fonts. A classifier trained on those and on the aisleriot / KDE decks still misreads unseen
+designs' glyphs: 6 ↔ 9, 10 ↔ Q, 7 ↔ K on the ``heldout_val`` decks (models/MODEL_CARD.md, twelfth
+session). Printed decks use serif, sans and condensed type, so :data:`FONT_FILES` lists such faces
+from Debian's font packages (``scripts/apt-packages.txt``; read at run time, never stored): the
+TrueType-font decks ``proc200`` … ``proc399`` draw their indices with them
+(:data:`models.synth.designs.RANDOMISED_TTF`).
+
+The two functions mirror OpenCV's: :func:`text_size` gives the ink width and height above the
+baseline of ``text`` at ``scale`` (``scale`` 1 is a 100-px font), :func:`put_text` draws it with its
+left end and baseline at ``org``, anti-aliased, squeezed horizontally by ``sx``.
+
+>>> font = FONT_FILES[0]
+>>> w, h = text_size("10", font, 0.5)
+>>> 20 < w < 60 and 25 < h < 45
+True
+>>> img = np.full((60, 60, 3), 255, np.uint8)
+>>> put_text(img, "7", (5, 50), font, 0.5, (0, 0, 0))
+>>> bool((img < 128).any()) and bool((img[51:] == 255).all())
+True
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+_URW = "/usr/share/fonts/opentype/urw-base35/"
+_GYRE = "/usr/share/texmf/fonts/opentype/public/tex-gyre/"
+_LIB = "/usr/share/fonts/opentype/linux-libertine/"
+_FREE = "/usr/share/fonts/opentype/freefont/"
+_DJ = "/usr/share/fonts/truetype/dejavu/"
+_LIBN = "/usr/share/fonts/truetype/liberation/"
+
+#: Upright serif, sans and condensed faces, regular and bold (packages fonts-urw-base35,
+#: fonts-texgyre, fonts-linuxlibertine, fonts-ebgaramond, fonts-freefont-otf, fonts-dejavu-core,
+#: fonts-dejavu-extra, fonts-liberation, fonts-crosextra-caladea). Script, symbol and mono faces are
+#: left out: card indices are not written in them.
+FONT_FILES: tuple[str, ...] = (
+    _URW + "NimbusRoman-Regular.otf",
+    _URW + "NimbusRoman-Bold.otf",
+    _URW + "NimbusSans-Regular.otf",
+    _URW + "NimbusSans-Bold.otf",
+    _URW + "NimbusSansNarrow-Regular.otf",
+    _URW + "NimbusSansNarrow-Bold.otf",
+    _URW + "C059-Roman.otf",
+    _URW + "C059-Bold.otf",
+    _URW + "P052-Roman.otf",
+    _URW + "P052-Bold.otf",
+    _URW + "URWBookman-Light.otf",
+    _URW + "URWBookman-Demi.otf",
+    _URW + "URWGothic-Book.otf",
+    _URW + "URWGothic-Demi.otf",
+    _GYRE + "texgyrebonum-bold.otf",
+    _GYRE + "texgyreheroscn-regular.otf",
+    _GYRE + "texgyreheroscn-bold.otf",
+    _GYRE + "texgyrepagella-bold.otf",
+    _GYRE + "texgyreschola-bold.otf",
+    _GYRE + "texgyretermes-bold.otf",
+    _LIB + "LinLibertine_R.otf",
+    _LIB + "LinLibertine_RB.otf",
+    _LIB + "LinBiolinum_R.otf",
+    _LIB + "LinBiolinum_RB.otf",
+    "/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Regular.otf",
+    "/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Bold.otf",
+    _FREE + "FreeSerif.otf",
+    _FREE + "FreeSerifBold.otf",
+    _FREE + "FreeSans.otf",
+    _FREE + "FreeSansBold.otf",
+    _DJ + "DejaVuSerif.ttf",
+    _DJ + "DejaVuSerif-Bold.ttf",
+    _DJ + "DejaVuSerifCondensed-Bold.ttf",
+    _DJ + "DejaVuSans.ttf",
+    _DJ + "DejaVuSansCondensed-Bold.ttf",
+    _LIBN + "LiberationSerif-Regular.ttf",
+    _LIBN + "LiberationSerif-Bold.ttf",
+    _LIBN + "LiberationSansNarrow-Regular.ttf",
+    _LIBN + "LiberationSansNarrow-Bold.ttf",
+    "/usr/share/fonts/truetype/crosextra/Caladea-Bold.ttf",
+)
+BASE_PX = 100  # font size in pixels at scale 1
+
+
+class FontNotFoundError(FileNotFoundError):
+    """A font file of :data:`FONT_FILES` is missing (install the packages of ``scripts/apt-packages.txt``)."""
+
+
+@lru_cache(maxsize=512)
+def _font(path: str, px: int):  # noqa: ANN202 - PIL.ImageFont.FreeTypeFont
+    from PIL import ImageFont
+
+    if not Path(path).is_file():
+        raise FontNotFoundError(f"font not found: {path} (bash scripts/setup installs the font packages)")
+    return ImageFont.truetype(path, max(1, px))
+
+
+@lru_cache(maxsize=4096)
+def _ink_box(text: str, path: str, scale: float, stroke: int) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) of the ink relative to the left end of the baseline, measured on
+    the rendered glyphs (Pillow's bounding box also counts the side bearings)."""
+    from PIL import Image, ImageDraw
+
+    font = _font(path, int(round(scale * BASE_PX)))
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor="ls", stroke_width=stroke))
+    if right <= left or bottom <= top:
+        return 0, 0, 0, 0
+    mask = Image.new("L", (right - left, bottom - top), 0)
+    ImageDraw.Draw(mask).text(
+        (-left, -top), text, fill=255, font=font, anchor="ls", stroke_width=stroke, stroke_fill=255
+    )
+    ys, xs = np.nonzero(np.asarray(mask) > 0)
+    if not len(xs):
+        return 0, 0, 0, 0
+    return left + int(xs.min()), top + int(ys.min()), left + int(xs.max()) + 1, top + int(ys.max()) + 1
+
+
+def text_size(text: str, path: str, scale: float, stroke: int = 0, sx: float = 1.0) -> tuple[int, int]:
+    """Ink width and ink height above the baseline of ``text`` (like ``cv2.getTextSize``'s size)."""
+    left, top, right, _ = _ink_box(text, path, scale, stroke)
+    return max(1, int(round((right - left) * sx))), max(1, -top)
+
+
+def put_text(
+    img: np.ndarray,
+    text: str,
+    org: tuple[int, int],
+    path: str,
+    scale: float,
+    colour: tuple[int, ...],
+    stroke: int = 0,
+    sx: float = 1.0,
+) -> None:
+    """Draw ``text`` into BGR ``img`` in place, baseline's left end at ``org`` (clipped at the edges)."""
+    from PIL import Image, ImageDraw
+
+    left, top, right, bottom = _ink_box(text, path, scale, stroke)
+    w, h = right - left, bottom - top
+    if w <= 0 or h <= 0:
+        return
+    mask = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(mask).text(
+        (-left, -top),
+        text,
+        fill=255,
+        font=_font(path, int(round(scale * BASE_PX))),
+        anchor="ls",
+        stroke_width=stroke,
+        stroke_fill=255,
+    )
+    alpha = np.asarray(mask, np.float32) / 255.0
+    if sx != 1.0:
+        alpha = cv2.resize(alpha, (max(1, int(round(w * sx))), h), interpolation=cv2.INTER_AREA)
+    x0, y0 = int(org[0] + round(left * sx)), int(org[1] + top)
+    ih, iw = img.shape[:2]
+    a0, b0 = max(0, -x0), max(0, -y0)
+    a1, b1 = min(alpha.shape[1], iw - x0), min(alpha.shape[0], ih - y0)
+    if a1 <= a0 or b1 <= b0:
+        return
+    a = alpha[b0:b1, a0:a1, None]
+    region = img[y0 + b0 : y0 + b1, x0 + a0 : x0 + a1]
+    ink = np.array(colour[:3], np.float32)
+    region[:] = np.clip(region * (1 - a) + ink * a, 0, 255).astype(img.dtype)
