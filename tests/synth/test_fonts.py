@@ -94,3 +94,19 @@ def test_outline_font_faces_print_their_rank_in_the_corner() -> None:
     assert ink6.sum() > 30 and ink9.sum() > 30
     assert (ink6 ^ ink9).sum() > 0.2 * ink6.sum()
     assert (draw_face(205, "6C") == six).all()  # seeded: drawn the same twice
+
+
+def test_outline_font_deck_index_box_hugs_its_printed_index() -> None:
+    """The index box found on the drawn faces covers the rank and pip in the top-left corner, so the
+    face tiles' labels of these decks frame what the classifier must read."""
+    fs = load_faces("proc230")
+    x1, y1, x2, y2 = fs.index_box
+    assert 0 <= x1 < x2 <= FACE_W / 3 and 0 <= y1 < y2 <= FACE_H / 3
+    for card in ("10H", "QS", "6C"):
+        face = fs.faces[card][:, :, :3].astype(int)
+        ink = (face.max(2) - face.min(2) > 60) | (face.max(2) < 110)  # coloured or dark pixels
+        box = ink[int(y1) : int(np.ceil(y2)), int(x1) : int(np.ceil(x2))]
+        assert box.sum() > 40, card
+        # nothing of the index lies just outside the box, on its right or below it
+        right = ink[int(y1) : int(y2), int(np.ceil(x2)) + 2 : int(np.ceil(x2)) + 6]
+        assert right.sum() < 0.1 * box.sum(), card
