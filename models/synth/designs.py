@@ -123,7 +123,8 @@ RANDOMISED_TTF: tuple[Design, ...] = tuple(_p(v) for v in range(200, 400))
 
 #: KDE decks (``kdegames-card-data-kf5``) with an index like the aisleriot ones and art of their own
 #: (skipped: dondorf, gm-paris, nicu-ornamental and tigullio-international, which aisleriot also
-#: draws; the oxygen decks, rank and suit in opposite corners; future; xskat-german).
+#: draws; the oxygen decks, rank and suit in opposite corners; future; xskat-german; konqi-modern and
+#: xskat-french, whose cards are 72-px embedded bitmaps).
 #: None prints its jokers as elements this loader finds, so none shows a joker.
 #: Like :data:`RANDOMISED`, never in the documented scene splits ``train`` / ``val`` / ``heldout``.
 KDE_TRAIN: tuple[Design, ...] = (
