@@ -6,6 +6,12 @@ precise** one, because a card that is not there (a false revoke alert) costs mor
 The sets pooled are ``val_all`` (training designs, with and without printed sheets) and
 ``heldout_val`` (unseen designs, never the test's): the test split ``heldout`` is never an input.
 
+Only settings that hold jokers to at least :data:`JOKER_FLOOR` are eligible (``joker_conf`` ≥ 0.8, or
+``conf`` ≥ 0.8 when jokers are held to ``conf``): a false joker is a false top trump, and printed
+text read as a joker is most of the real photos' false cards. This floor was the ninth session's
+shipped joker threshold; it became part of the rule in the twelfth session, whose best pooled setting
+had dropped it and read 10 jokers on the real photos, where there are none (model card, *Twelfth session*).
+
 A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is higher *and*
 its ``heldout_val`` F1 is not lower than the shipped reader's (unseen designs must not get worse:
 the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
@@ -32,6 +38,10 @@ _ROW = re.compile(
 )
 
 Setting = tuple[float, float, float | None]  # det_conf, conf, joker_conf (None: jokers held to conf)
+
+
+#: The least classifier probability a joker may need in an eligible setting.
+JOKER_FLOOR = 0.8
 
 
 class SweepFormatError(ValueError):
@@ -99,13 +109,24 @@ def pool(sweeps: Sequence[dict[Setting, SweepRow]]) -> dict[Setting, SweepRow]:
     return out
 
 
-def pick(rows: Iterable[SweepRow], window: float = 0.001) -> SweepRow:
-    """The most precise row within ``window`` (a fraction: 0.001 = 0.1 pt) of the best card F1.
+def joker_threshold(setting: Setting) -> float:
+    """The probability a joker needs under ``setting`` (``conf`` when it sets no joker threshold).
 
-    Ties on precision go to the higher F1, then to the lower thresholds (a stable order)."""
-    rows = list(rows)
+    >>> joker_threshold((0.3, 0.4, 0.8)), joker_threshold((0.4, 0.5, None))
+    (0.8, 0.5)
+    """
+    return setting[1] if setting[2] is None else setting[2]
+
+
+def pick(rows: Iterable[SweepRow], window: float = 0.001, joker_floor: float = JOKER_FLOOR) -> SweepRow:
+    """The most precise row within ``window`` (a fraction: 0.001 = 0.1 pt) of the best card F1, among
+    the rows whose jokers need at least ``joker_floor`` (:func:`joker_threshold`; 0 admits all).
+
+    Ties on precision go to the higher F1, then to the lower thresholds (a stable order). Raises
+    ``ValueError`` when no row is eligible."""
+    rows = [r for r in rows if joker_threshold(r.setting) >= joker_floor - 1e-9]
     if not rows:
-        raise ValueError("no rows to pick from")
+        raise ValueError(f"no rows to pick from (none holds jokers to {joker_floor} or more)")
     best = max(r.cards.f1 for r in rows)
     near = [r for r in rows if r.cards.f1 >= best - window - 1e-12]
     return max(near, key=lambda r: (r.cards.precision, r.cards.f1, _neg(r.setting)))
@@ -139,10 +160,13 @@ class Verdict:
 
 
 def compare(
-    candidate: Sequence[dict[Setting, SweepRow]], shipped: Sequence[dict[Setting, SweepRow]]
+    candidate: Sequence[dict[Setting, SweepRow]],
+    shipped: Sequence[dict[Setting, SweepRow]],
+    joker_floor: float = JOKER_FLOOR,
 ) -> Verdict:
     """Each reader's pick on its pooled sweeps (the last sweep of each is heldout_val)."""
-    c, s = pick(pool(candidate).values()), pick(pool(shipped).values())
+    c = pick(pool(candidate).values(), joker_floor=joker_floor)
+    s = pick(pool(shipped).values(), joker_floor=joker_floor)
     return Verdict(c, s, candidate[-1][c.setting], shipped[-1][s.setting])
 
 
@@ -162,18 +186,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Pick thresholds from pooled eval sweeps (models.selection).")
     p.add_argument("sweeps", nargs="+", type=Path, help="sweep outputs; the last one is heldout_val")
     p.add_argument("--shipped", nargs="+", type=Path, help="the shipped reader's sweeps, same sets and order")
+    p.add_argument(
+        "--joker-floor",
+        type=float,
+        default=JOKER_FLOOR,
+        help=f"least probability a joker may need in an eligible setting (default {JOKER_FLOOR}; 0: any)",
+    )
     a = p.parse_args(argv)
     try:
         cand = [parse_sweep(f.read_text()) for f in a.sweeps]
         ship = [parse_sweep(f.read_text()) for f in a.shipped] if a.shipped else None
     except (OSError, SweepFormatError) as exc:
         p.error(str(exc))
-    best = pick(pool(cand).values())
+    try:
+        best = pick(pool(cand).values(), joker_floor=a.joker_floor)
+    except ValueError as exc:
+        p.error(str(exc))
     print("pick (pooled):", describe(best))
     for f, sw in zip(a.sweeps, cand, strict=True):
         print(f"  {f.name}: {describe(sw[best.setting])}")
     if ship is not None:
-        v = compare(cand, ship)
+        v = compare(cand, ship, a.joker_floor)
         print("shipped pick (pooled):", describe(v.shipped))
         print(
             f"  heldout_val: candidate {v.candidate_unseen.cards.f1:.2%}, shipped {v.shipped_unseen.cards.f1:.2%}"

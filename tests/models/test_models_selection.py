@@ -11,6 +11,7 @@ import models.selection
 from models.evaluate import format_scene_report
 from models.metrics import SceneReport, Tally
 from models.selection import (
+    JOKER_FLOOR,
     SweepFormatError,
     SweepRow,
     compare,
@@ -68,10 +69,24 @@ def test_pick_takes_the_most_precise_within_a_tenth_of_a_point() -> None:
     a = _row(90, 10, 10, (0.2, 0.4, None))  # F1 180/200 = 0.9000, P 0.900
     b = _row(895, 47, 153, (0.3, 0.4, None))  # F1 1790/1990 = 0.8995, P 0.950
     c = _row(80, 1, 27, (0.4, 0.9, None))  # F1 160/188 = 0.851, P 0.988: outside the window
-    assert pick([a, b, c]).setting == (0.3, 0.4, None)
-    assert pick([a, b, c], window=0.0).setting == (0.2, 0.4, None)
+    assert pick([a, b, c], joker_floor=0.0).setting == (0.3, 0.4, None)
+    assert pick([a, b, c], window=0.0, joker_floor=0.0).setting == (0.2, 0.4, None)
     with pytest.raises(ValueError):
         pick([])
+
+
+def test_pick_only_takes_settings_that_hold_jokers_to_the_floor() -> None:
+    """A setting that lets a joker through below JOKER_FLOOR is never picked, however good."""
+    assert JOKER_FLOOR == 0.8
+    best = _row(950, 40, 50, (0.4, 0.5, None))  # jokers held to conf 0.5: below the floor
+    low = _row(948, 41, 52, (0.3, 0.5, 0.7))
+    floored = _row(940, 45, 60, (0.4, 0.5, 0.8))
+    strict_conf = _row(700, 5, 300, (0.3, 0.9, None))  # conf 0.9 holds jokers to 0.9 as well
+    assert pick([best, low, floored, strict_conf]).setting == (0.4, 0.5, 0.8)
+    assert pick([best, low, strict_conf]).setting == (0.3, 0.9, None)
+    assert pick([best, low, floored], joker_floor=0.0).setting == (0.4, 0.5, None)
+    with pytest.raises(ValueError, match="0.8"):
+        pick([best, low])
 
 
 def test_pool_sums_counts_of_settings_found_in_every_set() -> None:
@@ -88,14 +103,14 @@ def test_a_candidate_worse_on_unseen_designs_does_not_replace() -> None:
     shipped = [{k: _row(900, 60, 100)}, {k: _row(800, 90, 200)}]  # pooled F1 3400/3850, heldout_val 1600/1890
     # better on the training designs, worse on heldout_val (1560/1880): pooled F1 3420/3860 is higher
     cand = [{k: _row(930, 50, 70)}, {k: _row(780, 100, 220)}]
-    v = compare(cand, shipped)
+    v = compare(cand, shipped, joker_floor=0.0)
     assert v.better_pooled and not v.unseen_not_worse and not v.replaces
     better = [{k: _row(930, 50, 70)}, {k: _row(810, 80, 190)}]
-    assert compare(better, shipped).replaces
+    assert compare(better, shipped, joker_floor=0.0).replaces
 
 
 def test_cli_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    k = (0.3, 0.4, None)
+    k = (0.3, 0.4, 0.8)
     files = {}
     for name, (tp, fp, fn) in {
         "cand_val": (930, 50, 70),
@@ -115,7 +130,9 @@ def test_cli_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[st
         ]
     )
     out = capsys.readouterr().out
-    assert "det_conf 0.3 conf 0.4" in out and "keep the shipped reader" in out
+    assert "det_conf 0.3 conf 0.4 joker_conf 0.8" in out and "keep the shipped reader" in out
+    with pytest.raises(SystemExit):  # no setting of these sweeps holds jokers to 0.9
+        main([str(files["cand_val"]), str(files["cand_hv"]), "--joker-floor", "0.9"])
     bad = tmp_path / "bad.txt"
     bad.write_text("nothing here")
     with pytest.raises(SystemExit):
