@@ -166,10 +166,10 @@ def make_face_tiles(
 
 
 def main() -> None:
-    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|kde] [--joker-share P] [--text-share P]``."""
+    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde] [--joker-share P] [--text-share P]``."""
     import argparse
 
-    from models.synth.designs import KDE_TRAIN, RANDOMISED, RANDOMISED_TTF, TRAIN
+    from models.synth.designs import KDE_TRAIN, RANDOMISED, RANDOMISED_GLYPH, RANDOMISED_TTF, TRAIN
 
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("out", type=Path)
@@ -178,10 +178,11 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--designs",
-        choices=("train", "randomised", "fonts", "kde"),
+        choices=("train", "randomised", "fonts", "glyphs", "kde"),
         default="train",
         help="train: the scene training designs; randomised: the seeded random procedural decks; "
         "fonts: the same with outline-font indices (RANDOMISED_TTF); "
+        "glyphs: the same, most with suit symbols from fonts (RANDOMISED_GLYPH); "
         "kde: the KDE training decks (models.synth.designs.KDE_TRAIN)",
     )
     p.add_argument(
@@ -203,9 +204,13 @@ def main() -> None:
         p.error("--joker-share must lie in [0, 1]")
     names = [
         d.name
-        for d in {"train": TRAIN, "randomised": RANDOMISED, "fonts": RANDOMISED_TTF, "kde": KDE_TRAIN}[
-            a.designs
-        ]
+        for d in {
+            "train": TRAIN,
+            "randomised": RANDOMISED,
+            "fonts": RANDOMISED_TTF,
+            "glyphs": RANDOMISED_GLYPH,
+            "kde": KDE_TRAIN,
+        }[a.designs]
     ]
     settings = FaceTileSettings(joker_share=a.joker_share, text_share=a.text_share)
     make_face_tiles(a.out, "train", a.train, names, a.seed, settings)

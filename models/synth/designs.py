@@ -120,6 +120,9 @@ RANDOMISED: tuple[Design, ...] = tuple(_p(v) for v in range(100, 200))
 #: The same with indices in outline fonts of Debian's font packages (``proc200`` … ``proc399``,
 #: :mod:`models.synth.fonts`): serif, sans and condensed glyphs for the classifier's face tiles.
 RANDOMISED_TTF: tuple[Design, ...] = tuple(_p(v) for v in range(200, 400))
+#: The same with, in most decks, suit symbols from fonts' suit glyphs (``proc400`` … ``proc599``,
+#: :data:`models.synth.randomised.GLYPH_SUITS_FROM`): more club and spade shapes for the face tiles.
+RANDOMISED_GLYPH: tuple[Design, ...] = tuple(_p(v) for v in range(400, 600))
 
 #: KDE decks (``kdegames-card-data-kf5``) with an index like the aisleriot ones and art of their own
 #: (skipped: dondorf, gm-paris, nicu-ornamental and tigullio-international, which aisleriot also
@@ -138,7 +141,9 @@ HELDOUT_VAL: tuple[Design, ...] = (
     _k("kde_standard", "svg-standard/standard.svgz"),
 )
 
-BY_NAME: dict[str, Design] = {d.name: d for d in ALL + RANDOMISED + RANDOMISED_TTF + KDE_TRAIN + HELDOUT_VAL}
+BY_NAME: dict[str, Design] = {
+    d.name: d for d in ALL + RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH + KDE_TRAIN + HELDOUT_VAL
+}
 
 #: Held out from training: ~20 % of the aisleriot themes (6 of 27, sibling themes kept together so
 #: no near-copy leaks into training) plus one procedural variant.

@@ -83,6 +83,37 @@ FONT_FILES: tuple[str, ...] = (
     _LIBN + "LiberationSansNarrow-Bold.ttf",
     "/usr/share/fonts/truetype/crosextra/Caladea-Bold.ttf",
 )
+#: Upright faces whose suit symbols (U+2660 ♠, 2663 ♣, 2665 ♥, 2666 ♦) are drawn differently: the
+#: glyph-suit decks ``proc400`` … ``proc599`` draw their pips with them
+#: (:data:`models.synth.designs.RANDOMISED_GLYPH`). Bold and regular cuts of one family often differ.
+SUIT_FONT_FILES: tuple[str, ...] = (
+    _FREE + "FreeSans.otf",
+    _FREE + "FreeSansBold.otf",
+    _FREE + "FreeSerif.otf",
+    _FREE + "FreeSerifBold.otf",
+    _FREE + "FreeMono.otf",
+    _LIB + "LinLibertine_R.otf",
+    _LIB + "LinLibertine_RB.otf",
+    _LIB + "LinBiolinum_R.otf",
+    _LIB + "LinBiolinum_RB.otf",
+    _URW + "C059-Roman.otf",
+    _URW + "C059-Bold.otf",
+    _URW + "NimbusSans-Regular.otf",
+    _URW + "NimbusRoman-Bold.otf",
+    _URW + "P052-Roman.otf",
+    _URW + "URWBookman-Demi.otf",
+    _URW + "URWGothic-Book.otf",
+    _DJ + "DejaVuSans.ttf",
+    _DJ + "DejaVuSans-Bold.ttf",
+    _DJ + "DejaVuSerif.ttf",
+    _LIBN + "LiberationSans-Regular.ttf",
+    _LIBN + "LiberationSerif-Bold.ttf",
+    _GYRE + "texgyreadventor-regular.otf",
+    _GYRE + "texgyreadventor-bold.otf",
+    _GYRE + "texgyrepagella-regular.otf",
+)
+#: The filled suit symbols' characters.
+SUIT_CHARS: dict[str, str] = {"S": "\u2660", "C": "\u2663", "H": "\u2665", "D": "\u2666"}
 BASE_PX = 100  # font size in pixels at scale 1
 
 
@@ -125,23 +156,15 @@ def text_size(text: str, path: str, scale: float, stroke: int = 0, sx: float = 1
     return max(1, int(round((right - left) * sx))), max(1, -top)
 
 
-def put_text(
-    img: np.ndarray,
-    text: str,
-    org: tuple[int, int],
-    path: str,
-    scale: float,
-    colour: tuple[int, ...],
-    stroke: int = 0,
-    sx: float = 1.0,
-) -> None:
-    """Draw ``text`` into BGR ``img`` in place, baseline's left end at ``org`` (clipped at the edges)."""
+def _alpha(text: str, path: str, scale: float, stroke: int, sx: float) -> tuple[np.ndarray, int, int]:
+    """The ink-tight coverage (float, 0-1) of ``text`` and its (left, top) offset from the baseline's
+    left end, squeezed horizontally by ``sx``."""
     from PIL import Image, ImageDraw
 
     left, top, right, bottom = _ink_box(text, path, scale, stroke)
     w, h = right - left, bottom - top
     if w <= 0 or h <= 0:
-        return
+        return np.zeros((0, 0), np.float32), 0, 0
     mask = Image.new("L", (w, h), 0)
     ImageDraw.Draw(mask).text(
         (-left, -top),
@@ -155,7 +178,11 @@ def put_text(
     alpha = np.asarray(mask, np.float32) / 255.0
     if sx != 1.0:
         alpha = cv2.resize(alpha, (max(1, int(round(w * sx))), h), interpolation=cv2.INTER_AREA)
-    x0, y0 = int(org[0] + round(left * sx)), int(org[1] + top)
+    return alpha, int(round(left * sx)), top
+
+
+def _blend(img: np.ndarray, alpha: np.ndarray, x0: int, y0: int, colour: tuple[int, ...]) -> None:
+    """Paint ``colour`` into ``img`` through ``alpha`` placed with its top-left at (x0, y0), clipped."""
     ih, iw = img.shape[:2]
     a0, b0 = max(0, -x0), max(0, -y0)
     a1, b1 = min(alpha.shape[1], iw - x0), min(alpha.shape[0], ih - y0)
@@ -165,3 +192,52 @@ def put_text(
     region = img[y0 + b0 : y0 + b1, x0 + a0 : x0 + a1]
     ink = np.array(colour[:3], np.float32)
     region[:] = np.clip(region * (1 - a) + ink * a, 0, 255).astype(img.dtype)
+
+
+def put_text(
+    img: np.ndarray,
+    text: str,
+    org: tuple[int, int],
+    path: str,
+    scale: float,
+    colour: tuple[int, ...],
+    stroke: int = 0,
+    sx: float = 1.0,
+) -> None:
+    """Draw ``text`` into BGR ``img`` in place, baseline's left end at ``org`` (clipped at the edges)."""
+    alpha, left, top = _alpha(text, path, scale, stroke, sx)
+    if alpha.size:
+        _blend(img, alpha, int(org[0] + left), int(org[1] + top), colour)
+
+
+def put_symbol(
+    img: np.ndarray,
+    char: str,
+    centre: tuple[float, float],
+    height: float,
+    path: str,
+    colour: tuple[int, ...],
+    sx: float = 1.0,
+    flip: bool = False,
+) -> None:
+    """Draw the glyph ``char`` with its ink ``height`` px tall and its ink box centred at ``centre``
+    (turned 180° if ``flip``): a suit symbol of :data:`SUIT_FONT_FILES`.
+
+    >>> img = np.full((40, 40, 3), 255, np.uint8)
+    >>> put_symbol(img, SUIT_CHARS["C"], (20, 20), 20, SUIT_FONT_FILES[0], (0, 0, 0))
+    >>> ys = np.nonzero((img < 128).any(axis=2))[0]
+    >>> 8 <= int(ys.min()) <= 12 and 28 <= int(ys.max()) <= 31
+    True
+    """
+    probe = 1.0
+    _, top, _, bottom = _ink_box(char, path, probe, 0)
+    if bottom <= top:
+        raise ValueError(f"{path} draws no ink for {char!r}")
+    scale = probe * height / (bottom - top)
+    alpha, _, _ = _alpha(char, path, scale, 0, sx)
+    if not alpha.size:
+        return
+    if flip:
+        alpha = alpha[::-1, ::-1]
+    h, w = alpha.shape
+    _blend(img, alpha, int(round(centre[0] - w / 2)), int(round(centre[1] - h / 2)), colour)

@@ -54,6 +54,7 @@ class SuitShape:
     club_stem: float = 0.28
     flared_stem: bool = False  # concave (trumpet) stems instead of straight triangles
     sx: float = 1.0  # horizontal stretch of every symbol
+    font: str | None = None  # draw the symbols as this font's suit glyphs instead (models.synth.fonts)
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,11 @@ def draw_pip(
 ) -> None:
     """Draw a suit symbol of height ``size`` centred at (cx, cy); ``flip`` turns it upside down."""
     g = shape or SuitShape()
+    if g.font is not None:
+        if suit not in fonts.SUIT_CHARS:
+            raise ValueError(suit)
+        fonts.put_symbol(img, fonts.SUIT_CHARS[suit], (cx, cy), size, g.font, colour, sx=g.sx, flip=flip)
+        return
     s = size / 2.0
     sign = -1.0 if flip else 1.0
     sh = 4  # fixed-point shift for sub-pixel drawing

@@ -15,10 +15,12 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
-from models.synth.fonts import FONT_FILES
+from models.synth.fonts import FONT_FILES, SUIT_FONT_FILES
 from models.synth.procedural import SuitShape, Variant
 
 FONTS = (
@@ -33,6 +35,11 @@ JOKER_MARKS = ("word", "star", "word_star")
 #: Variants from this seed on write their indices in an outline font of
 #: :data:`models.synth.fonts.FONT_FILES` instead of a Hershey font (the rest is drawn as before).
 OUTLINE_FONT_FROM = 200
+#: Variants from this seed on draw their suit symbols, most of the time (:data:`GLYPH_SHARE`), as the
+#: suit glyphs of a font of :data:`models.synth.fonts.SUIT_FONT_FILES`: shapes made by type designers,
+#: not by :func:`random_shape`'s ranges.
+GLYPH_SUITS_FROM = 400
+GLYPH_SHARE = 0.7
 
 
 def random_shape(rng: np.random.Generator) -> SuitShape:
@@ -85,6 +92,11 @@ def random_variant(seed: int) -> Variant:
         extra = np.random.default_rng([7_919, seed, 1])
         font = str(extra.choice(FONT_FILES))
         font_sx = float(extra.uniform(0.7, 1.05)) if extra.random() < 0.6 else 1.0
+    shape_font = None
+    if seed >= GLYPH_SUITS_FROM:  # a third stream, for the same reason
+        glyph = np.random.default_rng([7_919, seed, 2])
+        if glyph.random() < GLYPH_SHARE:
+            shape_font = str(glyph.choice(SUIT_FONT_FILES))
     base = int(rng.integers(222, 256))
     stock = tuple(int(min(255, base + rng.integers(-10, 6))) for _ in range(3))
     return Variant(
@@ -96,7 +108,7 @@ def random_variant(seed: int) -> Variant:
         stock=(stock[0], stock[1], stock[2]),
         border=bool(rng.random() < 0.5),
         back=(int(rng.integers(20, 200)), int(rng.integers(20, 200)), int(rng.integers(20, 200))),
-        shape=random_shape(rng),
+        shape=replace(random_shape(rng), font=shape_font),
         black=_ink(rng, red=False),
         red=_ink(rng, red=True),
         margin=(float(rng.uniform(0.03, 0.07)), float(rng.uniform(0.025, 0.06))),

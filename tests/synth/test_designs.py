@@ -14,6 +14,7 @@ from models.synth.designs import (
     KDE_TRAIN,
     PROCEDURAL,
     RANDOMISED,
+    RANDOMISED_GLYPH,
     RANDOMISED_TTF,
     TRAIN,
     designs_for_split,
@@ -28,15 +29,15 @@ def test_split_is_disjoint_and_complete() -> None:
     held = {d.name for d in HELDOUT}
     assert not train & held
     assert train | held == {d.name for d in ALL}
-    assert len(BY_NAME) == len(ALL) + len(RANDOMISED) + len(RANDOMISED_TTF) + len(KDE_TRAIN) + len(
-        HELDOUT_VAL
-    )
+    assert len(BY_NAME) == len(ALL) + len(RANDOMISED) + len(RANDOMISED_TTF) + len(RANDOMISED_GLYPH) + len(
+        KDE_TRAIN
+    ) + len(HELDOUT_VAL)
 
 
 def test_selection_designs_are_unseen_and_not_the_test() -> None:
     """heldout_val (for choosing readers) shares no design, and no source file, with training or the test."""
     val = {d.name for d in HELDOUT_VAL}
-    seen = {d.name for d in TRAIN + RANDOMISED + RANDOMISED_TTF + KDE_TRAIN}
+    seen = {d.name for d in TRAIN + RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH + KDE_TRAIN}
     assert val and not val & seen and not val & {d.name for d in HELDOUT}
     sources = [d.source for d in AISLERIOT + KDE_TRAIN + HELDOUT_VAL]
     assert len(sources) == len(set(sources))
