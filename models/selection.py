@@ -12,10 +12,13 @@ text read as a joker is most of the real photos' false cards. This floor was the
 shipped joker threshold; it became part of the rule in the twelfth session, whose best pooled setting
 had dropped it and read 10 jokers on the real photos, where there are none (model card, *Twelfth session*).
 
-A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is higher *and*
+A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is better *and*
 its ``heldout_val`` F1 is not lower than the shipped reader's (unseen designs must not get worse:
 the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
 ``tractorcam eval --n 0``). :func:`compare` states the first two; the gate needs the photos.
+"Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
+:data:`WINDOW` and more precise (since the thirteenth session, whose candidate was 0.01 pt higher,
+i.e. one card in 5,313, and less precise; no earlier verdict changes, model card *Thirteenth session*).
 
 ``python -m models.selection VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP HELDOUT_VAL_SWEEP]``
 """
@@ -42,6 +45,8 @@ Setting = tuple[float, float, float | None]  # det_conf, conf, joker_conf (None:
 
 #: The least classifier probability a joker may need in an eligible setting.
 JOKER_FLOOR = 0.8
+#: Card F1s this close (a fraction: 0.001 = 0.1 pt) count as equal; then precision decides.
+WINDOW = 0.001
 
 
 class SweepFormatError(ValueError):
@@ -118,7 +123,7 @@ def joker_threshold(setting: Setting) -> float:
     return setting[1] if setting[2] is None else setting[2]
 
 
-def pick(rows: Iterable[SweepRow], window: float = 0.001, joker_floor: float = JOKER_FLOOR) -> SweepRow:
+def pick(rows: Iterable[SweepRow], window: float = WINDOW, joker_floor: float = JOKER_FLOOR) -> SweepRow:
     """The most precise row within ``window`` (a fraction: 0.001 = 0.1 pt) of the best card F1, among
     the rows whose jokers need at least ``joker_floor`` (:func:`joker_threshold`; 0 admits all).
 
@@ -144,10 +149,15 @@ class Verdict:
     shipped: SweepRow
     candidate_unseen: SweepRow  # the candidate's heldout_val row at its pick
     shipped_unseen: SweepRow
+    window: float = WINDOW
 
     @property
     def better_pooled(self) -> bool:
-        return self.candidate.cards.f1 > self.shipped.cards.f1
+        """Pooled F1 more than ``window`` higher, or within ``window`` (equal) and more precise."""
+        c, s = self.candidate.cards, self.shipped.cards
+        if abs(c.f1 - s.f1) <= self.window + 1e-12:
+            return c.precision > s.precision
+        return c.f1 > s.f1
 
     @property
     def unseen_not_worse(self) -> bool:

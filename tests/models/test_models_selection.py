@@ -12,6 +12,7 @@ from models.evaluate import format_scene_report
 from models.metrics import SceneReport, Tally
 from models.selection import (
     JOKER_FLOOR,
+    WINDOW,
     SweepFormatError,
     SweepRow,
     compare,
@@ -107,6 +108,24 @@ def test_a_candidate_worse_on_unseen_designs_does_not_replace() -> None:
     assert v.better_pooled and not v.unseen_not_worse and not v.replaces
     better = [{k: _row(930, 50, 70)}, {k: _row(810, 80, 190)}]
     assert compare(better, shipped, joker_floor=0.0).replaces
+
+
+def test_equal_f1_goes_to_the_more_precise_reader() -> None:
+    """F1s within WINDOW count as equal, as in pick: a hair more F1 bought with false cards loses."""
+    k = (0.3, 0.4, None)
+    hv = {k: _row(800, 90, 200)}
+    shipped = [{k: _row(2000, 150, 250)}, hv]  # pooled tp 2800 fp 240 fn 450
+    noisier = [{k: _row(2010, 160, 240)}, hv]  # one card more found, ten more false: F1 +0.09 pt
+    v = compare(noisier, shipped, joker_floor=0.0)
+    assert 0 < v.candidate.cards.f1 - v.shipped.cards.f1 <= WINDOW
+    assert v.candidate.cards.precision < v.shipped.cards.precision
+    assert not v.better_pooled and not v.replaces
+    cleaner = [{k: _row(1990, 140, 260)}, hv]  # F1 a hair lower, 10 fewer false cards
+    v = compare(cleaner, shipped, joker_floor=0.0)
+    assert abs(v.candidate.cards.f1 - v.shipped.cards.f1) <= WINDOW and v.better_pooled and v.replaces
+    clearly = [{k: _row(2060, 170, 190)}, hv]  # F1 well above the window, less precise
+    v = compare(clearly, shipped, joker_floor=0.0)
+    assert v.candidate.cards.f1 - v.shipped.cards.f1 > WINDOW and v.better_pooled
 
 
 def test_cli_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
