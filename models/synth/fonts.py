@@ -131,23 +131,36 @@ def _font(path: str, px: int):  # noqa: ANN202 - PIL.ImageFont.FreeTypeFont
 
 
 @lru_cache(maxsize=4096)
-def _ink_box(text: str, path: str, scale: float, stroke: int) -> tuple[int, int, int, int]:
-    """(left, top, right, bottom) of the ink relative to the left end of the baseline, measured on
-    the rendered glyphs (Pillow's bounding box also counts the side bearings)."""
+def _ink(text: str, path: str, scale: float, stroke: int) -> tuple[np.ndarray, int, int]:
+    """The rendered glyphs cropped to their ink (``uint8`` coverage, read-only: it is cached) and the
+    crop's (left, top) offset from the left end of the baseline. Pillow's bounding box also counts the
+    side bearings, so the ink is measured on the rendering."""
     from PIL import Image, ImageDraw
 
+    empty = np.zeros((0, 0), np.uint8)
     font = _font(path, int(round(scale * BASE_PX)))
     left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor="ls", stroke_width=stroke))
     if right <= left or bottom <= top:
-        return 0, 0, 0, 0
+        return empty, 0, 0
     mask = Image.new("L", (right - left, bottom - top), 0)
     ImageDraw.Draw(mask).text(
         (-left, -top), text, fill=255, font=font, anchor="ls", stroke_width=stroke, stroke_fill=255
     )
-    ys, xs = np.nonzero(np.asarray(mask) > 0)
+    cov = np.asarray(mask)
+    ys, xs = np.nonzero(cov > 0)
     if not len(xs):
+        return empty, 0, 0
+    ink = cov[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].copy()
+    ink.flags.writeable = False
+    return ink, left + int(xs.min()), top + int(ys.min())
+
+
+def _ink_box(text: str, path: str, scale: float, stroke: int) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) of the ink relative to the left end of the baseline."""
+    ink, left, top = _ink(text, path, scale, stroke)
+    if not ink.size:
         return 0, 0, 0, 0
-    return left + int(xs.min()), top + int(ys.min()), left + int(xs.max()) + 1, top + int(ys.max()) + 1
+    return left, top, left + ink.shape[1], top + ink.shape[0]
 
 
 def text_size(text: str, path: str, scale: float, stroke: int = 0, sx: float = 1.0) -> tuple[int, int]:
@@ -159,24 +172,12 @@ def text_size(text: str, path: str, scale: float, stroke: int = 0, sx: float = 1
 def _alpha(text: str, path: str, scale: float, stroke: int, sx: float) -> tuple[np.ndarray, int, int]:
     """The ink-tight coverage (float, 0-1) of ``text`` and its (left, top) offset from the baseline's
     left end, squeezed horizontally by ``sx``."""
-    from PIL import Image, ImageDraw
-
-    left, top, right, bottom = _ink_box(text, path, scale, stroke)
-    w, h = right - left, bottom - top
-    if w <= 0 or h <= 0:
+    ink, left, top = _ink(text, path, scale, stroke)
+    if not ink.size:
         return np.zeros((0, 0), np.float32), 0, 0
-    mask = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(mask).text(
-        (-left, -top),
-        text,
-        fill=255,
-        font=_font(path, int(round(scale * BASE_PX))),
-        anchor="ls",
-        stroke_width=stroke,
-        stroke_fill=255,
-    )
-    alpha = np.asarray(mask, np.float32) / 255.0
+    alpha = ink.astype(np.float32) / 255.0
     if sx != 1.0:
+        h, w = ink.shape
         alpha = cv2.resize(alpha, (max(1, int(round(w * sx))), h), interpolation=cv2.INTER_AREA)
     return alpha, int(round(left * sx)), top
 
