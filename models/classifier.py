@@ -113,6 +113,46 @@ def extract_crops(
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
+#: Names accepted by :func:`augment` (``--augment``).
+AUGMENTATIONS = ("basic", "strong")
+
+
+class AugmentationError(ValueError):
+    """An unknown augmentation name."""
+
+
+def augment(
+    x: npt.NDArray[np.uint8], rng: np.random.Generator, kind: str = "basic"
+) -> npt.NDArray[np.float32]:
+    """Training crops (N, 3, S, S) uint8 → float32 in [0, 1] with a random jitter per crop.
+
+    ``basic`` (every classifier before the fourteenth session): brightness × U(0.7, 1.3) and offset
+    U(-0.12, 0.12). ``strong`` adds, for designs the network never saw: a colour cast (each channel
+    × U(0.85, 1.15)), grey crops (15 %: shape only, no colour cue), lost resolution (30 %: shrunk to
+    45–90 % and enlarged back, like a smaller or blurred print) and pixel noise (σ up to 0.04). The
+    basic draws come first, so ``basic`` repeats earlier runs exactly.
+
+    Raises :class:`AugmentationError` for an unknown ``kind``.
+    """
+    if kind not in AUGMENTATIONS:
+        raise AugmentationError(f"unknown augmentation {kind!r}; known: {', '.join(AUGMENTATIONS)}")
+    n = len(x)
+    out = x.astype(np.float32) / 255.0
+    out = out * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-0.12, 0.12, (n, 1, 1, 1))
+    if kind == "strong":
+        out = out * rng.uniform(0.85, 1.15, (n, 3, 1, 1))
+        grey = rng.random(n) < 0.15
+        out[grey] = out[grey].mean(axis=1, keepdims=True)
+        size = x.shape[-1]
+        for i in np.flatnonzero(rng.random(n) < 0.3):
+            small = max(4, round(size * rng.uniform(0.45, 0.9)))
+            hwc = np.ascontiguousarray(out[i].transpose(1, 2, 0))
+            hwc = cv2.resize(cv2.resize(hwc, (small, small), interpolation=cv2.INTER_AREA), (size, size))
+            out[i] = hwc.transpose(2, 0, 1)
+        out = out + rng.normal(0.0, 1.0, out.shape).astype(np.float32) * rng.uniform(0, 0.04, (n, 1, 1, 1))
+    return np.clip(out, 0, 1).astype(np.float32)
+
+
 def build_net(classes: int = 55, size: int = CROP_SIZE, width: float = 1.0):  # noqa: ANN201 - torch is lazy
     """The classifier network (torch.nn.Sequential): 54 cards + background.
 
@@ -169,10 +209,11 @@ def train_classifier(
     threads: int = 0,
     init: Path | None = None,
     width: float = 1.0,
+    augmentation: str = "basic",
 ) -> dict[str, float]:
     """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies.
 
-    The best weights so far are also saved after every epoch as ``out`` with suffix ``.pt`` (a torch
+    ``augmentation`` names the per-crop jitter of :func:`augment`. The best weights so far are also saved after every epoch as ``out`` with suffix ``.pt`` (a torch
     state dict), so a stopped run still leaves its best network; ``init`` starts from such a file.
     """
     import torch
@@ -196,10 +237,7 @@ def train_classifier(
         t0 = time.time()
         for i in range(0, len(order), batch):
             idx = order[i : i + batch]
-            x = train.x[idx].astype(np.float32) / 255.0
-            # photometric jitter per crop: brightness, contrast
-            x = x * rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)) + rng.uniform(-0.12, 0.12, (len(idx), 1, 1, 1))
-            xt = torch.from_numpy(np.clip(x, 0, 1).astype(np.float32))
+            xt = torch.from_numpy(augment(train.x[idx], rng, augmentation))
             loss = loss_fn(net(xt), torch.from_numpy(train.y[idx]))
             opt.zero_grad()
             loss.backward()
@@ -282,6 +320,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
+    p.add_argument("--augment", choices=AUGMENTATIONS, default="basic", help="per-crop training jitter")
     p.add_argument("--init", type=Path, help="start from a saved state dict (OUT.pt of an earlier run)")
     p.add_argument(
         "--mine",
@@ -347,7 +386,16 @@ def main() -> None:
         train = CropSet(np.concatenate([c.x for c in parts]), np.concatenate([c.y for c in parts]))
     print(
         train_classifier(
-            train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, init=a.init, width=a.width
+            train,
+            val,
+            a.epochs,
+            a.out,
+            a.seed,
+            lr=a.lr,
+            threads=a.threads,
+            init=a.init,
+            width=a.width,
+            augmentation=a.augment,
         )
     )
 
