@@ -21,6 +21,10 @@ the tenth session's lesson), and then only if it passes the real-photo gate (ran
 i.e. one card in 5,313, and less precise; no earlier verdict changes, model card *Thirteenth session*).
 
 ``python -m models.selection VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP HELDOUT_VAL_SWEEP]``
+
+Since the fourteenth session a third set, ``heldout_val_proc`` (unseen random decks with the test's
+small indices and with jokers), is pooled too and counts as unseen with heldout_val:
+``python -m models.selection ALL HV HVP --unseen 2 --shipped ALL HV HVP``.
 """
 
 from __future__ import annotations
@@ -147,7 +151,7 @@ class Verdict:
 
     candidate: SweepRow
     shipped: SweepRow
-    candidate_unseen: SweepRow  # the candidate's heldout_val row at its pick
+    candidate_unseen: SweepRow  # the candidate's unseen-design row(s) at its pick, pooled
     shipped_unseen: SweepRow
     window: float = WINDOW
 
@@ -173,11 +177,17 @@ def compare(
     candidate: Sequence[dict[Setting, SweepRow]],
     shipped: Sequence[dict[Setting, SweepRow]],
     joker_floor: float = JOKER_FLOOR,
+    unseen: int = 1,
 ) -> Verdict:
-    """Each reader's pick on its pooled sweeps (the last sweep of each is heldout_val)."""
+    """Each reader's pick on its pooled sweeps; the last ``unseen`` sweeps of each are the
+    unseen-design sets (heldout_val, and since the fourteenth session heldout_val_proc), pooled for
+    the not-worse check. Raises ``ValueError`` unless 1 ≤ ``unseen`` ≤ the number of sweeps."""
+    if not 1 <= unseen <= min(len(candidate), len(shipped)):
+        raise ValueError(f"unseen must be 1 to {min(len(candidate), len(shipped))}, not {unseen}")
     c = pick(pool(candidate).values(), joker_floor=joker_floor)
     s = pick(pool(shipped).values(), joker_floor=joker_floor)
-    return Verdict(c, s, candidate[-1][c.setting], shipped[-1][s.setting])
+    cu, su = pool(candidate[-unseen:]), pool(shipped[-unseen:])
+    return Verdict(c, s, cu[c.setting], su[s.setting])
 
 
 def describe(row: SweepRow) -> str:
@@ -194,13 +204,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     import argparse
 
     p = argparse.ArgumentParser(description="Pick thresholds from pooled eval sweeps (models.selection).")
-    p.add_argument("sweeps", nargs="+", type=Path, help="sweep outputs; the last one is heldout_val")
+    p.add_argument("sweeps", nargs="+", type=Path, help="sweep outputs; the last --unseen are unseen designs")
     p.add_argument("--shipped", nargs="+", type=Path, help="the shipped reader's sweeps, same sets and order")
     p.add_argument(
         "--joker-floor",
         type=float,
         default=JOKER_FLOOR,
         help=f"least probability a joker may need in an eligible setting (default {JOKER_FLOOR}; 0: any)",
+    )
+    p.add_argument(
+        "--unseen",
+        type=int,
+        default=1,
+        help="how many of the last sweeps are unseen-design sets (pooled for the not-worse check)",
     )
     a = p.parse_args(argv)
     try:
@@ -216,13 +232,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     for f, sw in zip(a.sweeps, cand, strict=True):
         print(f"  {f.name}: {describe(sw[best.setting])}")
     if ship is not None:
-        v = compare(cand, ship, a.joker_floor)
+        try:
+            v = compare(cand, ship, a.joker_floor, a.unseen)
+        except ValueError as exc:
+            p.error(str(exc))
         print("shipped pick (pooled):", describe(v.shipped))
         print(
-            f"  heldout_val: candidate {v.candidate_unseen.cards.f1:.2%}, shipped {v.shipped_unseen.cards.f1:.2%}"
+            f"  unseen designs: candidate {v.candidate_unseen.cards.f1:.2%}, shipped {v.shipped_unseen.cards.f1:.2%}"
         )
         print(
-            f"better pooled F1: {v.better_pooled}; heldout_val not worse: {v.unseen_not_worse}; "
+            f"better pooled F1: {v.better_pooled}; unseen designs not worse: {v.unseen_not_worse}; "
             + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
         )
 

@@ -25,8 +25,9 @@ def dataset(
     split: str = typer.Option(
         "train",
         "--split",
-        help="train | val (TRAIN designs), heldout (HELDOUT designs: the test) or heldout_val "
-        "(HELDOUT_VAL designs: unseen decks for choosing between readers).",
+        help="train | val (TRAIN designs), heldout (HELDOUT designs: the test), heldout_val "
+        "(HELDOUT_VAL designs: unseen decks for choosing between readers) or heldout_val_proc "
+        "(HELDOUT_VAL_PROC: unseen random decks with small indices, also for choosing).",
     ),
     imgsz: int = typer.Option(640, "--imgsz", min=64, help="Square image size in px."),
     workers: int = typer.Option(

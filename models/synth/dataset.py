@@ -25,7 +25,8 @@ import numpy as np
 from vision.labels import CARD_CLASSES
 
 MIN_VISIBLE = 0.6
-SPLITS = ("train", "val", "heldout", "heldout_val")
+#: appended only: a split's index seeds every image (:func:`image_seed`)
+SPLITS = ("train", "val", "heldout", "heldout_val", "heldout_val_proc")
 #: framing mix: whole table photos (small cards), tiles of big frames, close-ups of a fanned hand,
 #: loose cards photographed at an angle (like phone photos)
 MODES = (("table", 0.25), ("tile", 0.5), ("closeup", 0.15), ("loose", 0.1))

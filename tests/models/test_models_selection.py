@@ -110,6 +110,25 @@ def test_a_candidate_worse_on_unseen_designs_does_not_replace() -> None:
     assert compare(better, shipped, joker_floor=0.0).replaces
 
 
+def test_two_unseen_sets_are_pooled_for_the_not_worse_check() -> None:
+    """--unseen 2: heldout_val and heldout_val_proc count together; one of them alone does not decide."""
+    k = (0.3, 0.4, None)
+    shipped = [{k: _row(900, 60, 100)}, {k: _row(800, 90, 200)}, {k: _row(400, 30, 100)}]
+    # worse on heldout_val (780 < 800 found), better on heldout_val_proc by more (430 > 400)
+    cand = [{k: _row(900, 60, 100)}, {k: _row(780, 90, 220)}, {k: _row(430, 30, 70)}]
+    v1 = compare(cand, shipped, joker_floor=0.0)  # default unseen=1: the last sweep alone
+    assert v1.candidate_unseen.cards.tp == 430 and v1.unseen_not_worse
+    assert not compare(cand[:2], shipped[:2], joker_floor=0.0).unseen_not_worse  # heldout_val alone
+    v2 = compare(cand, shipped, joker_floor=0.0, unseen=2)
+    assert (v2.candidate_unseen.cards.tp, v2.shipped_unseen.cards.tp) == (1210, 1200)
+    assert v2.unseen_not_worse and v2.replaces
+    worse = [cand[0], {k: _row(700, 90, 300)}, cand[2]]  # now the pooled unseen F1 is lower
+    assert not compare(worse, shipped, joker_floor=0.0, unseen=2).unseen_not_worse
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match="unseen must be"):
+            compare(cand, shipped, joker_floor=0.0, unseen=bad)
+
+
 def test_equal_f1_goes_to_the_more_precise_reader() -> None:
     """F1s within WINDOW count as equal, as in pick: a hair more F1 bought with false cards loses."""
     k = (0.3, 0.4, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -88,6 +89,20 @@ def test_heldout_val_uses_only_selection_designs(tmp_path: Path) -> None:
         assert set(ann["designs"]) <= sel
     labels = [f.read_text() for f in (tmp_path / "labels" / "heldout_val").glob("*.txt")]
     assert len(labels) == 6 and sum(len(t.splitlines()) for t in labels) > 0
+
+
+def test_heldout_val_proc_renders_only_its_random_decks_and_leaves_other_splits_alone(tmp_path: Path) -> None:
+    """The second selection split: its own unseen random decks; appending it moved no split's seeds."""
+    from models.synth.dataset import SPLITS, image_seed
+    from models.synth.designs import HELDOUT_VAL_PROC
+
+    make_dataset(tmp_path, n=4, seed=1, split="heldout_val_proc", imgsz=192, progress=False)
+    sel = {d.name for d in HELDOUT_VAL_PROC}
+    anns = [json.loads(f.read_text()) for f in (tmp_path / "annotations" / "heldout_val_proc").glob("*.json")]
+    assert len(anns) == 4 and all(set(a["designs"]) <= sel for a in anns)
+    assert SPLITS[:4] == ("train", "val", "heldout", "heldout_val")
+    # the test split's render seeds as before the split was added: (seed, 2, i)
+    assert image_seed(1, "heldout", 0) == int(np.random.SeedSequence([1, 2, 0]).generate_state(1)[0])
 
 
 def test_unknown_split_is_refused(tmp_path: Path) -> None:

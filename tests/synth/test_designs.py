@@ -11,6 +11,7 @@ from models.synth.designs import (
     BY_NAME,
     HELDOUT,
     HELDOUT_VAL,
+    HELDOUT_VAL_PROC,
     KDE_TRAIN,
     PROCEDURAL,
     RANDOMISED,
@@ -31,7 +32,7 @@ def test_split_is_disjoint_and_complete() -> None:
     assert train | held == {d.name for d in ALL}
     assert len(BY_NAME) == len(ALL) + len(RANDOMISED) + len(RANDOMISED_TTF) + len(RANDOMISED_GLYPH) + len(
         KDE_TRAIN
-    ) + len(HELDOUT_VAL)
+    ) + len(HELDOUT_VAL) + len(HELDOUT_VAL_PROC)
 
 
 def test_selection_designs_are_unseen_and_not_the_test() -> None:
@@ -39,6 +40,12 @@ def test_selection_designs_are_unseen_and_not_the_test() -> None:
     val = {d.name for d in HELDOUT_VAL}
     seen = {d.name for d in TRAIN + RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH + KDE_TRAIN}
     assert val and not val & seen and not val & {d.name for d in HELDOUT}
+    proc = {d.name for d in HELDOUT_VAL_PROC}
+    assert len(proc) == 40 and not proc & (seen | val | {d.name for d in HELDOUT})
+    # random decks from the glyph-suit era: drawn by models.synth.randomised, not the hand-made 0-5
+    from models.synth.randomised import GLYPH_SUITS_FROM
+
+    assert all(d.kind == "procedural" and int(d.source) >= GLYPH_SUITS_FROM for d in HELDOUT_VAL_PROC)
     sources = [d.source for d in AISLERIOT + KDE_TRAIN + HELDOUT_VAL]
     assert len(sources) == len(set(sources))
     # KDE decks that aisleriot also draws (under another file name) are not used at all
@@ -59,6 +66,7 @@ def test_heldout_share() -> None:
 def test_splits_by_name() -> None:
     assert designs_for_split("heldout") == HELDOUT
     assert designs_for_split("heldout_val") == HELDOUT_VAL
+    assert designs_for_split("heldout_val_proc") == HELDOUT_VAL_PROC
     assert designs_for_split("train") == designs_for_split("val") == TRAIN
     with pytest.raises(ValueError):
         designs_for_split("test")
