@@ -31,11 +31,11 @@ class ReaderConfig:
 
 
 #: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
-#: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` scenes
-#: (models/MODEL_CARD.md, *Thresholds*): detector box score kept for the classifier, and the
-#: classifier probability a card needs.
-DEFAULT_DET_CONF = 0.4
-DEFAULT_CONF = 0.5
+#: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` and
+#: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*): detector box score kept for the
+#: classifier, and the classifier probability a card needs.
+DEFAULT_DET_CONF = 0.3
+DEFAULT_CONF = 0.4
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
 #: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.
 DEFAULT_JOKER_CONF: float | None = 0.8
