@@ -3,8 +3,10 @@
 The rule (model card, *Thresholds*): pool the validation sweeps by summing each setting's counts,
 then among the settings within ``window`` points of the best pooled card F1 take the **most
 precise** one, because a card that is not there (a false revoke alert) costs more than one missed.
-The sets pooled are ``val_all`` (training designs, with and without printed sheets) and
-``heldout_val`` (unseen designs, never the test's): the test split ``heldout`` is never an input.
+The sets pooled are ``val_all`` (training designs, with and without printed sheets),
+``heldout_val`` (unseen KDE decks, never the test's) and, since the fourteenth session,
+``heldout_val_proc`` (unseen random decks with small indices and jokers): the test split
+``heldout`` is never an input.
 
 Only settings that hold jokers to at least :data:`JOKER_FLOOR` are eligible (``joker_conf`` ≥ 0.8, or
 ``conf`` ≥ 0.8 when jokers are held to ``conf``): a false joker is a false top trump, and printed
@@ -13,7 +15,7 @@ shipped joker threshold; it became part of the rule in the twelfth session, whos
 had dropped it and read 10 jokers on the real photos, where there are none (model card, *Twelfth session*).
 
 A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is better *and*
-its ``heldout_val`` F1 is not lower than the shipped reader's (unseen designs must not get worse:
+its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's (unseen designs must not get worse:
 the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
 ``tractorcam eval --n 0``). :func:`compare` states the first two; the gate needs the photos.
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
