@@ -213,8 +213,9 @@ def train_classifier(
 ) -> dict[str, float]:
     """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies.
 
-    ``augmentation`` names the per-crop jitter of :func:`augment`. The best weights so far are also saved after every epoch as ``out`` with suffix ``.pt`` (a torch
-    state dict), so a stopped run still leaves its best network; ``init`` starts from such a file.
+    ``augmentation`` names the per-crop jitter of :func:`augment`. The best weights so far are also
+    saved after every epoch as ``out`` with suffix ``.pt`` (a torch state dict), so a stopped run
+    still leaves its best network; ``init`` starts from such a file.
     """
     import torch
 

@@ -15,8 +15,8 @@ shipped joker threshold; it became part of the rule in the twelfth session, whos
 had dropped it and read 10 jokers on the real photos, where there are none (model card, *Twelfth session*).
 
 A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is better *and*
-its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's (unseen designs must not get worse:
-the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
+its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's
+(unseen designs must not get worse: the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
 ``tractorcam eval --n 0``). :func:`compare` states the first two; the gate needs the photos.
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (since the thirteenth session, whose candidate was 0.01 pt higher,

@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from models.synth.designs import SPLIT_DESIGNS
 from vision.labels import CARD_CLASSES
 
 MIN_VISIBLE = 0.6
 #: appended only: a split's index seeds every image (:func:`image_seed`)
-SPLITS = ("train", "val", "heldout", "heldout_val", "heldout_val_proc")
+SPLITS = tuple(SPLIT_DESIGNS)
 #: framing mix: whole table photos (small cards), tiles of big frames, close-ups of a fanned hand,
 #: loose cards photographed at an angle (like phone photos)
 MODES = (("table", 0.25), ("tile", 0.5), ("closeup", 0.15), ("loose", 0.1))

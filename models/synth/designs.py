@@ -168,21 +168,25 @@ HELDOUT: tuple[Design, ...] = tuple(BY_NAME[n] for n in HELDOUT_NAMES)
 TRAIN: tuple[Design, ...] = tuple(d for d in ALL if d.name not in HELDOUT_NAMES)
 
 
+#: The dataset splits and the designs each may draw, in the order that seeds their images
+#: (:data:`models.synth.dataset.SPLITS`): append new splits, never reorder.
+SPLIT_DESIGNS: dict[str, tuple[Design, ...]] = {
+    "train": TRAIN,
+    "val": TRAIN,
+    "heldout": HELDOUT,
+    "heldout_val": HELDOUT_VAL,
+    "heldout_val_proc": HELDOUT_VAL_PROC,
+}
+
+
 def designs_for_split(split: str) -> tuple[Design, ...]:
-    """Designs a dataset split may use: ``heldout`` → :data:`HELDOUT`, ``heldout_val`` →
-    :data:`HELDOUT_VAL`, ``heldout_val_proc`` → :data:`HELDOUT_VAL_PROC`, ``train``/``val`` →
-    :data:`TRAIN`.
+    """Designs a dataset split may use (:data:`SPLIT_DESIGNS`): ``heldout`` → :data:`HELDOUT`,
+    ``heldout_val`` → :data:`HELDOUT_VAL`, ``heldout_val_proc`` → :data:`HELDOUT_VAL_PROC`,
+    ``train``/``val`` → :data:`TRAIN`.
 
     >>> [d.name for d in designs_for_split("heldout_val")]
     ['kde_ancient_egyptians', 'kde_standard']
     """
-    by_split = {
-        "train": TRAIN,
-        "val": TRAIN,
-        "heldout": HELDOUT,
-        "heldout_val": HELDOUT_VAL,
-        "heldout_val_proc": HELDOUT_VAL_PROC,
-    }
-    if split not in by_split:
-        raise ValueError(f"unknown split {split!r} ({', '.join(by_split)})")
-    return by_split[split]
+    if split not in SPLIT_DESIGNS:
+        raise ValueError(f"unknown split {split!r} ({', '.join(SPLIT_DESIGNS)})")
+    return SPLIT_DESIGNS[split]
