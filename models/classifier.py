@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
-from vision.classifier import BACKGROUND, CROP_SIZE, crop_boxes
+from vision.classifier import BACKGROUND, CROP_PAD, CROP_SIZE, PAD_KEY, crop_boxes
 
 
 class CropDataError(ValueError):
@@ -82,9 +82,11 @@ def extract_crops(
     amount: float = 0.12,
     negatives: int = 0,
     size: int = CROP_SIZE,
+    pad: float = CROP_PAD,
 ) -> CropSet:
     """Crops of every label of the given (dataset, split) sources, plus ``negatives`` background
-    crops per image (class :data:`BACKGROUND`)."""
+    crops per image (class :data:`BACKGROUND`); ``pad``: context around each box, a share of its long
+    side on every side (:func:`vision.classifier.crop_boxes`)."""
     rng = np.random.default_rng(seed)
     xs: list[npt.NDArray[np.uint8]] = []
     ys: list[npt.NDArray[np.int64]] = []
@@ -100,17 +102,35 @@ def extract_crops(
             if len(cls) == 0:
                 continue
             for _ in range(jitter):
-                crops = crop_boxes(image, jitter_boxes(boxes, rng, amount), size)
+                crops = crop_boxes(image, jitter_boxes(boxes, rng, amount), size, pad)
                 xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
                 ys.append(cls)
             if negatives:
                 neg = negative_boxes(boxes, image.shape[1], image.shape[0], negatives, rng)
                 if len(neg):
-                    xs.append(np.clip(crop_boxes(image, neg, size) * 255 + 0.5, 0, 255).astype(np.uint8))
+                    xs.append(np.clip(crop_boxes(image, neg, size, pad) * 255 + 0.5, 0, 255).astype(np.uint8))
                     ys.append(np.full(len(neg), BACKGROUND, np.int64))
     if not xs:
         raise CropDataError(f"no labelled crops in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+
+#: What a network is trained to name (``--target``): ``card``, the 54 cards + background (the index
+#: classifier); ``suit``, the suit of a suited card (4 classes, in :data:`vision.labels.SUITS` order),
+#: the suit head of :class:`vision.classifier.IndexClassifier`, which reads a wider context crop.
+TARGETS = ("card", "suit")
+
+
+def suit_targets(data: CropSet) -> CropSet:
+    """Only the crops of suited cards (no joker, no background), labelled with their suit's index in
+    :data:`vision.labels.SUITS` (the class blocks of :mod:`vision.labels` are 13 ranks per suit).
+
+    >>> d = suit_targets(CropSet(np.zeros((4, 3, 2, 2), np.uint8), np.array([0, 14, 52, 54])))
+    >>> d.y.tolist(), len(d.x)
+    ([0, 1], 2)
+    """
+    keep = data.y < 52
+    return CropSet(data.x[keep], data.y[keep] // 13)
 
 
 #: Names accepted by :func:`augment` (``--augment``).
@@ -210,12 +230,17 @@ def train_classifier(
     init: Path | None = None,
     width: float = 1.0,
     augmentation: str = "basic",
+    classes: int = 55,
+    pad: float = CROP_PAD,
+    init_partial: bool = False,
 ) -> dict[str, float]:
     """Train, export the best-on-first-val network to ONNX at ``out``, return its accuracies.
 
     ``augmentation`` names the per-crop jitter of :func:`augment`. The best weights so far are also
     saved after every epoch as ``out`` with suffix ``.pt`` (a torch state dict), so a stopped run
-    still leaves its best network; ``init`` starts from such a file.
+    still leaves its best network; ``init`` starts from such a file. With ``init_partial`` only the
+    tensors whose name and shape match are taken (the convolutions of a classifier of the same
+    ``width`` for a network of another crop size or class count; the rest start fresh).
     """
     import torch
 
@@ -223,9 +248,16 @@ def train_classifier(
     if threads:
         torch.set_num_threads(threads)
     size = int(train.x.shape[-1])
-    net = build_net(size=size, width=width)
+    net = build_net(classes=classes, size=size, width=width)
     if init is not None:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
+        state = torch.load(init, map_location="cpu")
+        if init_partial:
+            own = net.state_dict()
+            state = {k: v for k, v in state.items() if k in own and own[k].shape == v.shape}
+            print(f"init: {len(state)} of {len(own)} tensors from {init}", flush=True)
+            own.update(state)
+            state = own
+        net.load_state_dict(state)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps = epochs * ((len(train.y) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -261,12 +293,26 @@ def train_classifier(
     assert best_state is not None
     net.load_state_dict(best_state)
     final = {name: accuracy(net, data) for name, data in val}
-    export_onnx(net, size, out)
+    export_onnx(net, size, out, pad)
     return final
 
 
-def export_onnx(net, size: int, out: Path) -> None:  # noqa: ANN001
-    """Write ``net`` as ONNX: input ``crops`` (N, 3, size, size), output ``logits`` (N, 55)."""
+def write_crop_pad(path: Path, pad: float) -> None:
+    """Record in an ONNX file's metadata (:data:`vision.classifier.PAD_KEY`) the context pad its crops
+    were cut with, so a reader cuts them the same way (:class:`vision.classifier.SuitHead`)."""
+    import onnx
+
+    model = onnx.load(str(path))
+    kept = [m for m in model.metadata_props if m.key != PAD_KEY]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    model.metadata_props.add(key=PAD_KEY, value=repr(float(pad)))
+    onnx.save(model, str(path))
+
+
+def export_onnx(net, size: int, out: Path, pad: float = CROP_PAD) -> None:  # noqa: ANN001
+    """Write ``net`` as ONNX: input ``crops`` (N, 3, size, size), output ``logits`` (N, classes), with
+    the crops' context ``pad`` in its metadata (:func:`write_crop_pad`)."""
     import torch
 
     net.eval()
@@ -281,6 +327,7 @@ def export_onnx(net, size: int, out: Path) -> None:  # noqa: ANN001
         opset_version=17,
         dynamo=False,
     )
+    write_crop_pad(out, pad)
 
 
 def load_crops(path: Path) -> CropSet:
@@ -318,11 +365,20 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--negatives", type=int, default=1, help="background crops per image")
     p.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
+    p.add_argument("--pad", type=float, default=CROP_PAD, help="context around a box, share of its long side")
+    p.add_argument(
+        "--target", choices=TARGETS, default="card", help="card: 54 cards + background; suit: the suit head"
+    )
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
     p.add_argument("--augment", choices=AUGMENTATIONS, default="basic", help="per-crop training jitter")
     p.add_argument("--init", type=Path, help="start from a saved state dict (OUT.pt of an earlier run)")
+    p.add_argument(
+        "--init-partial",
+        action="store_true",
+        help="take from --init only the tensors that fit (e.g. a classifier's convolutions for a suit head)",
+    )
     p.add_argument(
         "--mine",
         type=Path,
@@ -345,10 +401,18 @@ def main() -> None:
         help=".npz crop sets (arrays x, y, e.g. other --mine-cache files) added to the training crops",
     )
     a = p.parse_args()
+    suit = a.target == "suit"
+    if suit and (a.mine is not None or a.extra_crops):
+        p.error("--target suit reads labelled crops only (no --mine, no --extra-crops)")
+    negatives = 0 if suit else a.negatives
+    pick = suit_targets if suit else (lambda c: c)
     t0 = time.time()
-    train = extract_crops(_sources(a.train), a.jitter, a.seed, negatives=a.negatives, size=a.size)
+    train = pick(
+        extract_crops(_sources(a.train), a.jitter, a.seed, negatives=negatives, size=a.size, pad=a.pad)
+    )
     val = [
-        (s, extract_crops(_sources([s]), 1, a.seed + 1, negatives=a.negatives, size=a.size)) for s in a.val
+        (s, pick(extract_crops(_sources([s]), 1, a.seed + 1, negatives=negatives, size=a.size, pad=a.pad)))
+        for s in a.val
     ]
     print(
         f"crops: train {len(train.y)}, "
@@ -397,6 +461,9 @@ def main() -> None:
             init=a.init,
             width=a.width,
             augmentation=a.augment,
+            classes=4 if suit else 55,
+            pad=a.pad,
+            init_partial=a.init_partial,
         )
     )
 

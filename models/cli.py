@@ -60,6 +60,23 @@ def eval_command(
         ),
     ] = None,
     no_classifier: Annotated[bool, typer.Option("--no-classifier")] = False,
+    suit_head: Annotated[
+        Path | None, typer.Option("--suit-head", help="suit-head .onnx (default: the committed one, if any)")
+    ] = None,
+    no_suit_head: Annotated[
+        bool, typer.Option("--no-suit-head", help="name cards by the classifier alone")
+    ] = False,
+    suit_weight: Annotated[
+        float | None, typer.Option("--suit-weight", help="weight of the suit head's reading (default: tuned)")
+    ] = None,
+    sweep_det_confs: Annotated[
+        list[float] | None,
+        typer.Option(
+            "--sweep-det-conf",
+            help="with --sweep: a det_conf to try (repeat it; default: the whole grid from 0.005, "
+            "slow with a suit head)",
+        ),
+    ] = None,
     sweep: Annotated[
         bool,
         typer.Option(
@@ -71,16 +88,20 @@ def eval_command(
 ) -> None:
     """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
     from models import evaluate as ev
-    from vision.classifier import ClassifierNotFoundError
+    from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.reader import CardReader, default_reader_config
 
     options: dict[str, object] = {"weights": weights, "imgsz": imgsz}
     if no_classifier or classifier is not None:
         options["classifier"] = None if no_classifier else classifier
+    if no_suit_head or suit_head is not None:
+        options["suit_head"] = None if no_suit_head else suit_head
+    if suit_weight is not None:
+        options["suit_weight"] = suit_weight
     if sweep:
         options["conf"] = 0.05
-        options["det_conf"] = min(SWEEP_DET_CONFS)
+        options["det_conf"] = min(sweep_det_confs or SWEEP_DET_CONFS)
         options["joker_conf"] = None
     elif conf is not None:
         options["conf"] = conf
@@ -96,6 +117,7 @@ def eval_command(
         UnknownDetectorType,
         WeightsNotFoundError,
         ClassifierNotFoundError,
+        SuitHeadError,
         ClassifierRequiredError,
     ) as exc:
         raise _fail(exc) from None
@@ -103,13 +125,16 @@ def eval_command(
     typer.echo(
         f"weights: {d.weights or 'committed'}, classifier: {d.classifier}, det_conf {d.det_conf}, conf {d.conf}"
         + (f", joker_conf {d.joker_conf}" if d.joker_conf is not None else "")
+        + (f", suit head {d.suit_head} (weight {d.suit_weight:g})" if d.suit_head is not None else "")
     )
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
             scenes = ev.load_synthetic_split(heldout, split, limit)
             if reader.classifier is not None:
-                sweeps = ev.sweep_thresholds(reader, scenes, SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS)
+                sweeps = ev.sweep_thresholds(
+                    reader, scenes, sweep_det_confs or SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS
+                )
                 from models.selection import sweep_label
 
                 results = {sweep_label(setting): r for setting, r in sweeps.items()}

@@ -11,6 +11,7 @@ image, so an index found on a downscaled pyramid level is still read at full res
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -18,6 +19,9 @@ import numpy.typing as npt
 
 from vision.detections import Detections
 from vision.labels import class_id
+
+if TYPE_CHECKING:
+    from vision.detectors.base import DetectorConfig
 
 CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
@@ -52,8 +56,16 @@ SHIFT_TTA: tuple[tuple[float, float], ...] = (
 SHIFT_TTA_BELOW = 0.8
 
 
+#: Metadata key of a suit head's ONNX file holding the context pad it was trained with.
+PAD_KEY = "crop_pad"
+
+
 class ClassifierNotFoundError(ValueError):
     """The classifier ONNX file does not exist."""
+
+
+class SuitHeadError(ValueError):
+    """A suit-head ONNX file that does not output 4 suits."""
 
 
 def crop_boxes(
@@ -91,7 +103,8 @@ class IndexClassifier:
     ``rotate_tta``: average each crop's reading with its 180°-turned copy (:data:`ROTATE_TTA`);
     ``shifts``: offsets of the crops a box is read from (:data:`SHIFT_TTA`; ``((0, 0),)`` for one crop);
     ``shift_below``: only boxes whose reading of the first offset has a top probability below this are
-    read at the other offsets too (:data:`SHIFT_TTA_BELOW`; above 1 reads every box at every offset).
+    read at the other offsets too (:data:`SHIFT_TTA_BELOW`; above 1 reads every box at every offset);
+    ``suit_head``: a :class:`SuitHead` whose reading is folded in with ``suit_weight`` (:func:`fuse_suits`).
     """
 
     def __init__(
@@ -101,11 +114,15 @@ class IndexClassifier:
         rotate_tta: bool = ROTATE_TTA,
         shifts: tuple[tuple[float, float], ...] = SHIFT_TTA,
         shift_below: float = SHIFT_TTA_BELOW,
+        suit_head: SuitHead | None = None,
+        suit_weight: float = 1.0,
     ) -> None:
         import onnxruntime as ort
 
         if not Path(path).is_file():
             raise ClassifierNotFoundError(f"classifier not found: {path}")
+        self.suit_head = suit_head
+        self.suit_weight = suit_weight
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -119,6 +136,14 @@ class IndexClassifier:
             raise ValueError("shifts needs at least one offset, e.g. ((0.0, 0.0),)")
         self.shifts = shifts
         self.shift_below = shift_below
+
+    @classmethod
+    def from_config(cls, config: DetectorConfig) -> IndexClassifier:
+        """The classifier (and suit head, if any) a :class:`~vision.detectors.base.DetectorConfig` names."""
+        if config.classifier is None:
+            raise ClassifierNotFoundError("the detector config names no classifier")
+        head = SuitHead(Path(config.suit_head), config.threads) if config.suit_head is not None else None
+        return cls(Path(config.classifier), config.threads, suit_head=head, suit_weight=config.suit_weight)
 
     def _mean_log_probabilities(self, views: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
         """Mean log-softmax over views of the same N crops (one batched run), with their 180° turns
@@ -154,6 +179,8 @@ class IndexClassifier:
             z_rest = self._mean_log_probabilities(views)
             z_all = (z[unsure] + len(rest) * z_rest) / len(self.shifts)
             p[unsure] = _softmax(z_all)
+        if self.suit_head is not None:
+            p = fuse_suits(p, self.suit_head.box_probabilities(image, xyxy), self.suit_weight)
         return p
 
     def classify(self, image: npt.NDArray[np.uint8], det: Detections) -> Detections:
@@ -180,6 +207,74 @@ class IndexClassifier:
         det = det.without_contained(CONTAINED_OVERLAP)
         named = self.classify(image, det).filter_confidence(conf)
         return named if joker_conf is None else named.filter_class_confidence(JOKER_IDS, joker_conf)
+
+
+def fuse_suits(
+    p: npt.NDArray[np.float32], q: npt.NDArray[np.float32], weight: float
+) -> npt.NDArray[np.float32]:
+    """Card probabilities ``p`` (N, 54 or 55) with the suit head's ``q`` (N, 4, :data:`SUITS` order)
+    folded in: each suited card's share is multiplied by ``q`` of its suit to the power ``weight``,
+    renormalised *within the suited cards*, so jokers and background keep their probability.
+
+    >>> p = np.array([[0.5, 0.0, 0.0, 0.3] + [0.0] * 48 + [0.0, 0.0, 0.2]], np.float32)
+    >>> p[0, 39] = p[0, 3]; p[0, 3] = 0.0   # 2 of spades 0.5, 2 of clubs 0.3, background 0.2
+    >>> q = np.array([[0.1, 0.0, 0.0, 0.9]], np.float32)   # the context says clubs: 0.8 × 0.27 / 0.32
+    >>> f = fuse_suits(p, q, 1.0)
+    >>> [round(float(f[0, k]), 3) for k in (0, 39, 54)]
+    [0.125, 0.675, 0.2]
+    """
+    if weight == 0 or len(p) == 0:
+        return p
+    w = np.repeat(np.power(np.maximum(q, 1e-6), weight), 13, axis=1)  # (N, 52): 13 ranks per suit
+    suited = p[:, :52] * w
+    mass = p[:, :52].sum(1, keepdims=True)
+    out = p.copy()
+    out[:, :52] = suited * mass / np.maximum(suited.sum(1, keepdims=True), 1e-12)
+    return out.astype(np.float32)
+
+
+class SuitHead:
+    """ONNX suit head: context crops around index boxes → (N, 4) suit probabilities (:data:`SUITS`).
+
+    The index crop is tight (:data:`CROP_PAD`); at 10–20 px a club and a spade glyph differ by a few
+    pixels. The head reads a wider crop (the pad it was trained with, stored in its ONNX metadata as
+    :data:`PAD_KEY`) where the card's pips, larger than the index's suit, are often in view. Trained
+    by ``python -m models.classifier --target suit``. Raises :class:`ClassifierNotFoundError` for a
+    missing file and :class:`SuitHeadError` for a model without 4 outputs or without its pad.
+    """
+
+    def __init__(self, path: Path, threads: int = 0, rotate_tta: bool = ROTATE_TTA) -> None:
+        import onnxruntime as ort
+
+        if not Path(path).is_file():
+            raise ClassifierNotFoundError(f"suit head not found: {path}")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        if self.session.get_outputs()[0].shape[-1] != 4:
+            raise SuitHeadError(f"{path}: a suit head outputs 4 suits")
+        self.input_name = self.session.get_inputs()[0].name
+        self.size = int(self.session.get_inputs()[0].shape[2])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        if PAD_KEY not in meta:
+            raise SuitHeadError(f"{path}: no {PAD_KEY!r} in its metadata (models.classifier.write_crop_pad)")
+        self.pad = float(meta[PAD_KEY])
+        self.rotate_tta = rotate_tta
+
+    def box_probabilities(
+        self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """Suit probabilities (N, 4) of the boxes (with ``rotate_tta``, the normalised geometric mean of
+        the upright and the 180°-turned crop)."""
+        if len(xyxy) == 0:
+            return np.zeros((0, 4), np.float32)
+        crops = crop_boxes(image, xyxy, self.size, self.pad)
+        views = [crops, np.ascontiguousarray(crops[:, :, ::-1, ::-1])] if self.rotate_tta else [crops]
+        (logits,) = self.session.run(None, {self.input_name: np.concatenate(views)})
+        return _softmax(_log_softmax(logits).reshape(len(views), len(crops), -1).mean(0))
 
 
 def _log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -40,7 +40,7 @@ def detect(
 ) -> None:
     """Recognise the cards visible in each photo: one entry per physical card."""
     from vision.capture import UnreadableImageError, read_image
-    from vision.classifier import ClassifierNotFoundError
+    from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.reader import CardReader, default_reader_config
 
@@ -67,6 +67,7 @@ def detect(
                 UnknownDetectorType,
                 WeightsNotFoundError,
                 ClassifierNotFoundError,
+                SuitHeadError,
                 ClassifierRequiredError,
             ) as exc:
                 typer.echo(f"error: {exc}", err=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +15,7 @@ from vision.detectors.base import (
     DetectorConfig,
     create_detector,
     default_classifier,
+    default_suit_head,
 )
 from vision.instances import CardInstance, InstanceConfig, group_corners
 from vision.tiling import TiledDetector, TilingConfig
@@ -33,9 +33,12 @@ class ReaderConfig:
 #: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
 #: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` and
 #: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*): detector box score kept for the
-#: classifier, and the classifier probability a card needs.
+#: classifier, and the classifier probability a card needs (after the suit head's reading is folded in).
 DEFAULT_DET_CONF = 0.3
-DEFAULT_CONF = 0.4
+DEFAULT_CONF = 0.5
+#: Weight of the committed suit head's reading (``models/weights/suit.onnx``, :func:`vision.classifier.fuse_suits`),
+#: chosen with the thresholds (fifteenth session).
+DEFAULT_SUIT_WEIGHT = 0.5
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
 #: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.
 DEFAULT_JOKER_CONF: float | None = 0.8
@@ -46,6 +49,8 @@ def default_reader_config(backend: str = "onnx", **detector_options: object) -> 
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
+        "suit_head": default_suit_head(),
+        "suit_weight": DEFAULT_SUIT_WEIGHT,
         "det_conf": DEFAULT_DET_CONF,
         "conf": DEFAULT_CONF,
         "joker_conf": DEFAULT_JOKER_CONF,
@@ -68,10 +73,10 @@ class CardReader:
     def __init__(self, config: ReaderConfig | None = None, detector: Detector | None = None) -> None:
         self.config = config or ReaderConfig()
         d = self.config.detector
-        self.classifier = IndexClassifier(Path(d.classifier), d.threads) if d.classifier is not None else None
+        self.classifier = IndexClassifier.from_config(d) if d.classifier is not None else None
         # with a classifier, the detector only proposes boxes (score >= det_conf); they are named
         # after merging the tiles, on the original image (vision.classifier)
-        base = replace(d, classifier=None, conf=d.det_conf) if self.classifier else d
+        base = replace(d, classifier=None, suit_head=None, conf=d.det_conf) if self.classifier else d
         self.detector = detector or create_detector(base)
         if self.classifier is None and self.detector.classes == 1:
             raise ClassifierRequiredError(

@@ -23,3 +23,24 @@ def test_eval_passes_the_joker_threshold_to_the_reader(tmp_path: Path) -> None:
     plain = CliRunner().invoke(app, args)  # the shipped default, printed only when it is set
     assert plain.exit_code == 0
     assert ("joker_conf" in plain.output.splitlines()[0]) == (DEFAULT_JOKER_CONF is not None)
+
+
+def test_eval_refuses_a_missing_suit_head_before_reading_anything(tmp_path: Path) -> None:
+    from tractorcam_cli.main import app
+
+    missing = tmp_path / "suit.onnx"
+    r = CliRunner().invoke(app, ["eval", "--n", "0", "--skip-real", "--suit-head", str(missing)])
+    assert r.exit_code == 2
+    assert f"suit head not found: {missing}" in r.output
+
+
+def test_a_sweep_can_be_limited_to_given_det_confs(tmp_path: Path) -> None:
+    from tractorcam_cli.main import app
+
+    make_dataset(tmp_path, n=1, seed=2, split="val", imgsz=160, progress=False)
+    args = ["eval", "--heldout", str(tmp_path), "--split", "val", "--n", "0", "--skip-real", "--sweep"]
+    r = CliRunner().invoke(app, [*args, "--sweep-det-conf", "0.3", "--sweep-det-conf", "0.4"])
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if line.startswith("det_conf")]
+    assert {line.split()[1] for line in rows} == {"0.300", "0.400"}
+    assert "det_conf 0.3," in r.output.splitlines()[0]  # the reader keeps boxes down to the lowest

@@ -60,3 +60,25 @@ def test_reads_some_cards_of_rendered_closeups():
     # (recall 25/26, precision 25/26); the evaluated figures are in models/MODEL_CARD.md.
     assert tp / truth_n >= 0.8
     assert tp / pred_n >= 0.75
+
+
+def test_the_committed_suit_head_loads_with_its_pad_and_fine_tunes_from_its_state_dict():
+    from vision.classifier import SuitHead
+    from vision.detectors.base import WEIGHTS_DIR, default_suit_head
+
+    path = default_suit_head()
+    assert path is not None, "models/weights/suit.onnx is committed since the fifteenth session"
+    head = SuitHead(path)
+    assert head.pad == 1.0 and head.size == 80
+    torch = pytest.importorskip("torch")
+    from models.classifier import build_net
+
+    net = build_net(classes=4, size=80, width=2.0)
+    net.load_state_dict(torch.load(WEIGHTS_DIR / "suit.pt", map_location="cpu"))  # FP16 → FP32 on load
+    crop = np.random.default_rng(0).random((2, 3, 80, 80), dtype=np.float32)
+    net.eval()
+    with torch.no_grad():
+        p_torch = torch.softmax(net(torch.from_numpy(crop)), 1).numpy()
+    (logits,) = head.session.run(None, {head.input_name: crop})
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    np.testing.assert_allclose(p_torch, e / e.sum(1, keepdims=True), atol=0.02)

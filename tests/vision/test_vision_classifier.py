@@ -11,29 +11,37 @@ from vision.labels import class_id
 onnx = pytest.importorskip("onnx")
 
 
-def channel_classifier(path, cards):
-    """A linear ONNX classifier on a crop's BGR channel means: channel k's mean times 10 is the logit
-    of card ``cards[k]`` (every other logit 0)."""
+def linear_model(path, w, metadata=None):
+    """An ONNX model whose logits are a crop's BGR channel means times ``w`` (3, K), with optional
+    metadata properties (key → value)."""
     from onnx import TensorProto, helper, numpy_helper
 
-    w = np.zeros((3, 54), np.float32)
-    for channel, card in cards.items():
-        w[channel, class_id(card)] = 10.0
     nodes = [
         helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
         helper.make_node("MatMul", ["m", "w"], ["logits"]),
     ]
     graph = helper.make_graph(
         nodes,
-        "cls",
+        "lin",
         [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 54])],
-        [numpy_helper.from_array(w, "w")],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", w.shape[1]])],
+        [numpy_helper.from_array(np.asarray(w, np.float32), "w")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
+    for key, value in (metadata or {}).items():
+        model.metadata_props.add(key=key, value=value)
     onnx.save(model, str(path))
     return path
+
+
+def channel_classifier(path, cards):
+    """A linear ONNX classifier on a crop's BGR channel means: channel k's mean times 10 is the logit
+    of card ``cards[k]`` (every other logit 0)."""
+    w = np.zeros((3, 54), np.float32)
+    for channel, card in cards.items():
+        w[channel, class_id(card)] = 10.0
+    return linear_model(path, w)
 
 
 def colour_classifier(path):
@@ -76,25 +84,10 @@ def test_missing_classifier(tmp_path):
 
 def test_background_output_drops_boxes(tmp_path):
     """A 55-output classifier: green-dominant crops are background (index 54) and disappear."""
-    from onnx import TensorProto, helper, numpy_helper
-
     w = np.zeros((3, 55), np.float32)
     w[0, class_id("7H")] = 10.0
     w[1, 54] = 10.0  # green → background
-    nodes = [
-        helper.make_node("ReduceMean", ["crops"], ["m"], axes=[2, 3], keepdims=0),
-        helper.make_node("MatMul", ["m", "w"], ["logits"]),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "cls",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 32, 32])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 55])],
-        [numpy_helper.from_array(w, "w")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(tmp_path / "bg.onnx"))
+    linear_model(tmp_path / "bg.onnx", w)
     img = np.zeros((200, 200, 3), np.uint8)
     img[0:60, 0:60] = (255, 0, 0)
     img[100:160, 100:160] = (0, 255, 0)

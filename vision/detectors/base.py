@@ -38,6 +38,8 @@ class DetectorConfig:
     ``classifier``: an index-classifier ONNX file (:mod:`vision.classifier`); when given, the detector's
     boxes above ``det_conf`` (class-agnostic) are named by it and ``conf`` applies to its probability;
     ``joker_conf`` (None: ``conf``) is the probability a joker needs (:data:`vision.classifier.JOKER_IDS`).
+    ``suit_head``: a suit-head ONNX file (:class:`vision.classifier.SuitHead`) whose reading of a wider
+    crop is folded into the classifier's with ``suit_weight`` (:func:`vision.classifier.fuse_suits`).
     """
 
     type: str = "onnx"
@@ -50,6 +52,8 @@ class DetectorConfig:
     classifier: Path | None = None
     det_conf: float = 0.01
     joker_conf: float | None = None
+    suit_head: Path | None = None
+    suit_weight: float = 1.0
 
 
 @runtime_checkable
@@ -108,14 +112,20 @@ def create_detector(config: DetectorConfig) -> Detector:
         return detector
     from vision.classifier import ClassifiedDetector, IndexClassifier
 
-    base = cls(replace(config, conf=config.det_conf, classifier=None))
-    classifier = IndexClassifier(Path(config.classifier), config.threads)
+    base = cls(replace(config, conf=config.det_conf, classifier=None, suit_head=None))
+    classifier = IndexClassifier.from_config(config)
     return ClassifiedDetector(base, classifier, config.det_conf, config.conf, config.joker_conf)
 
 
 def default_classifier() -> Path | None:
     """The committed index classifier (``classifier.onnx``) if there is one."""
     path = WEIGHTS_DIR / "classifier.onnx"
+    return path if path.is_file() else None
+
+
+def default_suit_head() -> Path | None:
+    """The committed suit head (``suit.onnx``) if there is one."""
+    path = WEIGHTS_DIR / "suit.onnx"
     return path if path.is_file() else None
 
 
