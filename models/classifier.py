@@ -21,7 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
-from vision.classifier import BACKGROUND, CROP_PAD, CROP_SIZE, PAD_KEY, crop_boxes
+from vision.classifier import BACKGROUND, CROP_PAD, CROP_SIZE, PAD_KEY, SUITED, crop_boxes
+from vision.labels import RANKS
 
 
 class CropDataError(ValueError):
@@ -129,8 +130,8 @@ def suit_targets(data: CropSet) -> CropSet:
     >>> d.y.tolist(), len(d.x)
     ([0, 1], 2)
     """
-    keep = data.y < 52
-    return CropSet(data.x[keep], data.y[keep] // 13)
+    keep = data.y < SUITED
+    return CropSet(data.x[keep], data.y[keep] // len(RANKS))
 
 
 #: Names accepted by :func:`augment` (``--augment``).

@@ -73,8 +73,7 @@ def eval_command(
         list[float] | None,
         typer.Option(
             "--sweep-det-conf",
-            help="with --sweep: a det_conf to try (repeat it; default: the whole grid from 0.005, "
-            "slow with a suit head)",
+            help="with --sweep: a det_conf to try (repeat it; default: the whole grid from 0.005)",
         ),
     ] = None,
     sweep: Annotated[

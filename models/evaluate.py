@@ -261,7 +261,7 @@ def sweep_thresholds(
     reports = {key: SceneReport() for key in settings}
     for scene in scenes:
         proposals = reader.tiled.detect(scene.image)
-        named_at = {d: reader.classifier.name_boxes(scene.image, proposals, d, confs[0]) for d in det_confs}
+        named_at = reader.classifier.name_boxes_at(scene.image, proposals, det_confs, confs[0])
         for d, c, j in settings:
             named = named_at[d].filter_confidence(c)
             if j is not None:

@@ -10,15 +10,16 @@ image, so an index found on a downscaled pyramid level is still read at full res
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
-from vision.labels import class_id
+from vision.labels import RANKS, SUITS, class_id
 
 if TYPE_CHECKING:
     from vision.detectors.base import DetectorConfig
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
 BACKGROUND = 54
+#: The suited cards are the first class ids, in blocks of 13 ranks per suit (:mod:`vision.labels`).
+SUITED = len(RANKS) * len(SUITS)
 #: A proposal lying this much (intersection / its area) inside a higher-scoring one is dropped before
 #: naming: mostly a rank or suit glyph boxed alone, or the same index seen at another pyramid level.
 #: On 25 val images it removed 150 of 270 false corners and 9 of 155 true ones (0.75: 120 and 9).
@@ -117,20 +120,9 @@ class IndexClassifier:
         suit_head: SuitHead | None = None,
         suit_weight: float = 1.0,
     ) -> None:
-        import onnxruntime as ort
-
-        if not Path(path).is_file():
-            raise ClassifierNotFoundError(f"classifier not found: {path}")
+        self.session, self.input_name, self.size = _open_session(path, threads, "classifier")
         self.suit_head = suit_head
         self.suit_weight = suit_weight
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self.input_name = self.session.get_inputs()[0].name
-        self.size = int(self.session.get_inputs()[0].shape[2])
         self.rotate_tta = rotate_tta
         if not shifts:
             raise ValueError("shifts needs at least one offset, e.g. ((0.0, 0.0),)")
@@ -148,11 +140,7 @@ class IndexClassifier:
     def _mean_log_probabilities(self, views: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
         """Mean log-softmax over views of the same N crops (one batched run), with their 180° turns
         when ``rotate_tta``."""
-        if self.rotate_tta:
-            views = views + [np.ascontiguousarray(v[:, :, ::-1, ::-1]) for v in views]
-        (logits,) = self.session.run(None, {self.input_name: np.concatenate(views)})
-        z: npt.NDArray[np.float32] = _log_softmax(logits).reshape(len(views), len(views[0]), -1).mean(0)
-        return z
+        return _mean_log_softmax(self.session, self.input_name, views, self.rotate_tta)
 
     def probabilities(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Softmax probabilities (N, 54) or (N, 55) when the model has a background output (index 54);
@@ -187,10 +175,7 @@ class IndexClassifier:
         """``det`` with class ids and confidences from the classifier; background boxes are dropped."""
         if len(det) == 0:
             return det
-        p = self.box_probabilities(image, det.xyxy)
-        cls = p.argmax(1)
-        keep = cls < BACKGROUND  # a 55th output is "not an index"
-        return Detections(det.xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep])
+        return _named(det.xyxy, self.box_probabilities(image, det.xyxy))
 
     def name_boxes(
         self,
@@ -203,10 +188,42 @@ class IndexClassifier:
         """Boxes scoring ≥ ``det_conf`` (class-agnostic NMS, then :data:`CONTAINED_OVERLAP`), named
         from ``image``; kept when their probability is ≥ ``conf`` (and a joker's ≥ ``joker_conf``
         when given: :data:`JOKER_IDS`)."""
-        det = boxes.filter_confidence(det_conf).with_nms(0.5, class_agnostic=True)
-        det = det.without_contained(CONTAINED_OVERLAP)
-        named = self.classify(image, det).filter_confidence(conf)
+        named = self.classify(image, _proposals(boxes, det_conf)).filter_confidence(conf)
         return named if joker_conf is None else named.filter_class_confidence(JOKER_IDS, joker_conf)
+
+    def name_boxes_at(
+        self, image: npt.NDArray[np.uint8], boxes: Detections, det_confs: Iterable[float], conf: float
+    ) -> dict[float, Detections]:
+        """:meth:`name_boxes` (without ``joker_conf``) at every one of ``det_confs``, each box read once.
+
+        Greedy NMS and the contained filter decide a box from higher-scoring boxes only (stable score
+        order), so the boxes kept at a ``det_conf`` are those kept at the lowest one that score at
+        least as much; a box's reading does not depend on the other boxes.
+        """
+        det_confs = tuple(det_confs)
+        det = _proposals(boxes, min(det_confs))
+        p = self.box_probabilities(image, det.xyxy)
+        out = {}
+        for d in det_confs:
+            keep = det.confidence >= d
+            out[d] = _named(det.xyxy[keep], p[keep]).filter_confidence(conf)
+        return out
+
+
+def _proposals(boxes: Detections, det_conf: float) -> Detections:
+    """The boxes to name: score ≥ ``det_conf``, class-agnostic NMS, then :data:`CONTAINED_OVERLAP`."""
+    return (
+        boxes.filter_confidence(det_conf)
+        .with_nms(0.5, class_agnostic=True)
+        .without_contained(CONTAINED_OVERLAP)
+    )
+
+
+def _named(xyxy: npt.NDArray[np.float32], p: npt.NDArray[np.float32]) -> Detections:
+    """Boxes named by their most probable class, with that probability; *background* ones dropped."""
+    cls = p.argmax(1)
+    keep = cls < BACKGROUND  # a 55th output is "not an index"
+    return Detections(xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep])
 
 
 def fuse_suits(
@@ -225,11 +242,11 @@ def fuse_suits(
     """
     if weight == 0 or len(p) == 0:
         return p
-    w = np.repeat(np.power(np.maximum(q, 1e-6), weight), 13, axis=1)  # (N, 52): 13 ranks per suit
-    suited = p[:, :52] * w
-    mass = p[:, :52].sum(1, keepdims=True)
+    w = np.repeat(np.power(np.maximum(q, 1e-6), weight), len(RANKS), axis=1)  # (N, 52), suit blocks
+    suited = p[:, :SUITED] * w
+    mass = p[:, :SUITED].sum(1, keepdims=True)
     out = p.copy()
-    out[:, :52] = suited * mass / np.maximum(suited.sum(1, keepdims=True), 1e-12)
+    out[:, :SUITED] = suited * mass / np.maximum(suited.sum(1, keepdims=True), 1e-12)
     return out.astype(np.float32)
 
 
@@ -244,20 +261,9 @@ class SuitHead:
     """
 
     def __init__(self, path: Path, threads: int = 0, rotate_tta: bool = ROTATE_TTA) -> None:
-        import onnxruntime as ort
-
-        if not Path(path).is_file():
-            raise ClassifierNotFoundError(f"suit head not found: {path}")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        if self.session.get_outputs()[0].shape[-1] != 4:
+        self.session, self.input_name, self.size = _open_session(path, threads, "suit head")
+        if self.session.get_outputs()[0].shape[-1] != len(SUITS):
             raise SuitHeadError(f"{path}: a suit head outputs 4 suits")
-        self.input_name = self.session.get_inputs()[0].name
-        self.size = int(self.session.get_inputs()[0].shape[2])
         meta = self.session.get_modelmeta().custom_metadata_map
         if PAD_KEY not in meta:
             raise SuitHeadError(f"{path}: no {PAD_KEY!r} in its metadata (models.classifier.write_crop_pad)")
@@ -272,9 +278,34 @@ class SuitHead:
         if len(xyxy) == 0:
             return np.zeros((0, 4), np.float32)
         crops = crop_boxes(image, xyxy, self.size, self.pad)
-        views = [crops, np.ascontiguousarray(crops[:, :, ::-1, ::-1])] if self.rotate_tta else [crops]
-        (logits,) = self.session.run(None, {self.input_name: np.concatenate(views)})
-        return _softmax(_log_softmax(logits).reshape(len(views), len(crops), -1).mean(0))
+        return _softmax(_mean_log_softmax(self.session, self.input_name, [crops], self.rotate_tta))
+
+
+def _open_session(path: Path, threads: int, what: str) -> tuple[Any, str, int]:
+    """An ONNX Runtime CPU session of a crop network, its input name and crop size; raises
+    :class:`ClassifierNotFoundError` naming ``what`` when the file is missing."""
+    import onnxruntime as ort
+
+    if not Path(path).is_file():
+        raise ClassifierNotFoundError(f"{what} not found: {path}")
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    first = session.get_inputs()[0]
+    return session, first.name, int(first.shape[2])
+
+
+def _mean_log_softmax(
+    session: Any, input_name: str, views: list[npt.NDArray[np.float32]], rotate_tta: bool
+) -> npt.NDArray[np.float32]:
+    """Mean log-softmax of a network over views of the same N crops (one batched run), with their
+    180° turns when ``rotate_tta``."""
+    if rotate_tta:
+        views = views + [np.ascontiguousarray(v[:, :, ::-1, ::-1]) for v in views]
+    (logits,) = session.run(None, {input_name: np.concatenate(views)})
+    z: npt.NDArray[np.float32] = _log_softmax(logits).reshape(len(views), len(views[0]), -1).mean(0)
+    return z
 
 
 def _log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -273,3 +273,23 @@ def test_joker_conf_holds_only_jokers_to_a_higher_probability(tmp_path):
     # the unsure joker goes; the equally unsure KS stays, it is held to conf only
     assert sorted(strict.names) == ["KS", "SJ"]
     np.testing.assert_allclose(strict[strict.class_id == class_id("SJ")].xyxy, [[30, 30, 60, 70]])
+
+
+def test_naming_at_several_det_confs_matches_naming_at_each(tmp_path):
+    """One reading for a whole det_conf sweep gives what a reading per det_conf gives: overlapping,
+    nested and tied boxes at many scores, some blue (7H), some red (KS), some black (background-ish)."""
+    clf = IndexClassifier(colour_classifier(tmp_path / "c.onnx"))
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 2, (240, 240, 3), np.uint8) * 255
+    xy = rng.uniform(0, 200, (40, 2))
+    wh = rng.uniform(10, 40, (40, 2))
+    scores = np.round(rng.uniform(0, 1, 40), 1)  # ties on purpose
+    boxes = Detections(np.hstack([xy, xy + wh]).astype(np.float32), scores, np.zeros(40, np.int64))
+    det_confs = (0.05, 0.2, 0.3, 0.5, 0.8)
+    at = clf.name_boxes_at(img, boxes, det_confs, conf=0.3)
+    for d in det_confs:
+        one = clf.name_boxes(img, boxes, det_conf=d, conf=0.3)
+        np.testing.assert_array_equal(at[d].xyxy, one.xyxy)
+        np.testing.assert_array_equal(at[d].class_id, one.class_id)
+        np.testing.assert_allclose(at[d].confidence, one.confidence, rtol=1e-5)
+    assert len(at[0.05]) > len(at[0.8]) > 0
