@@ -166,10 +166,17 @@ def make_face_tiles(
 
 
 def main() -> None:
-    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde] [--joker-share P] [--text-share P]``."""
+    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde|kennard] [--joker-share P] [--text-share P]``."""
     import argparse
 
-    from models.synth.designs import KDE_TRAIN, RANDOMISED, RANDOMISED_GLYPH, RANDOMISED_TTF, TRAIN
+    from models.synth.designs import (
+        KDE_TRAIN,
+        KENNARD_TRAIN,
+        RANDOMISED,
+        RANDOMISED_GLYPH,
+        RANDOMISED_TTF,
+        TRAIN,
+    )
 
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("out", type=Path)
@@ -178,12 +185,13 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--designs",
-        choices=("train", "randomised", "fonts", "glyphs", "kde"),
+        choices=("train", "randomised", "fonts", "glyphs", "kde", "kennard"),
         default="train",
         help="train: the scene training designs; randomised: the seeded random procedural decks; "
         "fonts: the same with outline-font indices (RANDOMISED_TTF); "
         "glyphs: the same, most with suit symbols from fonts (RANDOMISED_GLYPH); "
-        "kde: the KDE training decks (models.synth.designs.KDE_TRAIN)",
+        "kde: the KDE training decks (models.synth.designs.KDE_TRAIN); "
+        "kennard: Adrian Kennard's deck (KENNARD_TRAIN; python -m models.synth.kennard first)",
     )
     p.add_argument(
         "--joker-share",
@@ -210,6 +218,7 @@ def main() -> None:
             "fonts": RANDOMISED_TTF,
             "glyphs": RANDOMISED_GLYPH,
             "kde": KDE_TRAIN,
+            "kennard": KENNARD_TRAIN,
         }[a.designs]
     ]
     settings = FaceTileSettings(joker_share=a.joker_share, text_share=a.text_share)

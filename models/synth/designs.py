@@ -7,6 +7,8 @@ Two kinds of design:
 * ``kde``: SVG decks of Debian's ``kdegames-card-data-kf5`` (one element per card, e.g.
   ``queen_heart``; GPL-2+, GPL-3+ or LGPL-2+ artwork, rendered at run time like the aisleriot
   themes). Only decks with a French-suited top-left index that no aisleriot theme already draws.
+* ``kennard``: Adrian Kennard's deck (CC0-1.0; one SVG per card, from the npm registry, converted
+  into the cache by :mod:`models.synth.kennard`), art that neither Debian package draws.
 * ``procedural``: decks drawn by this project with OpenCV (:mod:`models.synth.procedural`), always
   available, so nothing essential depends on apt.
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["aisleriot", "kde", "procedural"]
+Kind = Literal["aisleriot", "kde", "kennard", "procedural"]
 IndexStyle = Literal["anglo", "french", "german", "russian"]
 
 
@@ -134,6 +136,14 @@ KDE_TRAIN: tuple[Design, ...] = (
     _k("kde_jolly_royal", "svg-jolly-royal/jolly-royal.svgz"),
     _k("kde_penguins", "svg-penguins/penguins.svgz", "GPL-3.0-or-later (kdegames-card-data-kf5)"),
 )
+#: Adrian Kennard's deck (sixteenth session): club and spade shapes from art no other source here
+#: draws, for the *classifier's face tiles only* (like :data:`KDE_TRAIN`). Its jokers carry no corner
+#: mark, so none is shown face up.
+KENNARD_TRAIN: tuple[Design, ...] = (
+    Design(
+        "kennard", kind="kennard", jokers=False, licence="CC0-1.0 (Adrian Kennard, npm @letele/playing-cards)"
+    ),
+)
 #: Held out for *model selection* (split ``heldout_val``): unseen designs that are not the test's
 #: :data:`HELDOUT`, so choosing a reader on them leaves the held-out test figures untouched.
 HELDOUT_VAL: tuple[Design, ...] = (
@@ -150,7 +160,14 @@ HELDOUT_VAL_PROC: tuple[Design, ...] = tuple(_p(v) for v in range(600, 640))
 
 BY_NAME: dict[str, Design] = {
     d.name: d
-    for d in ALL + RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH + KDE_TRAIN + HELDOUT_VAL + HELDOUT_VAL_PROC
+    for d in ALL
+    + RANDOMISED
+    + RANDOMISED_TTF
+    + RANDOMISED_GLYPH
+    + KDE_TRAIN
+    + KENNARD_TRAIN
+    + HELDOUT_VAL
+    + HELDOUT_VAL_PROC
 }
 
 #: Held out from training: ~20 % of the aisleriot themes (6 of 27, sibling themes kept together so

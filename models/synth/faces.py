@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.synth import procedural
+from models.synth import kennard, procedural
 from models.synth.designs import BY_NAME, TRAIN, Design
 
 CACHE_VERSION = 4
@@ -47,7 +47,9 @@ def kde_dir() -> Path:
 
 
 def art_path(design: Design) -> Path:
-    """The SVG(Z) file of an aisleriot or KDE design."""
+    """The SVG(Z) file of an aisleriot or KDE design (a Kennard design: its directory of SVGs)."""
+    if design.kind == "kennard":
+        return kennard.art_dir()
     return (kde_dir() if design.kind == "kde" else aisleriot_dir()) / design.source
 
 
@@ -296,6 +298,21 @@ def _build_kde(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return faces, back
 
 
+def _build_kennard(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Faces of the Kennard deck, one SVG per card (:mod:`models.synth.kennard`); its jokers have
+    no corner mark, so (like the KDE decks) they are never shown face up and stand in as the back."""
+    folder = art_path(design)
+    cells = {c: render_sheet(folder / f"{kennard.kennard_name(c)}.svg", FACE_H) for c in CARDS[:52]}
+    size = (int(round(FACE_H * cells["AS"].shape[1] / cells["AS"].shape[0])), FACE_H)
+    faces = {c: cv2.resize(cell, size, interpolation=cv2.INTER_AREA) for c, cell in cells.items()}
+    back = cv2.resize(render_sheet(folder / "B1.svg", FACE_H), size, interpolation=cv2.INTER_AREA)
+    faces["SJ"] = faces["BJ"] = back
+    return faces, back
+
+
+_BUILDERS = {"kde": _build_kde, "kennard": _build_kennard}
+
+
 def _build_aisleriot(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
     svg = art_path(design)
     sheet = render_sheet(svg, height=int(5 * FACE_H * 1.08))
@@ -397,7 +414,7 @@ def load_faces(name: str) -> FaceSet:
         fs = _load_atlas(design)
         if fs is not None:
             return fs
-        faces, back = _build_aisleriot(design) if design.kind == "aisleriot" else _build_kde(design)
+        faces, back = _BUILDERS.get(design.kind, _build_aisleriot)(design)
     else:
         faces, back = _build_procedural(design)
     fs = FaceSet(

@@ -13,6 +13,7 @@ from models.synth.designs import (
     HELDOUT_VAL,
     HELDOUT_VAL_PROC,
     KDE_TRAIN,
+    KENNARD_TRAIN,
     PROCEDURAL,
     RANDOMISED,
     RANDOMISED_GLYPH,
@@ -30,15 +31,25 @@ def test_split_is_disjoint_and_complete() -> None:
     held = {d.name for d in HELDOUT}
     assert not train & held
     assert train | held == {d.name for d in ALL}
-    assert len(BY_NAME) == len(ALL) + len(RANDOMISED) + len(RANDOMISED_TTF) + len(RANDOMISED_GLYPH) + len(
-        KDE_TRAIN
-    ) + len(HELDOUT_VAL) + len(HELDOUT_VAL_PROC)
+    groups = (
+        ALL,
+        RANDOMISED,
+        RANDOMISED_TTF,
+        RANDOMISED_GLYPH,
+        KDE_TRAIN,
+        KENNARD_TRAIN,
+        HELDOUT_VAL,
+        HELDOUT_VAL_PROC,
+    )
+    assert len(BY_NAME) == sum(len(g) for g in groups)
 
 
 def test_selection_designs_are_unseen_and_not_the_test() -> None:
     """heldout_val (for choosing readers) shares no design, and no source file, with training or the test."""
     val = {d.name for d in HELDOUT_VAL}
-    seen = {d.name for d in TRAIN + RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH + KDE_TRAIN}
+    seen = {
+        d.name for d in TRAIN + RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH + KDE_TRAIN + KENNARD_TRAIN
+    }
     assert val and not val & seen and not val & {d.name for d in HELDOUT}
     proc = {d.name for d in HELDOUT_VAL_PROC}
     assert len(proc) == 40 and not proc & (seen | val | {d.name for d in HELDOUT})
