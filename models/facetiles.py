@@ -178,6 +178,14 @@ def main() -> None:
         TRAIN,
     )
 
+    groups = {
+        "train": TRAIN,
+        "randomised": RANDOMISED,
+        "fonts": RANDOMISED_TTF,
+        "glyphs": RANDOMISED_GLYPH,
+        "kde": KDE_TRAIN,
+        "kennard": KENNARD_TRAIN,
+    }
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("out", type=Path)
     p.add_argument("--train", type=int, default=4000)
@@ -185,7 +193,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--designs",
-        choices=("train", "randomised", "fonts", "glyphs", "kde", "kennard"),
+        choices=tuple(groups),
         default="train",
         help="train: the scene training designs; randomised: the seeded random procedural decks; "
         "fonts: the same with outline-font indices (RANDOMISED_TTF); "
@@ -210,17 +218,7 @@ def main() -> None:
         p.error("--text-share must lie in [0, 1]")
     if a.joker_share is not None and not 0.0 <= a.joker_share <= 1.0:
         p.error("--joker-share must lie in [0, 1]")
-    names = [
-        d.name
-        for d in {
-            "train": TRAIN,
-            "randomised": RANDOMISED,
-            "fonts": RANDOMISED_TTF,
-            "glyphs": RANDOMISED_GLYPH,
-            "kde": KDE_TRAIN,
-            "kennard": KENNARD_TRAIN,
-        }[a.designs]
-    ]
+    names = [d.name for d in groups[a.designs]]
     settings = FaceTileSettings(joker_share=a.joker_share, text_share=a.text_share)
     make_face_tiles(a.out, "train", a.train, names, a.seed, settings)
     make_face_tiles(a.out, "val", a.val, names, a.seed + 1, settings)

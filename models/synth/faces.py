@@ -35,10 +35,14 @@ SHEET_SUITS = ("C", "D", "H", "S")
 CARDS: tuple[str, ...] = tuple(r + s for s in "SHDC" for r in SHEET_RANKS[1:] + ("A",)) + ("SJ", "BJ")
 
 
+def cache_root() -> Path:
+    """Root of this project's cache (env ``TRACTORCAM_CACHE`` overrides ``~/.cache/tractorcam``)."""
+    return Path(os.environ.get("TRACTORCAM_CACHE") or str(Path.home() / ".cache" / "tractorcam"))
+
+
 def cache_dir() -> Path:
-    """Root of the face cache (env ``TRACTORCAM_CACHE`` overrides ``~/.cache/tractorcam``)."""
-    root = os.environ.get("TRACTORCAM_CACHE") or str(Path.home() / ".cache" / "tractorcam")
-    return Path(root) / "faces"
+    """Root of the face cache (``<cache root>/faces``)."""
+    return cache_root() / "faces"
 
 
 def kde_dir() -> Path:
@@ -46,10 +50,17 @@ def kde_dir() -> Path:
     return Path(os.environ.get("TRACTORCAM_KDE_DIR", "/usr/share/carddecks"))
 
 
+def kennard_dir() -> Path:
+    """Where :mod:`models.synth.kennard` writes Adrian Kennard's card SVGs (env
+    ``TRACTORCAM_KENNARD_DIR`` overrides ``<cache root>/art/kennard``)."""
+    env = os.environ.get("TRACTORCAM_KENNARD_DIR")
+    return Path(env) if env else cache_root() / "art" / "kennard"
+
+
 def art_path(design: Design) -> Path:
     """The SVG(Z) file of an aisleriot or KDE design (a Kennard design: its directory of SVGs)."""
     if design.kind == "kennard":
-        return kennard.art_dir()
+        return kennard_dir()
     return (kde_dir() if design.kind == "kde" else aisleriot_dir()) / design.source
 
 
@@ -310,9 +321,6 @@ def _build_kennard(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return faces, back
 
 
-_BUILDERS = {"kde": _build_kde, "kennard": _build_kennard}
-
-
 def _build_aisleriot(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
     svg = art_path(design)
     sheet = render_sheet(svg, height=int(5 * FACE_H * 1.08))
@@ -328,6 +336,10 @@ def _build_aisleriot(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]
     faces["BJ"] = cv2.resize(cells[4][1], size, interpolation=cv2.INTER_AREA)
     back = cv2.resize(cells[4][2], size, interpolation=cv2.INTER_AREA)
     return faces, back
+
+
+#: How the faces of each kind of SVG design are built (procedural decks are drawn, not rendered).
+_BUILDERS = {"aisleriot": _build_aisleriot, "kde": _build_kde, "kennard": _build_kennard}
 
 
 def _build_procedural(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -414,7 +426,7 @@ def load_faces(name: str) -> FaceSet:
         fs = _load_atlas(design)
         if fs is not None:
             return fs
-        faces, back = _BUILDERS.get(design.kind, _build_aisleriot)(design)
+        faces, back = _BUILDERS[design.kind](design)
     else:
         faces, back = _build_procedural(design)
     fs = FaceSet(

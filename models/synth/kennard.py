@@ -6,7 +6,7 @@ components (``dist/index.esm.js``, one ``SvgC10``-style component per card, writ
 nested ``React.createElement`` calls). :func:`convert_bundle` runs that bundle under Node.js with a
 tiny ``createElement`` that prints SVG markup, so every card becomes ``<out>/<name>.svg`` (``C10``,
 ``SA``, ``HK``; ``J1`` / ``J2`` the jokers, ``B1`` / ``B2`` backs). Nothing is committed: the SVGs
-live in the cache (:func:`art_dir`), like the rendered atlases of :mod:`models.synth.faces`.
+live in the cache (:func:`models.synth.faces.kennard_dir`), like the rendered atlases of :mod:`models.synth.faces`.
 
 ``python -m models.synth.kennard`` fetches the package with ``npm pack`` (a package registry, as
 apt is for the Debian art) and converts it; ``--bundle FILE`` converts an ``index.esm.js`` already
@@ -21,7 +21,6 @@ Card names here follow the bundle: suit letter first, then the rank (``A``, ``2`
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tarfile
@@ -82,16 +81,6 @@ def kennard_name(card: str) -> str:
     return card[-1] + card[:-1]
 
 
-def art_dir() -> Path:
-    """Where the converted SVGs live (env ``TRACTORCAM_KENNARD_DIR`` overrides
-    ``<cache>/art/kennard``)."""
-    env = os.environ.get("TRACTORCAM_KENNARD_DIR")
-    if env:
-        return Path(env)
-    root = os.environ.get("TRACTORCAM_CACHE") or str(Path.home() / ".cache" / "tractorcam")
-    return Path(root) / "art" / "kennard"
-
-
 def convert_bundle(bundle: Path, out: Path) -> int:
     """Write one SVG per component of ``bundle`` into ``out``; returns how many.
 
@@ -127,11 +116,13 @@ def main() -> None:
     """``python -m models.synth.kennard [--bundle index.esm.js] [--out DIR]``: write the card SVGs."""
     import argparse
 
+    from models.synth.faces import kennard_dir
+
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("--bundle", type=Path, help="an index.esm.js already on disk (default: npm pack it)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: the cache)")
     a = p.parse_args()
-    out = a.out or art_dir()
+    out = a.out or kennard_dir()
     try:
         if a.bundle is not None:
             n = convert_bundle(a.bundle, out)

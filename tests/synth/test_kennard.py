@@ -120,9 +120,9 @@ def test_names_and_art_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert [kennard.kennard_name(c) for c in ("10C", "AS", "QH", "2D")] == ["C10", "SA", "HQ", "D2"]
     monkeypatch.delenv("TRACTORCAM_KENNARD_DIR", raising=False)
     monkeypatch.setenv("TRACTORCAM_CACHE", str(tmp_path))
-    assert kennard.art_dir() == tmp_path / "art" / "kennard"
+    assert faces.kennard_dir() == tmp_path / "art" / "kennard"
     monkeypatch.setenv("TRACTORCAM_KENNARD_DIR", str(tmp_path / "k"))
-    assert kennard.art_dir() == tmp_path / "k"
+    assert faces.kennard_dir() == tmp_path / "k"
 
 
 def test_design_is_training_only() -> None:
