@@ -47,6 +47,13 @@ def eval_command(
     conf: Annotated[float | None, typer.Option("--conf", help="default: tuned (vision.reader)")] = None,
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
     per_class: Annotated[bool, typer.Option("--per-class", help="print per-card precision/recall")] = False,
+    per_design: Annotated[
+        bool, typer.Option("--per-design", help="print the synthetic figures per card design, worst first")
+    ] = False,
+    designs: Annotated[
+        list[str] | None,
+        typer.Option("--design", help="with --heldout: only scenes showing this design (repeatable)"),
+    ] = None,
     classifier: Annotated[
         Path | None, typer.Option("--classifier", help="default: the committed one")
     ] = None,
@@ -91,6 +98,8 @@ def eval_command(
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.reader import CardReader, default_reader_config
 
+    if designs and heldout is None:
+        raise _fail(ev.EvaluationDataError("--design needs a rendered dataset (--heldout)"))
     options: dict[str, object] = {"weights": weights, "imgsz": imgsz}
     if no_classifier or classifier is not None:
         options["classifier"] = None if no_classifier else classifier
@@ -129,7 +138,7 @@ def eval_command(
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
-            scenes = ev.load_synthetic_split(heldout, split, limit)
+            scenes = ev.load_synthetic_split(heldout, split, limit, designs or ())
             if reader.classifier is not None:
                 sweeps = ev.sweep_thresholds(
                     reader, scenes, sweep_det_confs or SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS
@@ -144,14 +153,17 @@ def eval_command(
                 typer.echo(f"{label}: " + text.replace("\n", "\n    "))
             return
         if heldout is not None:
-            scenes = ev.load_synthetic_split(heldout, split, limit)
+            scenes = ev.load_synthetic_split(heldout, split, limit, designs or ())
             report = ev.evaluate_synthetic(reader, scenes)
-            typer.echo(ev.format_scene_report(report, per_class, title=f"synthetic {split} ({heldout})"))
+            title = f"synthetic {split} ({heldout}" + (f"; {', '.join(designs)}" if designs else "") + ")"
+            typer.echo(ev.format_scene_report(report, per_class, title=title, per_design=per_design))
         elif n > 0:
             scenes = ev.render_heldout_scenes(n if limit is None else min(n, limit), seed)
             report = ev.evaluate_synthetic(reader, scenes)
             typer.echo(
-                ev.format_scene_report(report, per_class, title="synthetic held-out whole-table scenes")
+                ev.format_scene_report(
+                    report, per_class, title="synthetic held-out whole-table scenes", per_design=per_design
+                )
             )
         if not skip_real:
             photos = ev.load_real_photos(real or ev.REAL_DIR)[:limit]

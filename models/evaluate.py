@@ -115,6 +115,22 @@ class SyntheticScene:
     image: npt.NDArray[np.uint8]
     truth: Counter[str]
     plays: tuple[PlayTruth, ...] = ()
+    #: the scene's card design(s), ``+``-joined and sorted (``"paris"``, ``"paris+plastic"``); "" unknown
+    design: str = ""
+
+
+def scene_design(annotation: dict[str, Any]) -> str:
+    """A scene's design key: its annotation's ``designs`` (else its cards' ``design``), sorted, ``+``-joined.
+
+    >>> scene_design({"designs": ["plastic", "paris"]})
+    'paris+plastic'
+    >>> scene_design({"cards": [{"design": "tigullio"}, {"design": "tigullio"}]})
+    'tigullio'
+    >>> scene_design({})
+    ''
+    """
+    names = annotation.get("designs") or {c.get("design") for c in annotation.get("cards", [])}
+    return "+".join(sorted(str(n) for n in names if n))
 
 
 def _card_seen(card: dict[str, Any], min_visible: float) -> bool:
@@ -150,9 +166,14 @@ def annotation_plays(annotation: dict[str, Any], min_visible: float = MIN_VISIBL
 
 
 def load_synthetic_split(
-    dataset: Path, split: str = "heldout", limit: int | None = None
+    dataset: Path, split: str = "heldout", limit: int | None = None, designs: Iterable[str] = ()
 ) -> Iterator[SyntheticScene]:
-    """Scenes of a rendered dataset split with their truth from ``annotations/<split>/*.json``."""
+    """Scenes of a rendered dataset split with their truth from ``annotations/<split>/*.json``.
+
+    ``designs``: keep only the scenes that show at least one of these designs (all when empty);
+    ``limit`` counts the scenes kept. Raises :class:`EvaluationDataError` when the split has no
+    annotations, or when ``designs`` names a design that none of its scenes shows.
+    """
     from vision.capture import read_image
 
     ann_dir = Path(dataset) / "annotations" / split
@@ -160,14 +181,24 @@ def load_synthetic_split(
     files = sorted(ann_dir.glob("*.json"))
     if not files:
         raise EvaluationDataError(f"no annotations in {ann_dir}")
-    for ann_path in files[:limit]:
+    wanted = set(designs)
+    kept = 0
+    for ann_path in files:
+        if limit is not None and kept >= limit:
+            return
+        ann = json.loads(ann_path.read_text())
+        design = scene_design(ann)
+        if wanted and not wanted & set(design.split("+")):
+            continue
         images = list(img_dir.glob(ann_path.stem + ".*"))
         if not images:
             continue
-        ann = json.loads(ann_path.read_text())
+        kept += 1
         yield SyntheticScene(
-            ann_path.stem, read_image(images[0]), annotation_truth(ann), annotation_plays(ann)
+            ann_path.stem, read_image(images[0]), annotation_truth(ann), annotation_plays(ann), design
         )
+    if wanted and not kept:
+        raise EvaluationDataError(f"no scene in {ann_dir} shows {', '.join(sorted(wanted))}")
 
 
 def render_heldout_scenes(n: int, seed: int = 10_000, **options: Any) -> Iterator[SyntheticScene]:
@@ -178,8 +209,10 @@ def render_heldout_scenes(n: int, seed: int = 10_000, **options: Any) -> Iterato
     designs = available_designs(HELDOUT)
     for i in range(n):
         scene = render_scene(seed + i, designs=designs, **options)
-        ann = {"cards": [c.to_dict() for c in scene.cards]}
-        yield SyntheticScene(f"scene{seed + i}", scene.image, annotation_truth(ann), annotation_plays(ann))
+        ann = {"cards": [c.to_dict() for c in scene.cards], "designs": scene.meta.get("designs", [])}
+        yield SyntheticScene(
+            f"scene{seed + i}", scene.image, annotation_truth(ann), annotation_plays(ann), scene_design(ann)
+        )
 
 
 def assign_to_plays(cards: list[CardInstance], plays: tuple[PlayTruth, ...]) -> list[Counter[str]]:
@@ -210,6 +243,12 @@ def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> 
 
 
 def _add_scene(report: SceneReport, cards: list[CardInstance], scene: SyntheticScene) -> None:
+    _add_scene_to(report, cards, scene)
+    if scene.design:
+        _add_scene_to(report.by_design.setdefault(scene.design, SceneReport()), cards, scene)
+
+
+def _add_scene_to(report: SceneReport, cards: list[CardInstance], scene: SyntheticScene) -> None:
     report.add_cards(count_cards(cards), scene.truth)
     if scene.plays:
         for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
@@ -281,9 +320,9 @@ def _pr(t: Tally, p: str = "precision", r: str = "recall") -> str:
 
 
 def format_scene_report(
-    report: SceneReport, per_class: bool = False, title: str = "synthetic held-out"
+    report: SceneReport, per_class: bool = False, title: str = "synthetic held-out", per_design: bool = False
 ) -> str:
-    """Human-readable synthetic figures."""
+    """Human-readable synthetic figures; ``per_design`` adds one line per scene design (worst F1 first)."""
     c, j = report.cards, report.jokers
     lines = [
         f"{title}: {report.images} images, {report.plays} plays, "
@@ -295,6 +334,14 @@ def format_scene_report(
         for name in sorted(report.per_class, key=lambda n: (len(n), n)):
             t = report.per_class[name]
             lines.append(f"    {name:>3}: {_pr(t, 'P', 'R')} (tp {t.tp} fp {t.fp} fn {t.fn})")
+    if per_design:
+        lines.append("  per design (scenes with two designs under both names joined by +):")
+        for name, d in sorted(report.by_design.items(), key=lambda kv: (kv[1].cards.f1, kv[0])):
+            lines.append(
+                f"    {name}: {d.images} images, {d.plays} plays, exact {d.exact_match:.2%}, "
+                f"cards {_pr(d.cards, 'P', 'R')} F1 {d.cards.f1:.2%}, jokers {d.jokers.tp} of "
+                f"{d.jokers.tp + d.jokers.fn} ({d.jokers.fp} false)"
+            )
     return "\n".join(lines)
 
 

@@ -72,6 +72,8 @@ class SceneReport:
     images: int = 0
     plays: int = 0
     exact_plays: int = 0
+    #: the same figures per card design of the scenes (filled by ``models.evaluate``; one level only)
+    by_design: dict[str, SceneReport] = field(default_factory=dict)
 
     @property
     def exact_match(self) -> float:

@@ -44,3 +44,35 @@ def test_a_sweep_can_be_limited_to_given_det_confs(tmp_path: Path) -> None:
     rows = [line for line in r.output.splitlines() if line.startswith("det_conf")]
     assert {line.split()[1] for line in rows} == {"0.300", "0.400"}
     assert "det_conf 0.3," in r.output.splitlines()[0]  # the reader keeps boxes down to the lowest
+
+
+def test_eval_prints_per_design_rows_and_filters_by_design(tmp_path: Path) -> None:
+    import json
+
+    from tractorcam_cli.main import app
+
+    make_dataset(tmp_path, n=2, seed=2, split="val", imgsz=160, progress=False)
+    shown = sorted(
+        {
+            d
+            for f in (tmp_path / "annotations" / "val").glob("*.json")
+            for d in json.loads(f.read_text())["designs"]
+        }
+    )
+    args = ["eval", "--heldout", str(tmp_path), "--split", "val", "--n", "0", "--skip-real"]
+    r = CliRunner().invoke(app, [*args, "--per-design"])
+    assert r.exit_code == 0, r.output
+    rows = r.output.split("per design")[1].splitlines()[1:]
+    assert sorted(row.split(":")[0].strip() for row in rows if row.strip()) == sorted(
+        {
+            "+".join(sorted(json.loads(f.read_text())["designs"]))
+            for f in (tmp_path / "annotations" / "val").glob("*.json")
+        }
+    )
+    one = CliRunner().invoke(app, [*args, "--design", shown[0]])
+    assert one.exit_code == 0, one.output
+    assert f"; {shown[0]})" in one.output
+    missing = CliRunner().invoke(app, [*args, "--design", "no_such_deck"])
+    assert missing.exit_code == 2 and "shows no_such_deck" in missing.output
+    rendered = CliRunner().invoke(app, ["eval", "--n", "1", "--skip-real", "--design", shown[0]])
+    assert rendered.exit_code == 2 and "--design needs a rendered dataset" in rendered.output

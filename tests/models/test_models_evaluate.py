@@ -181,3 +181,88 @@ def test_sweep_tries_joker_thresholds_above_conf_only(tmp_path):
     plain, strict = reports[(0.01, 0.5, None)], reports[(0.01, 0.5, 0.9)]
     assert (plain.jokers.tp, plain.jokers.fp) == (1, 1) and (strict.jokers.tp, strict.jokers.fp) == (1, 0)
     assert (plain.cards.fp, strict.cards.fp) == (2, 1)  # the unsure KS stays false in both
+
+
+def test_module_doctests() -> None:
+    import doctest
+
+    import models.evaluate
+
+    result = doctest.testmod(models.evaluate)
+    assert result.attempted >= 3 and result.failed == 0
+
+
+def _split(root, scenes):
+    """A rendered-dataset folder: ``scenes`` = [(stem, designs)], one blank image each."""
+    import json
+
+    import cv2
+    import numpy as np
+
+    (root / "annotations" / "heldout").mkdir(parents=True)
+    (root / "images" / "heldout").mkdir(parents=True)
+    for stem, designs in scenes:
+        ann = {"designs": designs, "cards": [_card("7H", "S", SQ, [1.0])]}
+        (root / "annotations" / "heldout" / f"{stem}.json").write_text(json.dumps(ann))
+        cv2.imwrite(str(root / "images" / "heldout" / f"{stem}.png"), np.zeros((8, 8, 3), np.uint8))
+
+
+def test_split_scenes_carry_their_design_and_can_be_filtered(tmp_path):
+    from models.evaluate import load_synthetic_split
+
+    _split(tmp_path, [("a", ["paris"]), ("b", ["plastic", "paris"]), ("c", ["tigullio"])])
+    assert [(s.name, s.design) for s in load_synthetic_split(tmp_path)] == [
+        ("a", "paris"),
+        ("b", "paris+plastic"),
+        ("c", "tigullio"),
+    ]
+    assert [s.name for s in load_synthetic_split(tmp_path, designs=["paris"])] == ["a", "b"]
+    assert [s.name for s in load_synthetic_split(tmp_path, designs=["plastic", "tigullio"])] == ["b", "c"]
+    assert [s.name for s in load_synthetic_split(tmp_path, limit=1, designs=["tigullio"])] == ["c"]
+    with pytest.raises(EvaluationDataError, match="no scene .* shows gnomangelo"):
+        list(load_synthetic_split(tmp_path, designs=["gnomangelo"]))
+
+
+def test_report_keeps_figures_per_design(tmp_path):
+    """Two scenes of one design, each holding one 7H: the scripted reader reads 7H on both images,
+    so paris (1 scene) is all right and plastic gets one true and one false card."""
+    import numpy as np
+
+    from models.evaluate import SyntheticScene, annotation_plays, evaluate_synthetic, format_scene_report
+    from vision.detections import Detections
+    from vision.detectors import DetectorConfig
+    from vision.labels import class_id
+    from vision.reader import CardReader, ReaderConfig
+    from vision.tiling import TilingConfig
+
+    seven = Detections([[10, 10, 20, 30]], [0.9], [class_id("7H")])
+    nine = Detections([[10, 10, 20, 30], [200, 10, 210, 30]], [0.9, 0.9], [class_id("7H"), class_id("9S")])
+    reader = CardReader(
+        ReaderConfig(
+            detector=DetectorConfig(type="fake", script=(seven, nine), conf=0.0),
+            tiling=TilingConfig(levels=(1.0,)),
+        )
+    )
+    ann = {"cards": [_card("7H", "S", SQ, [1.0])]}
+    img = np.zeros((320, 320, 3), np.uint8)
+    scenes = [
+        SyntheticScene("p", img, annotation_truth(ann), annotation_plays(ann), "paris"),
+        SyntheticScene("q", img, annotation_truth(ann), annotation_plays(ann), "plastic"),
+    ]
+    report = evaluate_synthetic(reader, scenes)
+    assert (report.cards.tp, report.cards.fp) == (2, 1)
+    assert set(report.by_design) == {"paris", "plastic"}
+    paris, plastic = report.by_design["paris"], report.by_design["plastic"]
+    assert (paris.images, paris.cards.tp, paris.cards.fp, paris.exact_plays) == (1, 1, 0, 1)
+    assert (plastic.images, plastic.cards.tp, plastic.cards.fp, plastic.exact_plays) == (1, 1, 1, 1)
+    assert paris.by_design == {} and plastic.by_design == {}  # one level only
+    lines = format_scene_report(report, per_design=True).splitlines()
+    rows = [
+        line.strip()
+        for line in lines[
+            lines.index("  per design (scenes with two designs under both names joined by +):") + 1 :
+        ]
+    ]
+    assert rows[0].startswith("plastic: 1 images, 1 plays, exact 100.00%, cards P 50.00% R 100.00%")
+    assert rows[1].startswith("paris: 1 images")  # the worse design first
+    assert "per design" not in format_scene_report(report)
