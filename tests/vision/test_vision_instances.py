@@ -90,9 +90,10 @@ def test_far_apart_same_class_stay_separate():
     assert count_cards(group_corners(make([("AS", 0, 0), ("AS", 500, 500)]))) == {"AS": 2}
 
 
-def test_bad_config():
-    with pytest.raises(InstanceConfigError):
-        InstanceConfig(tolerance=0)
+@pytest.mark.parametrize("tolerance", [(0.0, 0.5), (1.0, 0.5), (0.4, 0.0), (-0.1, 0.5)])
+def test_bad_config(tolerance):
+    with pytest.raises(InstanceConfigError, match="below"):
+        InstanceConfig(tolerance=tolerance)
 
 
 def test_json_entry():
@@ -107,3 +108,18 @@ def test_four_index_card_counts_once():
     cards = group_corners(dets)
     assert [(c.card, c.corners) for c in cards] == [("QD", 4)]
     assert count_cards(group_corners(dets, InstanceConfig(merge_four_index=False))) == {"QD": 2}
+
+
+@pytest.mark.parametrize(
+    ("dx", "cards"),
+    [
+        (51.0, 1),  # a four-index deck's tl and tr indices, a card's width apart: 0.64 x 80 px
+        (44.0, 2),  # 0.55 x: below the band (a fan of two identical cards stays two)
+        (116.0, 1),  # 1.45 x: a partly hidden index's small box under-estimates the distance
+        (128.0, 2),  # 1.6 x: above the band
+    ],
+)
+def test_pair_band_is_wider_below_and_above_than_35_percent(dx, cards):
+    assert count_cards(group_corners(make([("QD", 100, 100), ("QD", 100 + dx, 100)]))) == {"QD": cards}
+    narrow = InstanceConfig(tolerance=(0.35, 0.35))  # the sixteenth session's band splits all four
+    assert count_cards(group_corners(make([("QD", 100, 100), ("QD", 100 + dx, 100)]), narrow)) == {"QD": 2}
