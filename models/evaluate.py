@@ -243,19 +243,23 @@ def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> 
 
 
 def _add_scene(report: SceneReport, cards: list[CardInstance], scene: SyntheticScene) -> None:
-    _add_scene_to(report, cards, scene)
-    if scene.design:
-        _add_scene_to(report.by_design.setdefault(scene.design, SceneReport()), cards, scene)
-
-
-def _add_scene_to(report: SceneReport, cards: list[CardInstance], scene: SyntheticScene) -> None:
-    report.add_cards(count_cards(cards), scene.truth)
+    """Add one scene to ``report`` and to its design's report (cards counted and assigned once)."""
+    predicted = count_cards(cards)
     if scene.plays:
-        for predicted, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True):
-            if sum(play.truth.values()):
-                report.add_play(predicted, play.truth)
-    elif sum(scene.truth.values()):
-        report.add_play(count_cards(cards), scene.truth)
+        plays = [
+            (pred, play.truth)
+            for pred, play in zip(assign_to_plays(cards, scene.plays), scene.plays, strict=True)
+            if sum(play.truth.values())
+        ]
+    else:
+        plays = [(predicted, scene.truth)] if sum(scene.truth.values()) else []
+    targets = [report]
+    if scene.design:
+        targets.append(report.by_design.setdefault(scene.design, SceneReport()))
+    for target in targets:
+        target.add_cards(predicted, scene.truth)
+        for pred, truth in plays:
+            target.add_play(pred, truth)
 
 
 def sweep_confidence(

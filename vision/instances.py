@@ -5,8 +5,8 @@ detector finds indices, so one card can give 0, 1 or 2 detections of its class. 
 the same class belong to one card when their distance fits the card: the distance between the two
 index centres of one card is about ``index_pair_ratio`` × the index size (or, with a rectified table
 of known card size, the exact expected distance). Per class, candidate pairs whose distance fits
-within ``tolerance`` (a band below and above the expected distance) become edges of a graph and a maximum-cardinality, maximum-weight matching
-(networkx) picks the pairs; every matched pair and every unmatched detection is one card. So two
+within ``tolerance`` (a band below and above the expected distance) become edges of a graph and a
+maximum-cardinality, maximum-weight matching (networkx) picks the pairs; every matched pair and every unmatched detection is one card. So two
 identical cards from different decks count twice, while the two corners of one card count once.
 """
 
@@ -27,9 +27,9 @@ from vision.labels import class_id, class_name
 # 27 training designs (index box vs face size) the ratio is 4.2 for most, 5.1 for a rank-beside-pip
 # index and 2.3 for one very tall index; the tolerance keeps the common range. Decks that print all
 # four corners put two same-card indices a card's width apart (≈ 0.64 of the diagonal), and a
-# partly hidden index gives a small box (a long expected distance) or a large one: hence a band wider
-# below and above than the sixteenth session's ±35 % (``TOLERANCE``, chosen on the selection splits,
-# models/MODEL_CARD.md, *Seventeenth session*).
+# partly hidden index gives a small box, so its card's real distance looks long: hence a band wider
+# below and above than the ±35 % used until the seventeenth session (``TOLERANCE``, chosen on the
+# selection splits, models/MODEL_CARD.md, *Seventeenth session*).
 TOLERANCE = (0.4, 0.5)
 INDEX_PAIR_RATIO = 4.2
 INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)

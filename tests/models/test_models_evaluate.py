@@ -224,8 +224,8 @@ def test_split_scenes_carry_their_design_and_can_be_filtered(tmp_path):
 
 
 def test_report_keeps_figures_per_design(tmp_path):
-    """Two scenes of one design, each holding one 7H: the scripted reader reads 7H on both images,
-    so paris (1 scene) is all right and plastic gets one true and one false card."""
+    """Two scenes of two designs, each holding one 7H: the scripted reader reads 7H on the first and
+    7H + 9S on the second, so paris (1 scene) is all right and plastic gets one true and one false card."""
     import numpy as np
 
     from models.evaluate import SyntheticScene, annotation_plays, evaluate_synthetic, format_scene_report
