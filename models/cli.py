@@ -76,6 +76,15 @@ def eval_command(
     suit_weight: Annotated[
         float | None, typer.Option("--suit-weight", help="weight of the suit head's reading (default: tuned)")
     ] = None,
+    orientation_head: Annotated[
+        Path | None,
+        typer.Option(
+            "--orientation-head", help="orientation-head .onnx (default: the committed one, if any)"
+        ),
+    ] = None,
+    no_orientation_head: Annotated[
+        bool, typer.Option("--no-orientation-head", help="pair corners by distance alone")
+    ] = False,
     sweep_det_confs: Annotated[
         list[float] | None,
         typer.Option(
@@ -96,6 +105,7 @@ def eval_command(
     from models import evaluate as ev
     from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
+    from vision.orientation import OrientationHeadError
     from vision.reader import CardReader, default_reader_config
 
     if designs and heldout is None:
@@ -107,6 +117,8 @@ def eval_command(
         options["suit_head"] = None if no_suit_head else suit_head
     if suit_weight is not None:
         options["suit_weight"] = suit_weight
+    if no_orientation_head or orientation_head is not None:
+        options["orientation_head"] = None if no_orientation_head else orientation_head
     if sweep:
         options["conf"] = 0.05
         options["det_conf"] = min(sweep_det_confs or SWEEP_DET_CONFS)
@@ -126,6 +138,7 @@ def eval_command(
         WeightsNotFoundError,
         ClassifierNotFoundError,
         SuitHeadError,
+        OrientationHeadError,
         ClassifierRequiredError,
     ) as exc:
         raise _fail(exc) from None
@@ -134,6 +147,7 @@ def eval_command(
         f"weights: {d.weights or 'committed'}, classifier: {d.classifier}, det_conf {d.det_conf}, conf {d.conf}"
         + (f", joker_conf {d.joker_conf}" if d.joker_conf is not None else "")
         + (f", suit head {d.suit_head} (weight {d.suit_weight:g})" if d.suit_head is not None else "")
+        + (f", orientation head {d.orientation_head}" if d.orientation_head is not None else "")
     )
     try:
         if heldout is not None and sweep:

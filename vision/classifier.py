@@ -23,6 +23,7 @@ from vision.labels import RANKS, SUITS, class_id
 
 if TYPE_CHECKING:
     from vision.detectors.base import DetectorConfig
+    from vision.orientation import OrientationHead
 
 CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
@@ -107,7 +108,9 @@ class IndexClassifier:
     ``shifts``: offsets of the crops a box is read from (:data:`SHIFT_TTA`; ``((0, 0),)`` for one crop);
     ``shift_below``: only boxes whose reading of the first offset has a top probability below this are
     read at the other offsets too (:data:`SHIFT_TTA_BELOW`; above 1 reads every box at every offset);
-    ``suit_head``: a :class:`SuitHead` whose reading is folded in with ``suit_weight`` (:func:`fuse_suits`).
+    ``suit_head``: a :class:`SuitHead` whose reading is folded in with ``suit_weight`` (:func:`fuse_suits`);
+    ``orientation_head``: a :class:`~vision.orientation.OrientationHead` that gives the named boxes their
+    reading directions (``Detections.up``, for card grouping).
     """
 
     def __init__(
@@ -119,9 +122,11 @@ class IndexClassifier:
         shift_below: float = SHIFT_TTA_BELOW,
         suit_head: SuitHead | None = None,
         suit_weight: float = 1.0,
+        orientation_head: OrientationHead | None = None,
     ) -> None:
         self.session, self.input_name, self.size = _open_session(path, threads, "classifier")
         self.suit_head = suit_head
+        self.orientation_head = orientation_head
         self.suit_weight = suit_weight
         self.rotate_tta = rotate_tta
         if not shifts:
@@ -131,11 +136,21 @@ class IndexClassifier:
 
     @classmethod
     def from_config(cls, config: DetectorConfig) -> IndexClassifier:
-        """The classifier (and suit head, if any) a :class:`~vision.detectors.base.DetectorConfig` names."""
+        """The classifier (and suit and orientation heads, if any) a
+        :class:`~vision.detectors.base.DetectorConfig` names."""
+        from vision.orientation import OrientationHead
+
         if config.classifier is None:
             raise ClassifierNotFoundError("the detector config names no classifier")
         head = SuitHead(Path(config.suit_head), config.threads) if config.suit_head is not None else None
-        return cls(Path(config.classifier), config.threads, suit_head=head, suit_weight=config.suit_weight)
+        turn = config.orientation_head
+        return cls(
+            Path(config.classifier),
+            config.threads,
+            suit_head=head,
+            suit_weight=config.suit_weight,
+            orientation_head=OrientationHead(Path(turn), config.threads) if turn is not None else None,
+        )
 
     def _mean_log_probabilities(self, views: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
         """Mean log-softmax over views of the same N crops (one batched run), with their 180° turns
@@ -172,10 +187,17 @@ class IndexClassifier:
         return p
 
     def classify(self, image: npt.NDArray[np.uint8], det: Detections) -> Detections:
-        """``det`` with class ids and confidences from the classifier; background boxes are dropped."""
+        """``det`` with class ids and confidences from the classifier (and reading directions from the
+        orientation head, if any); background boxes are dropped."""
         if len(det) == 0:
             return det
-        return _named(det.xyxy, self.box_probabilities(image, det.xyxy))
+        return _named(det.xyxy, self.box_probabilities(image, det.xyxy), self._up(image, det.xyxy))
+
+    def _up(
+        self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32] | None:
+        """The boxes' reading directions, or None without an orientation head."""
+        return None if self.orientation_head is None else self.orientation_head.box_up_vectors(image, xyxy)
 
     def name_boxes(
         self,
@@ -203,10 +225,11 @@ class IndexClassifier:
         det_confs = tuple(det_confs)
         det = _proposals(boxes, min(det_confs))
         p = self.box_probabilities(image, det.xyxy)
+        up = self._up(image, det.xyxy)
         out = {}
         for d in det_confs:
             keep = det.confidence >= d
-            out[d] = _named(det.xyxy[keep], p[keep]).filter_confidence(conf)
+            out[d] = _named(det.xyxy[keep], p[keep], None if up is None else up[keep]).filter_confidence(conf)
         return out
 
 
@@ -219,11 +242,16 @@ def _proposals(boxes: Detections, det_conf: float) -> Detections:
     )
 
 
-def _named(xyxy: npt.NDArray[np.float32], p: npt.NDArray[np.float32]) -> Detections:
-    """Boxes named by their most probable class, with that probability; *background* ones dropped."""
+def _named(
+    xyxy: npt.NDArray[np.float32], p: npt.NDArray[np.float32], up: npt.NDArray[np.float32] | None = None
+) -> Detections:
+    """Boxes named by their most probable class, with that probability (and reading direction ``up``
+    when given); *background* ones dropped."""
     cls = p.argmax(1)
     keep = cls < BACKGROUND  # a 55th output is "not an index"
-    return Detections(xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep])
+    return Detections(
+        xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep], None if up is None else up[keep]
+    )
 
 
 def fuse_suits(

@@ -1,7 +1,8 @@
 """Column-array detections (supervision-style): one object holds N boxes as parallel arrays.
 
 ``xyxy`` is float32 (N, 4) in pixel coordinates of the image they were detected in,
-``confidence`` float32 (N,), ``class_id`` int64 (N,) with ids from :mod:`vision.labels`.
+``confidence`` float32 (N,), ``class_id`` int64 (N,) with ids from :mod:`vision.labels`, and
+optionally ``up`` float32 (N, 2): each index's reading direction (:mod:`vision.orientation`).
 Every helper returns a new object; arrays are never shared with the caller's input.
 """
 
@@ -22,11 +23,17 @@ class DetectionsShapeError(ValueError):
 
 @dataclass(frozen=True)
 class Detections:
-    """N detected boxes as parallel arrays."""
+    """N detected boxes as parallel arrays.
+
+    ``up``: None, or (N, 2) unit vectors (image px, y down) towards the top of each index's glyphs,
+    NaN rows where unknown; an orientation head sets it, card grouping reads it. Boxes moved or
+    scaled keep their ``up``.
+    """
 
     xyxy: npt.NDArray[np.float32]
     confidence: npt.NDArray[np.float32]
     class_id: npt.NDArray[np.int64]
+    up: npt.NDArray[np.float32] | None = None
 
     def __post_init__(self) -> None:
         xyxy = np.asarray(self.xyxy, dtype=np.float32)
@@ -43,6 +50,11 @@ class Detections:
         object.__setattr__(self, "xyxy", xyxy)
         object.__setattr__(self, "confidence", conf)
         object.__setattr__(self, "class_id", cls)
+        if self.up is not None:
+            up = np.asarray(self.up, dtype=np.float32).reshape(-1, 2)
+            if len(up) != len(cls):
+                raise DetectionsShapeError(f"up must be (N, 2) with N = {len(cls)}, got {np.shape(self.up)}")
+            object.__setattr__(self, "up", up)
 
     # --- construction -------------------------------------------------------------------------
     @classmethod
@@ -52,14 +64,18 @@ class Detections:
 
     @classmethod
     def concat(cls, parts: Iterable[Detections]) -> Detections:
-        """All detections of ``parts`` in order."""
+        """All detections of ``parts`` in order (with ``up`` when any part has it; NaN for the rest)."""
         parts = list(parts)
         if not parts:
             return cls.empty()
+        up = None
+        if any(p.up is not None for p in parts):
+            up = np.concatenate([p.up if p.up is not None else np.full((len(p), 2), np.nan) for p in parts])
         return cls(
             np.concatenate([p.xyxy for p in parts]),
             np.concatenate([p.confidence for p in parts]),
             np.concatenate([p.class_id for p in parts]),
+            up,
         )
 
     # --- basics -------------------------------------------------------------------------------
@@ -72,7 +88,12 @@ class Detections:
         """Subset by integer, slice, index array or boolean mask (always returns Detections)."""
         if isinstance(index, int | np.integer):
             index = [int(index)]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+        up = None if self.up is None else self.up[index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], up)
+
+    def with_up(self, up: npt.NDArray[np.float32] | None) -> Detections:
+        """The same boxes with reading directions ``up`` ((N, 2), or None for none)."""
+        return Detections(self.xyxy, self.confidence, self.class_id, up)
 
     @property
     def names(self) -> list[str]:
@@ -112,16 +133,17 @@ class Detections:
 
     def shifted(self, dx: float, dy: float) -> Detections:
         """Boxes moved by (dx, dy) pixels (e.g. from tile to image coordinates)."""
-        return Detections(self.xyxy + np.array([dx, dy, dx, dy], np.float32), self.confidence, self.class_id)
+        shift = np.array([dx, dy, dx, dy], np.float32)
+        return Detections(self.xyxy + shift, self.confidence, self.class_id, self.up)
 
     def scaled(self, factor: float) -> Detections:
         """Boxes multiplied by ``factor`` (e.g. from a resized image back to the original)."""
-        return Detections(self.xyxy * np.float32(factor), self.confidence, self.class_id)
+        return Detections(self.xyxy * np.float32(factor), self.confidence, self.class_id, self.up)
 
     def clipped(self, width: float, height: float) -> Detections:
         """Boxes clipped to the image ``[0, width] × [0, height]``."""
         xyxy = np.clip(self.xyxy, 0, np.array([width, height, width, height], np.float32))
-        return Detections(xyxy, self.confidence, self.class_id)
+        return Detections(xyxy, self.confidence, self.class_id, self.up)
 
     def sorted_by_confidence(self) -> Detections:
         """Highest confidence first."""

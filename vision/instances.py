@@ -8,6 +8,11 @@ of known card size, the exact expected distance). Per class, candidate pairs who
 within ``tolerance`` (a band below and above the expected distance) become edges of a graph and a
 maximum-cardinality, maximum-weight matching (networkx) picks the pairs; every matched pair and every unmatched detection is one card. So two
 identical cards from different decks count twice, while the two corners of one card count once.
+
+When the detections carry reading directions (``Detections.up``, from the orientation head of
+:mod:`vision.orientation`), a pair must also read in opposite directions: the second index of a card
+is printed turned 180°, while two identical cards fanned side by side show theirs turned alike
+(``InstanceConfig.use_orientation``; an unknown direction refuses nothing).
 """
 
 from __future__ import annotations
@@ -56,12 +61,15 @@ class InstanceConfig:
     the expected one.
     ``merge_four_index``: decks with an index in all four corners give two crossing pairs per card
     (tl–br, tr–bl) sharing one midpoint; such pairs are merged into one card.
+    ``use_orientation``: refuse a pair whose two indices read the same way (both reading directions
+    known, :func:`opposite`).
     """
 
     index_pair_ratio: float = INDEX_PAIR_RATIO
     card_size_px: tuple[float, float] | None = None
     tolerance: tuple[float, float] = TOLERANCE
     merge_four_index: bool = True
+    use_orientation: bool = True
 
     def __post_init__(self) -> None:
         below, above = self.tolerance
@@ -125,6 +133,19 @@ def expected_pair_distance(
     return float(ratio * (sides[i] + sides[j]) / 2)
 
 
+def opposite(up_a: np.ndarray, up_b: np.ndarray) -> bool:
+    """Whether two reading directions (unit vectors) could be one card's two indices: more than 90°
+    apart, or either unknown (NaN).
+
+    >>> opposite(np.array([0.0, -1.0]), np.array([0.1, 0.99])), opposite(np.array([0.0, -1.0]), np.array([0.7, -0.7]))
+    (True, False)
+    >>> opposite(np.array([0.0, -1.0]), np.array([np.nan, np.nan]))
+    True
+    """
+    dot = float(up_a @ up_b)
+    return bool(np.isnan(dot) or dot < 0)
+
+
 def group_corners(det: Detections, config: InstanceConfig | None = None) -> list[CardInstance]:
     """One :class:`CardInstance` per physical card, sorted by class id then position."""
     config = config or InstanceConfig()
@@ -132,6 +153,7 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
     suit_size = suit_index_size(det)
     sides = _box_sides(det)
     below, above = config.tolerance
+    up = det.up if config.use_orientation else None
     cards: list[CardInstance] = []
     for cid in np.unique(det.class_id):
         idx = np.flatnonzero(det.class_id == cid)
@@ -143,6 +165,8 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
                 dist = float(np.linalg.norm(centers[i] - centers[j]))
                 expected = expected_pair_distance(det, i, j, config, suit_size, sides)
                 ratio = dist / expected if expected > 0 else math.inf
+                if up is not None and not opposite(up[i], up[j]):
+                    continue
                 if 1 - below <= ratio <= 1 + above:
                     fit = 1 - abs(ratio - 1) / max(below, above)  # 1 at the expected distance
                     graph.add_edge(

@@ -15,6 +15,7 @@ from vision.detectors.base import (
     DetectorConfig,
     create_detector,
     default_classifier,
+    default_orientation_head,
     default_suit_head,
 )
 from vision.instances import CardInstance, InstanceConfig, group_corners
@@ -50,6 +51,7 @@ def default_reader_config(backend: str = "onnx", **detector_options: object) -> 
         "type": backend,
         "classifier": default_classifier(),
         "suit_head": default_suit_head(),
+        "orientation_head": default_orientation_head(),
         "suit_weight": DEFAULT_SUIT_WEIGHT,
         "det_conf": DEFAULT_DET_CONF,
         "conf": DEFAULT_CONF,
@@ -76,7 +78,11 @@ class CardReader:
         self.classifier = IndexClassifier.from_config(d) if d.classifier is not None else None
         # with a classifier, the detector only proposes boxes (score >= det_conf); they are named
         # after merging the tiles, on the original image (vision.classifier)
-        base = replace(d, classifier=None, suit_head=None, conf=d.det_conf) if self.classifier else d
+        base = (
+            replace(d, classifier=None, suit_head=None, orientation_head=None, conf=d.det_conf)
+            if self.classifier
+            else d
+        )
         self.detector = detector or create_detector(base)
         if self.classifier is None and self.detector.classes == 1:
             raise ClassifierRequiredError(

@@ -34,6 +34,23 @@ def test_eval_refuses_a_missing_suit_head_before_reading_anything(tmp_path: Path
     assert f"suit head not found: {missing}" in r.output
 
 
+def test_eval_names_the_orientation_head_and_refuses_a_missing_or_wrong_one(tmp_path: Path) -> None:
+    import numpy as np
+
+    from tests.vision.test_vision_classifier import linear_model
+    from tractorcam_cli.main import app
+
+    base = ["eval", "--n", "0", "--skip-real"]
+    missing = tmp_path / "o.onnx"
+    r = CliRunner().invoke(app, [*base, "--orientation-head", str(missing)])
+    assert r.exit_code == 2 and f"orientation head not found: {missing}" in r.output
+    four = linear_model(tmp_path / "four.onnx", np.ones((3, 4), np.float32))
+    r = CliRunner().invoke(app, [*base, "--orientation-head", str(four)])
+    assert r.exit_code == 2 and "8 sectors" in r.output
+    r = CliRunner().invoke(app, [*base, "--no-orientation-head"])
+    assert r.exit_code == 0 and "orientation head" not in r.output
+
+
 def test_a_sweep_can_be_limited_to_given_det_confs(tmp_path: Path) -> None:
     from tractorcam_cli.main import app
 

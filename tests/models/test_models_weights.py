@@ -82,3 +82,39 @@ def test_the_committed_suit_head_loads_with_its_pad_and_fine_tunes_from_its_stat
     (logits,) = head.session.run(None, {head.input_name: crop})
     e = np.exp(logits - logits.max(1, keepdims=True))
     np.testing.assert_allclose(p_torch, e / e.sum(1, keepdims=True), atol=0.02)
+
+
+def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups():
+    """Every visible ``tl`` / ``br`` index of two close-ups: the head's direction within 45° of the
+    renderer's (its labels: models.orientation.index_up); and its state dict gives the same network."""
+    from models.orientation import index_up
+    from vision.detectors.base import WEIGHTS_DIR, default_orientation_head
+    from vision.orientation import OrientationHead
+
+    path = default_orientation_head()
+    assert path is not None, "models/weights/orientation.onnx is committed since the eighteenth session"
+    head = OrientationHead(path)
+    right = total = 0
+    for seed in (1, 2):
+        scene = _closeup(seed)
+        boxes, truth = [], []
+        for card in scene.cards:
+            for ix in card.corners:
+                if card.face_up and ix.corner in ("tl", "br") and ix.visible >= 0.6:
+                    boxes.append(ix.box)
+                    truth.append(index_up(ix.quad, ix.corner))
+        up = head.box_up_vectors(scene.image, np.array(boxes, np.float32))
+        right += int((np.nan_to_num(np.sum(up * np.array(truth), 1)) > np.cos(np.pi / 4)).sum())
+        total += len(truth)
+    assert total >= 10
+    assert right / total >= 0.9  # 99.9 / 99.6 % on val / heldout_val detections (models/MODEL_CARD.md)
+    torch = pytest.importorskip("torch")
+    from models.classifier import build_net
+
+    net = build_net(classes=8, size=40, width=0.75)
+    net.load_state_dict(torch.load(WEIGHTS_DIR / "orientation.pt", map_location="cpu"))  # FP16 → FP32
+    crop = np.random.default_rng(0).random((2, 3, 40, 40), dtype=np.float32)
+    net.eval()
+    with torch.no_grad():
+        p_torch = torch.softmax(net(torch.from_numpy(crop)), 1).numpy()
+    np.testing.assert_allclose(p_torch, head.probabilities(crop), atol=0.02)

@@ -40,6 +40,8 @@ class DetectorConfig:
     ``joker_conf`` (None: ``conf``) is the probability a joker needs (:data:`vision.classifier.JOKER_IDS`).
     ``suit_head``: a suit-head ONNX file (:class:`vision.classifier.SuitHead`) whose reading of a wider
     crop is folded into the classifier's with ``suit_weight`` (:func:`vision.classifier.fuse_suits`).
+    ``orientation_head``: an orientation-head ONNX file (:class:`vision.orientation.OrientationHead`)
+    giving each named index its reading direction, so card grouping pairs only opposite corners.
     """
 
     type: str = "onnx"
@@ -54,6 +56,7 @@ class DetectorConfig:
     joker_conf: float | None = None
     suit_head: Path | None = None
     suit_weight: float = 1.0
+    orientation_head: Path | None = None
 
 
 @runtime_checkable
@@ -112,7 +115,7 @@ def create_detector(config: DetectorConfig) -> Detector:
         return detector
     from vision.classifier import ClassifiedDetector, IndexClassifier
 
-    base = cls(replace(config, conf=config.det_conf, classifier=None, suit_head=None))
+    base = cls(replace(config, conf=config.det_conf, classifier=None, suit_head=None, orientation_head=None))
     classifier = IndexClassifier.from_config(config)
     return ClassifiedDetector(base, classifier, config.det_conf, config.conf, config.joker_conf)
 
@@ -126,6 +129,12 @@ def default_classifier() -> Path | None:
 def default_suit_head() -> Path | None:
     """The committed suit head (``suit.onnx``) if there is one."""
     path = WEIGHTS_DIR / "suit.onnx"
+    return path if path.is_file() else None
+
+
+def default_orientation_head() -> Path | None:
+    """The committed orientation head (``orientation.onnx``) if there is one."""
+    path = WEIGHTS_DIR / "orientation.onnx"
     return path if path.is_file() else None
 
 
