@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
+
+T = TypeVar("T")
 
 #: Localiser box scores tried by ``eval --sweep`` (two-stage reader).
 SWEEP_DET_CONFS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
@@ -152,7 +155,9 @@ def eval_command(
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
-            scenes = ev.load_synthetic_split(heldout, split, limit, designs or ())
+            scenes = _progress(
+                ev.load_synthetic_split(heldout, split, limit, designs or ()), heldout, split, limit
+            )
             if reader.classifier is not None:
                 sweeps = ev.sweep_thresholds(
                     reader, scenes, sweep_det_confs or SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS
@@ -167,12 +172,15 @@ def eval_command(
                 typer.echo(f"{label}: " + text.replace("\n", "\n    "))
             return
         if heldout is not None:
-            scenes = ev.load_synthetic_split(heldout, split, limit, designs or ())
+            scenes = _progress(
+                ev.load_synthetic_split(heldout, split, limit, designs or ()), heldout, split, limit
+            )
             report = ev.evaluate_synthetic(reader, scenes)
             title = f"synthetic {split} ({heldout}" + (f"; {', '.join(designs)}" if designs else "") + ")"
             typer.echo(ev.format_scene_report(report, per_class, title=title, per_design=per_design))
         elif n > 0:
-            scenes = ev.render_heldout_scenes(n if limit is None else min(n, limit), seed)
+            count = n if limit is None else min(n, limit)
+            scenes = _progress(ev.render_heldout_scenes(count, seed), total=count)
             report = ev.evaluate_synthetic(reader, scenes)
             typer.echo(
                 ev.format_scene_report(
@@ -181,9 +189,26 @@ def eval_command(
             )
         if not skip_real:
             photos = ev.load_real_photos(real or ev.REAL_DIR)[:limit]
-            typer.echo(ev.format_real_report(ev.evaluate_real(reader, photos)))
+            typer.echo(ev.format_real_report(ev.evaluate_real(reader, _progress(photos, total=len(photos)))))
     except ev.EvaluationDataError as exc:
         raise _fail(exc) from None
+
+
+def _progress(
+    items: Iterable[T],
+    dataset: Path | None = None,
+    split: str = "",
+    limit: int | None = None,
+    total: int | None = None,
+) -> Iterator[T]:
+    """``items`` with a progress bar on standard error when it is a terminal (none in logs or tests);
+    the total is ``total``, else the number of annotations of ``dataset``'s ``split`` (at most ``limit``)."""
+    from tqdm import tqdm
+
+    if total is None and dataset is not None:
+        total = sum(1 for _ in (dataset / "annotations" / split).glob("*.json"))
+        total = total if limit is None else min(total, limit)
+    yield from tqdm(items, total=total, desc="eval", unit="img", disable=None, leave=False)
 
 
 def train_command(
