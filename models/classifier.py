@@ -51,6 +51,13 @@ def jitter_boxes(
     return np.stack([cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2], 1).astype(np.float32)
 
 
+def uint8_crops(
+    image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32], size: int = CROP_SIZE, pad: float = CROP_PAD
+) -> npt.NDArray[np.uint8]:
+    """:func:`vision.classifier.crop_boxes` stored as uint8 (N, 3, size, size), rounded, for training sets."""
+    return np.clip(crop_boxes(image, xyxy, size, pad) * 255 + 0.5, 0, 255).astype(np.uint8)
+
+
 def negative_boxes(
     boxes: npt.NDArray[np.float32], width: int, height: int, n: int, rng: np.random.Generator
 ) -> npt.NDArray[np.float32]:
@@ -103,13 +110,12 @@ def extract_crops(
             if len(cls) == 0:
                 continue
             for _ in range(jitter):
-                crops = crop_boxes(image, jitter_boxes(boxes, rng, amount), size, pad)
-                xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
+                xs.append(uint8_crops(image, jitter_boxes(boxes, rng, amount), size, pad))
                 ys.append(cls)
             if negatives:
                 neg = negative_boxes(boxes, image.shape[1], image.shape[0], negatives, rng)
                 if len(neg):
-                    xs.append(np.clip(crop_boxes(image, neg, size, pad) * 255 + 0.5, 0, 255).astype(np.uint8))
+                    xs.append(uint8_crops(image, neg, size, pad))
                     ys.append(np.full(len(neg), BACKGROUND, np.int64))
     if not xs:
         raise CropDataError(f"no labelled crops in {sources}")

@@ -15,9 +15,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classifier import CropDataError, CropSet
+from models.classifier import CropDataError, CropSet, uint8_crops
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
-from vision.classifier import BACKGROUND, CROP_SIZE, crop_boxes
+from vision.classifier import BACKGROUND, CROP_SIZE
 from vision.detections import box_iou
 from vision.detectors.base import DetectorConfig, create_detector
 from vision.tiling import TiledDetector, TilingConfig
@@ -66,8 +66,7 @@ def mine_crops(
             keep = label >= 0
             if not keep.any():
                 continue
-            crops = crop_boxes(image, det.xyxy[keep], size)
-            xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
+            xs.append(uint8_crops(image, det.xyxy[keep], size))
             ys.append(label[keep].astype(np.int64))
     if not xs:
         raise CropDataError(f"the detector found no boxes in {sources}")

@@ -27,8 +27,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from models.classifier import CropDataError, CropSet, _sources, jitter_boxes, train_classifier
-from vision.classifier import CROP_PAD, CROP_SIZE, crop_boxes
+from models.classifier import CropDataError, CropSet, _sources, jitter_boxes, train_classifier, uint8_crops
+from vision.classifier import CROP_PAD, CROP_SIZE
 from vision.orientation import BINS
 
 #: Corners whose reading direction the renderer's labels fix: ``tl`` reads with the face, ``br`` against it.
@@ -113,8 +113,7 @@ def extract_oriented_crops(
                 continue
             box_arr = np.array(boxes, np.float32)
             for _ in range(jitter):
-                crops = crop_boxes(image, jitter_boxes(box_arr, rng, 0.12), size, pad)
-                xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
+                xs.append(uint8_crops(image, jitter_boxes(box_arr, rng, 0.12), size, pad))
                 ys.append(np.array(bins, np.int64))
     if not xs:
         raise CropDataError(f"no labelled index crops in {sources}")

@@ -191,7 +191,7 @@ class IndexClassifier:
         orientation head, if any); background boxes are dropped."""
         if len(det) == 0:
             return det
-        return _named(det.xyxy, self.box_probabilities(image, det.xyxy), self._up(image, det.xyxy))
+        return _named(det.with_up(self._up(image, det.xyxy)), self.box_probabilities(image, det.xyxy))
 
     def _up(
         self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]
@@ -225,11 +225,11 @@ class IndexClassifier:
         det_confs = tuple(det_confs)
         det = _proposals(boxes, min(det_confs))
         p = self.box_probabilities(image, det.xyxy)
-        up = self._up(image, det.xyxy)
+        det = det.with_up(self._up(image, det.xyxy))
         out = {}
         for d in det_confs:
             keep = det.confidence >= d
-            out[d] = _named(det.xyxy[keep], p[keep], None if up is None else up[keep]).filter_confidence(conf)
+            out[d] = _named(det[keep], p[keep]).filter_confidence(conf)
         return out
 
 
@@ -242,16 +242,13 @@ def _proposals(boxes: Detections, det_conf: float) -> Detections:
     )
 
 
-def _named(
-    xyxy: npt.NDArray[np.float32], p: npt.NDArray[np.float32], up: npt.NDArray[np.float32] | None = None
-) -> Detections:
-    """Boxes named by their most probable class, with that probability (and reading direction ``up``
-    when given); *background* ones dropped."""
+def _named(boxes: Detections, p: npt.NDArray[np.float32]) -> Detections:
+    """``boxes`` named by their most probable class in ``p``, with that probability (their ``up``
+    kept); *background* ones dropped."""
     cls = p.argmax(1)
     keep = cls < BACKGROUND  # a 55th output is "not an index"
-    return Detections(
-        xyxy[keep], p[np.arange(len(cls)), cls][keep], cls[keep], None if up is None else up[keep]
-    )
+    kept = boxes[keep]
+    return Detections(kept.xyxy, p[np.arange(len(cls)), cls][keep], cls[keep], kept.up)
 
 
 def fuse_suits(

@@ -162,11 +162,11 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
         for a in range(len(idx)):
             for b in range(a + 1, len(idx)):
                 i, j = int(idx[a]), int(idx[b])
+                if up is not None and not opposite(up[i], up[j]):
+                    continue
                 dist = float(np.linalg.norm(centers[i] - centers[j]))
                 expected = expected_pair_distance(det, i, j, config, suit_size, sides)
                 ratio = dist / expected if expected > 0 else math.inf
-                if up is not None and not opposite(up[i], up[j]):
-                    continue
                 if 1 - below <= ratio <= 1 + above:
                     fit = 1 - abs(ratio - 1) / max(below, above)  # 1 at the expected distance
                     graph.add_edge(

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import _log_softmax, _open_session, _softmax, crop_boxes
+from vision.classifier import _open_session, _softmax, crop_boxes
 
 #: Sectors of the reading direction: sector k is centred on k × 360° / BINS counter-clockwise from +x
 #: as seen on the image (sector 2 of 8: upright).
@@ -65,7 +65,7 @@ class OrientationHead:
         if len(crops) == 0:
             return np.zeros((0, BINS), np.float32)
         (logits,) = self.session.run(None, {self.input_name: crops})
-        return _softmax(_log_softmax(logits))
+        return _softmax(logits)
 
     def box_up_vectors(
         self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -78,11 +78,7 @@ class CardReader:
         self.classifier = IndexClassifier.from_config(d) if d.classifier is not None else None
         # with a classifier, the detector only proposes boxes (score >= det_conf); they are named
         # after merging the tiles, on the original image (vision.classifier)
-        base = (
-            replace(d, classifier=None, suit_head=None, orientation_head=None, conf=d.det_conf)
-            if self.classifier
-            else d
-        )
+        base = d.localiser_only() if self.classifier else d
         self.detector = detector or create_detector(base)
         if self.classifier is None and self.detector.classes == 1:
             raise ClassifierRequiredError(

@@ -62,6 +62,23 @@ def test_reads_some_cards_of_rendered_closeups():
     assert tp / pred_n >= 0.75
 
 
+def assert_state_dict_matches_onnx(pt, session, classes, size, width):
+    """The committed FP16 state dict, loaded into ``build_net`` (FP32 on load), gives the committed ONNX
+    network's probabilities on random crops: the file to fine-tune from is the network that ships."""
+    torch = pytest.importorskip("torch")
+    from models.classifier import build_net
+
+    net = build_net(classes=classes, size=size, width=width)
+    net.load_state_dict(torch.load(pt, map_location="cpu"))
+    crop = np.random.default_rng(0).random((2, 3, size, size), dtype=np.float32)
+    net.eval()
+    with torch.no_grad():
+        p_torch = torch.softmax(net(torch.from_numpy(crop)), 1).numpy()
+    (logits,) = session.run(None, {session.get_inputs()[0].name: crop})
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    np.testing.assert_allclose(p_torch, e / e.sum(1, keepdims=True), atol=0.02)
+
+
 def test_the_committed_suit_head_loads_with_its_pad_and_fine_tunes_from_its_state_dict():
     from vision.classifier import SuitHead
     from vision.detectors.base import WEIGHTS_DIR, default_suit_head
@@ -70,18 +87,7 @@ def test_the_committed_suit_head_loads_with_its_pad_and_fine_tunes_from_its_stat
     assert path is not None, "models/weights/suit.onnx is committed since the fifteenth session"
     head = SuitHead(path)
     assert head.pad == 1.0 and head.size == 80
-    torch = pytest.importorskip("torch")
-    from models.classifier import build_net
-
-    net = build_net(classes=4, size=80, width=2.0)
-    net.load_state_dict(torch.load(WEIGHTS_DIR / "suit.pt", map_location="cpu"))  # FP16 → FP32 on load
-    crop = np.random.default_rng(0).random((2, 3, 80, 80), dtype=np.float32)
-    net.eval()
-    with torch.no_grad():
-        p_torch = torch.softmax(net(torch.from_numpy(crop)), 1).numpy()
-    (logits,) = head.session.run(None, {head.input_name: crop})
-    e = np.exp(logits - logits.max(1, keepdims=True))
-    np.testing.assert_allclose(p_torch, e / e.sum(1, keepdims=True), atol=0.02)
+    assert_state_dict_matches_onnx(WEIGHTS_DIR / "suit.pt", head.session, classes=4, size=80, width=2.0)
 
 
 def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups():
@@ -108,13 +114,6 @@ def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups()
         total += len(truth)
     assert total >= 10
     assert right / total >= 0.9  # 99.9 / 99.6 % on val / heldout_val detections (models/MODEL_CARD.md)
-    torch = pytest.importorskip("torch")
-    from models.classifier import build_net
-
-    net = build_net(classes=8, size=40, width=0.75)
-    net.load_state_dict(torch.load(WEIGHTS_DIR / "orientation.pt", map_location="cpu"))  # FP16 → FP32
-    crop = np.random.default_rng(0).random((2, 3, 40, 40), dtype=np.float32)
-    net.eval()
-    with torch.no_grad():
-        p_torch = torch.softmax(net(torch.from_numpy(crop)), 1).numpy()
-    np.testing.assert_allclose(p_torch, head.probabilities(crop), atol=0.02)
+    assert_state_dict_matches_onnx(
+        WEIGHTS_DIR / "orientation.pt", head.session, classes=8, size=40, width=0.75
+    )

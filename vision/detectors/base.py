@@ -58,6 +58,11 @@ class DetectorConfig:
     suit_weight: float = 1.0
     orientation_head: Path | None = None
 
+    def localiser_only(self) -> DetectorConfig:
+        """This config without its second stage (classifier and heads), keeping boxes from ``det_conf``:
+        what the localiser of a two-stage reader is built from."""
+        return replace(self, conf=self.det_conf, classifier=None, suit_head=None, orientation_head=None)
+
 
 @runtime_checkable
 class Detector(Protocol):
@@ -115,7 +120,7 @@ def create_detector(config: DetectorConfig) -> Detector:
         return detector
     from vision.classifier import ClassifiedDetector, IndexClassifier
 
-    base = cls(replace(config, conf=config.det_conf, classifier=None, suit_head=None, orientation_head=None))
+    base = cls(config.localiser_only())
     classifier = IndexClassifier.from_config(config)
     return ClassifiedDetector(base, classifier, config.det_conf, config.conf, config.joker_conf)
 
