@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
+
+if TYPE_CHECKING:
+    from models.evaluate import SyntheticScene
 
 T = TypeVar("T")
 
@@ -155,9 +158,7 @@ def eval_command(
     try:
         if heldout is not None and sweep:
             confs = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
-            scenes = _progress(
-                ev.load_synthetic_split(heldout, split, limit, designs or ()), heldout, split, limit
-            )
+            scenes = _synthetic_scenes(heldout, split, limit, designs)
             if reader.classifier is not None:
                 sweeps = ev.sweep_thresholds(
                     reader, scenes, sweep_det_confs or SWEEP_DET_CONFS, confs, SWEEP_JOKER_CONFS
@@ -172,9 +173,7 @@ def eval_command(
                 typer.echo(f"{label}: " + text.replace("\n", "\n    "))
             return
         if heldout is not None:
-            scenes = _progress(
-                ev.load_synthetic_split(heldout, split, limit, designs or ()), heldout, split, limit
-            )
+            scenes = _synthetic_scenes(heldout, split, limit, designs)
             report = ev.evaluate_synthetic(reader, scenes)
             title = f"synthetic {split} ({heldout}" + (f"; {', '.join(designs)}" if designs else "") + ")"
             typer.echo(ev.format_scene_report(report, per_class, title=title, per_design=per_design))
@@ -192,6 +191,16 @@ def eval_command(
             typer.echo(ev.format_real_report(ev.evaluate_real(reader, _progress(photos, total=len(photos)))))
     except ev.EvaluationDataError as exc:
         raise _fail(exc) from None
+
+
+def _synthetic_scenes(
+    dataset: Path, split: str, limit: int | None, designs: list[str] | None
+) -> Iterator[SyntheticScene]:
+    """The split's scenes with a progress bar; its total is unknown when ``designs`` filters them."""
+    from models import evaluate as ev
+
+    scenes = ev.load_synthetic_split(dataset, split, limit, designs or ())
+    return _progress(scenes, None if designs else dataset, split, limit)
 
 
 def _progress(

@@ -104,3 +104,26 @@ def test_the_progress_bar_passes_every_item_and_stays_out_of_logs(tmp_path: Path
     assert list(_progress(iter("abc"), tmp_path, "val", limit=2)) == ["a", "b", "c"]
     assert list(_progress([1, 2], total=2)) == [1, 2]
     assert capsys.readouterr().err == ""  # standard error is not a terminal here: no bar
+
+
+def test_the_progress_total_counts_the_split_unless_designs_filter_it(tmp_path: Path, monkeypatch) -> None:
+    import tqdm
+
+    from models import evaluate as ev
+    from models.cli import _synthetic_scenes
+
+    (tmp_path / "annotations" / "val").mkdir(parents=True)
+    for k in range(3):
+        (tmp_path / "annotations" / "val" / f"{k}.json").write_text("{}")
+    totals = []
+
+    def fake_tqdm(items, total=None, **_):
+        totals.append(total)
+        return items
+
+    monkeypatch.setattr(tqdm, "tqdm", fake_tqdm)
+    monkeypatch.setattr(ev, "load_synthetic_split", lambda *a: iter(["scene"]))
+    assert list(_synthetic_scenes(tmp_path, "val", None, None)) == ["scene"]
+    assert list(_synthetic_scenes(tmp_path, "val", 2, None)) == ["scene"]
+    assert list(_synthetic_scenes(tmp_path, "val", None, ["paris"])) == ["scene"]
+    assert totals == [3, 2, None]  # a design filter keeps an unknown share of the split
