@@ -196,27 +196,21 @@ def eval_command(
 def _synthetic_scenes(
     dataset: Path, split: str, limit: int | None, designs: list[str] | None
 ) -> Iterator[SyntheticScene]:
-    """The split's scenes with a progress bar; its total is unknown when ``designs`` filters them."""
+    """The split's scenes with a progress bar: its total is the number of annotations (at most
+    ``limit``), unknown when ``designs`` filters them."""
     from models import evaluate as ev
 
-    scenes = ev.load_synthetic_split(dataset, split, limit, designs or ())
-    return _progress(scenes, None if designs else dataset, split, limit)
-
-
-def _progress(
-    items: Iterable[T],
-    dataset: Path | None = None,
-    split: str = "",
-    limit: int | None = None,
-    total: int | None = None,
-) -> Iterator[T]:
-    """``items`` with a progress bar on standard error when it is a terminal (none in logs or tests);
-    the total is ``total``, else the number of annotations of ``dataset``'s ``split`` (at most ``limit``)."""
-    from tqdm import tqdm
-
-    if total is None and dataset is not None:
+    total = None
+    if not designs:
         total = sum(1 for _ in (dataset / "annotations" / split).glob("*.json"))
         total = total if limit is None else min(total, limit)
+    return _progress(ev.load_synthetic_split(dataset, split, limit, designs or ()), total)
+
+
+def _progress(items: Iterable[T], total: int | None = None) -> Iterator[T]:
+    """``items`` with a progress bar on standard error when it is a terminal (none in logs or tests)."""
+    from tqdm import tqdm
+
     yield from tqdm(items, total=total, desc="eval", unit="img", disable=None, leave=False)
 
 

@@ -191,7 +191,8 @@ class IndexClassifier:
         orientation head, if any); background boxes are dropped."""
         if len(det) == 0:
             return det
-        return _named(det.with_up(self._up(image, det.xyxy)), self.box_probabilities(image, det.xyxy))
+        named = _named(det, self.box_probabilities(image, det.xyxy))
+        return named.with_up(self._up(image, named.xyxy))  # directions for the named boxes only
 
     def _up(
         self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]
