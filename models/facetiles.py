@@ -165,8 +165,8 @@ def make_face_tiles(
     return n
 
 
-def main() -> None:
-    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde|kennard] [--joker-share P] [--text-share P]``."""
+def main(argv: list[str] | None = None) -> None:
+    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde|kennard] [--joker-share P] [--text-share P] [--index-px MIN MAX]``."""
     import argparse
 
     from models.synth.designs import (
@@ -213,13 +213,25 @@ def main() -> None:
         default=0.0,
         help="chance that a tile also shows printed text (unlabelled negatives) under its cards",
     )
-    a = p.parse_args()
+    p.add_argument(
+        "--index-px",
+        type=float,
+        nargs=2,
+        metavar=("MIN", "MAX"),
+        default=FaceTileSettings.index_px,
+        help="range of the corner index's long side in tile pixels, drawn log-uniformly "
+        "(default 16 64; the held-out scenes hold many indices of 9-16 px)",
+    )
+    a = p.parse_args(argv)
+    lo, hi = a.index_px
+    if not 4.0 <= lo <= hi <= FaceTileSettings.tile / 2:
+        p.error(f"--index-px needs 4 <= MIN <= MAX <= {FaceTileSettings.tile // 2}")
     if not 0.0 <= a.text_share <= 1.0:
         p.error("--text-share must lie in [0, 1]")
     if a.joker_share is not None and not 0.0 <= a.joker_share <= 1.0:
         p.error("--joker-share must lie in [0, 1]")
     names = [d.name for d in groups[a.designs]]
-    settings = FaceTileSettings(joker_share=a.joker_share, text_share=a.text_share)
+    settings = FaceTileSettings(index_px=(lo, hi), joker_share=a.joker_share, text_share=a.text_share)
     make_face_tiles(a.out, "train", a.train, names, a.seed, settings)
     make_face_tiles(a.out, "val", a.val, names, a.seed + 1, settings)
     print(write_data_yaml(a.out, {"train": "train", "val": "val"}))

@@ -1,6 +1,7 @@
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from models.facetiles import FaceTileSettings, compose_tile
 from models.synth.faces import load_faces
@@ -47,3 +48,39 @@ def test_joker_share_on_a_deck_without_jokers_draws_its_other_cards():
         "anglo", FaceTileSettings(face_down_share=0.0, index_px=(30.0, 40.0), joker_share=1.0)
     )
     assert names and not {"BJ", "SJ"} & set(names)
+
+
+def test_small_index_range_gives_small_labelled_boxes():
+    # the held-out scenes hold many 9-16 px indices; tiles drawn at that range must label them so
+    rng = np.random.default_rng(8)
+    settings = FaceTileSettings(face_down_share=0.0, index_px=(9.0, 12.0))
+    sides = [
+        max(x2 - x1, y2 - y1)
+        for _ in range(6)
+        for _cid, (x1, y1, x2, y2) in compose_tile(rng, [load_faces("proc0")], settings)[1]
+    ]
+    assert sides and min(sides) >= 6 and max(sides) <= 20
+
+
+def test_cli_index_px_reaches_the_settings(monkeypatch, tmp_path):
+    import models.facetiles as ft
+
+    seen = []
+    monkeypatch.setattr(
+        ft, "make_face_tiles", lambda out, split, n, names, seed, settings: seen.append(settings)
+    )
+    monkeypatch.setattr(ft, "write_data_yaml", lambda out, splits: out / "data.yaml")
+    ft.main([str(tmp_path), "--train", "1", "--val", "1", "--designs", "kde", "--index-px", "9", "22"])
+    assert [s.index_px for s in seen] == [(9.0, 22.0), (9.0, 22.0)]
+    seen.clear()
+    ft.main([str(tmp_path), "--train", "1", "--val", "1", "--designs", "kde"])
+    assert [s.index_px for s in seen] == [(16.0, 64.0), (16.0, 64.0)]
+
+
+@pytest.mark.parametrize("bad", [["12", "9"], ["2", "9"], ["9", "400"]])
+def test_cli_refuses_a_bad_index_range(tmp_path, bad, capsys):
+    from models.facetiles import main
+
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--index-px", *bad])
+    assert "--index-px" in capsys.readouterr().err
