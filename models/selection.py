@@ -16,7 +16,10 @@ had dropped it and read 10 jokers on the real photos, where there are none (mode
 
 A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is better *and*
 its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's
-(unseen designs must not get worse: the tenth session's lesson), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
+(unseen designs must not get worse: the tenth session's lesson), and its pooled per-play exact match
+is not lower (since the twentieth session: the issue's bars are exact match *and* F1, and a reader
+that buys F1 with a lower ``conf`` can lose whole plays; that session's candidate did, on the
+selection splits and on the test), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
 ``tractorcam eval --n 0``). :func:`compare` states the first two; the gate needs the photos.
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (since the thirteenth session, whose candidate was 0.01 pt higher,
@@ -170,9 +173,16 @@ class Verdict:
         return self.candidate_unseen.cards.f1 >= self.shipped_unseen.cards.f1
 
     @property
+    def exact_not_worse(self) -> bool:
+        """Pooled per-play exact match not lower than the shipped reader's (since the twentieth session)."""
+        return (
+            self.candidate.exact_plays * self.shipped.plays >= self.shipped.exact_plays * self.candidate.plays
+        )
+
+    @property
     def replaces(self) -> bool:
         """Whether the candidate may go on to the real-photo gate."""
-        return self.better_pooled and self.unseen_not_worse
+        return self.better_pooled and self.unseen_not_worse and self.exact_not_worse
 
 
 def compare(
@@ -244,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         print(
             f"better pooled F1: {v.better_pooled}; unseen designs not worse: {v.unseen_not_worse}; "
+            f"exact match not worse: {v.exact_not_worse}; "
             + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
         )
 

@@ -129,6 +129,24 @@ def test_two_unseen_sets_are_pooled_for_the_not_worse_check() -> None:
             compare(cand, shipped, joker_floor=0.0, unseen=bad)
 
 
+def test_a_candidate_with_fewer_exact_plays_does_not_replace() -> None:
+    """Better pooled and unseen F1 bought by losing whole plays is refused (twentieth session)."""
+    k = (0.3, 0.4, None)
+
+    def row(tp: int, fp: int, fn: int, plays: int, exact: int) -> SweepRow:
+        return SweepRow(k, Tally(tp, fp, fn), Tally(), plays, exact)
+
+    shipped = [{k: row(900, 60, 100, 400, 240)}, {k: row(800, 90, 200, 400, 200)}]  # exact 440 / 800
+    fewer = [{k: row(930, 70, 70, 400, 240)}, {k: row(830, 100, 170, 400, 199)}]  # 439 / 800
+    v = compare(fewer, shipped, joker_floor=0.0)
+    assert v.better_pooled and v.unseen_not_worse and not v.exact_not_worse and not v.replaces
+    same = [{k: row(930, 70, 70, 400, 240)}, {k: row(830, 100, 170, 400, 200)}]  # 440 / 800: equal
+    assert compare(same, shipped, joker_floor=0.0).replaces
+    # compared as fractions: 221 of 400 plays beats 440 of 800
+    other_size = [{k: row(930, 70, 70, 200, 121)}, {k: row(830, 100, 170, 200, 100)}]
+    assert compare(other_size, shipped, joker_floor=0.0).exact_not_worse
+
+
 def test_equal_f1_goes_to_the_more_precise_reader() -> None:
     """F1s within WINDOW count as equal, as in pick: a hair more F1 bought with false cards loses."""
     k = (0.3, 0.4, None)
