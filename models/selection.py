@@ -20,7 +20,7 @@ its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the sh
 is not lower (since the twentieth session: the issue's bars are exact match *and* F1, and a reader
 that buys F1 with a lower ``conf`` can lose whole plays; that session's candidate did, on the
 selection splits and on the test), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
-``tractorcam eval --n 0``). :func:`compare` states the first two; the gate needs the photos.
+``tractorcam eval --n 0``). :func:`compare` states the first three; the gate needs the photos.
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (since the thirteenth session, whose candidate was 0.01 pt higher,
 i.e. one card in 5,313, and less precise; no earlier verdict changes, model card *Thirteenth session*).
@@ -175,9 +175,7 @@ class Verdict:
     @property
     def exact_not_worse(self) -> bool:
         """Pooled per-play exact match not lower than the shipped reader's (since the twentieth session)."""
-        return (
-            self.candidate.exact_plays * self.shipped.plays >= self.shipped.exact_plays * self.candidate.plays
-        )
+        return self.candidate.exact_match >= self.shipped.exact_match
 
     @property
     def replaces(self) -> bool:
