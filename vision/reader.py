@@ -31,10 +31,11 @@ class ReaderConfig:
     instances: InstanceConfig = field(default_factory=InstanceConfig)
 
 
-#: Thresholds of the shipped weights (conf 0.4 since the twenty-first session, classifier cls_ad), chosen by :mod:`models.selection` on the synthetic *val* scenes
+#: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
 #: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` and
-#: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*): detector box score kept for the
-#: classifier, and the classifier probability a card needs (after the suit head's reading is folded in).
+#: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*; ``conf`` 0.4 since the
+#: twenty-first session's classifier): detector box score kept for the classifier, and the
+#: classifier probability a card needs (after the suit head's reading is folded in).
 DEFAULT_DET_CONF = 0.3
 DEFAULT_CONF = 0.4
 #: Weight of the committed suit head's reading (``models/weights/suit.onnx``, :func:`vision.classifier.fuse_suits`),
