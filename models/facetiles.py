@@ -165,27 +165,32 @@ def make_face_tiles(
     return n
 
 
+#: The design groups face tiles can draw (``--designs``), each a tuple name in :mod:`models.synth.designs`.
+DESIGN_GROUPS = {
+    "train": "TRAIN",
+    "randomised": "RANDOMISED",
+    "fonts": "RANDOMISED_TTF",
+    "glyphs": "RANDOMISED_GLYPH",
+    "kde": "KDE_TRAIN",
+    "kennard": "KENNARD_TRAIN",
+}
+
+
+def design_group(name: str) -> tuple:
+    """The designs of a face-tile group (:data:`DESIGN_GROUPS`); ``KeyError`` for an unknown name.
+
+    >>> len(design_group("glyphs"))
+    200
+    """
+    from models.synth import designs
+
+    return tuple(getattr(designs, DESIGN_GROUPS[name]))
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde|kennard] [--joker-share P] [--text-share P] [--index-px MIN MAX]``."""
     import argparse
 
-    from models.synth.designs import (
-        KDE_TRAIN,
-        KENNARD_TRAIN,
-        RANDOMISED,
-        RANDOMISED_GLYPH,
-        RANDOMISED_TTF,
-        TRAIN,
-    )
-
-    groups = {
-        "train": TRAIN,
-        "randomised": RANDOMISED,
-        "fonts": RANDOMISED_TTF,
-        "glyphs": RANDOMISED_GLYPH,
-        "kde": KDE_TRAIN,
-        "kennard": KENNARD_TRAIN,
-    }
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("out", type=Path)
     p.add_argument("--train", type=int, default=4000)
@@ -193,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--designs",
-        choices=tuple(groups),
+        choices=tuple(DESIGN_GROUPS),
         default="train",
         help="train: the scene training designs; randomised: the seeded random procedural decks; "
         "fonts: the same with outline-font indices (RANDOMISED_TTF); "
@@ -230,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
         p.error("--text-share must lie in [0, 1]")
     if a.joker_share is not None and not 0.0 <= a.joker_share <= 1.0:
         p.error("--joker-share must lie in [0, 1]")
-    names = [d.name for d in groups[a.designs]]
+    names = [d.name for d in design_group(a.designs)]
     settings = FaceTileSettings(index_px=(lo, hi), joker_share=a.joker_share, text_share=a.text_share)
     make_face_tiles(a.out, "train", a.train, names, a.seed, settings)
     make_face_tiles(a.out, "val", a.val, names, a.seed + 1, settings)

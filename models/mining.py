@@ -33,12 +33,17 @@ def mine_crops(
     positive_iou: float = 0.5,
     limit: int | None = None,
     tiling: TilingConfig | None = None,
+    shard: tuple[int, int] = (0, 1),
 ) -> CropSet:
     """Crops of the detector's boxes on the (dataset, split) images, labelled from the YOLO labels.
 
     The detector runs over the same pyramid of tiles as at inference (``tiling``, default automatic),
-    so the mined boxes include what it proposes on upscaled and downscaled levels.
+    so the mined boxes include what it proposes on upscaled and downscaled levels. ``shard`` ``(k, n)``
+    mines only every n-th of the (limited) images from the k-th, so n processes can share the work.
     """
+    k, n = shard
+    if not 0 <= k < n:
+        raise ValueError(f"shard must be (k, n) with 0 <= k < n, got {shard}")
     net = create_detector(DetectorConfig(type="onnx", weights=Path(detector_onnx), conf=det_conf))
     detector = TiledDetector(net, tiling or TilingConfig(tile=net.config.imgsz))
     rng = np.random.default_rng(seed)
@@ -47,7 +52,7 @@ def mine_crops(
         images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
         if limit is not None:
             images = list(rng.permutation(np.array(images, dtype=object))[:limit])
-        for path in images:
+        for path in images[k::n]:
             image = cv2.imread(str(path))
             if image is None:
                 continue
