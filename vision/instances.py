@@ -12,7 +12,10 @@ identical cards from different decks count twice, while the two corners of one c
 When the detections carry reading directions (``Detections.up``, from the orientation head of
 :mod:`vision.orientation`), a pair must also read in opposite directions: the second index of a card
 is printed turned 180°, while two identical cards fanned side by side show theirs turned alike
-(``InstanceConfig.use_orientation``; an unknown direction refuses nothing).
+(``InstanceConfig.use_orientation``; an unknown direction refuses nothing). With both directions
+known, a pair that lies along the card's diagonal as each index reads it (``InstanceConfig.diagonal``,
+:func:`diagonal_angle`: few pairs of two cards do) may lie in a wider distance band
+(``diagonal_tolerance``): decks whose index is small or large for the card no longer split in two.
 """
 
 from __future__ import annotations
@@ -45,6 +48,17 @@ INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)
 # middle of the common range; ``tolerance`` then covers ≈ 4.2–10.5).
 JOKER_PAIR_RATIO = 7.0
 JOKER_CLASSES = (class_id("SJ"), class_id("BJ"))
+# Seen from one index (its glyphs upright), a card's other index lies down and to one side, along
+# the line of the two index centres: atan(51 / 62) ≈ 39° from straight down for a 63 × 88 mm card
+# (tl–br: to the right; tr–bl of a four-index deck: to the left, seen the same way from both ends).
+# Measured with the orientation head on the selection splits' true corners (twenty-third session):
+# 5–95 % of one card's pairs at 19–53°, both ends within 13–63° for 99 %; of two cards' opposite
+# same-class pairs, 23–35 % pass. A pair on the diagonal may lie in the wider band
+# ``DIAGONAL_TOLERANCE`` (0.4–2.5 × the expected distance: decks whose index is large or small for
+# the card); any other pair keeps ``TOLERANCE``. Refusing pairs off the diagonal was measured too: it
+# split more cards of the training designs than it saved (models/MODEL_CARD.md, *Twenty-third session*).
+DIAGONAL = (10.0, 66.0)
+DIAGONAL_TOLERANCE = (0.6, 1.5)
 
 
 class InstanceConfigError(ValueError):
@@ -63,6 +77,9 @@ class InstanceConfig:
     (tl–br, tr–bl) sharing one midpoint; such pairs are merged into one card.
     ``use_orientation``: refuse a pair whose two indices read the same way (both reading directions
     known, :func:`opposite`).
+    ``diagonal``: (low, high) degrees: with both reading directions known, a suit card's pair that
+    lies on the card's diagonal as both indices read it (:func:`on_diagonal`) may lie within the
+    distance band ``diagonal_tolerance`` (same form as ``tolerance``); None: ``tolerance`` for all.
     """
 
     index_pair_ratio: float = INDEX_PAIR_RATIO
@@ -70,12 +87,19 @@ class InstanceConfig:
     tolerance: tuple[float, float] = TOLERANCE
     merge_four_index: bool = True
     use_orientation: bool = True
+    diagonal: tuple[float, float] | None = DIAGONAL
+    diagonal_tolerance: tuple[float, float] = DIAGONAL_TOLERANCE
 
     def __post_init__(self) -> None:
-        below, above = self.tolerance
-        if not (0 < below < 1 and above > 0):
+        for name in ("tolerance", "diagonal_tolerance"):
+            below, above = getattr(self, name)
+            if not (0 < below < 1 and above > 0):
+                raise InstanceConfigError(
+                    f"{name} (below, above) must have 0 < below < 1 and above > 0, got {getattr(self, name)}"
+                )
+        if self.diagonal is not None and not (0 <= self.diagonal[0] < self.diagonal[1] <= 90):
             raise InstanceConfigError(
-                f"tolerance (below, above) must have 0 < below < 1 and above > 0, got {self.tolerance}"
+                f"diagonal (low, high) must have 0 <= low < high <= 90, got {self.diagonal}"
             )
         if self.index_pair_ratio <= 0:
             raise InstanceConfigError(f"index_pair_ratio must be positive, got {self.index_pair_ratio}")
@@ -146,13 +170,41 @@ def opposite(up_a: np.ndarray, up_b: np.ndarray) -> bool:
     return bool(np.isnan(dot) or dot < 0)
 
 
+def diagonal_angle(up: np.ndarray, v: np.ndarray) -> float:
+    """Degrees from the card-down direction (``-up``) to ``v``, positive towards the card's right as
+    the index reads (image px, y down).
+
+    >>> up = np.array([0.0, -1.0])  # an upright index
+    >>> round(diagonal_angle(up, np.array([0.0, 10.0]))), round(diagonal_angle(up, np.array([5.0, 5.0])))
+    (0, 45)
+    >>> round(diagonal_angle(up, np.array([-5.0, 5.0])))
+    -45
+    """
+    right = np.array([-up[1], up[0]])
+    return math.degrees(math.atan2(float(v @ right), float(v @ -up)))
+
+
+def on_diagonal(
+    up_a: np.ndarray, up_b: np.ndarray, v: np.ndarray, window: tuple[float, float] = DIAGONAL
+) -> bool:
+    """Whether index b (at ``v`` from index a) lies where a card's other index would, seen from both:
+    :func:`diagonal_angle` within ``window`` in size and of one sign from a and from b.
+
+    >>> up, down = np.array([0.0, -1.0]), np.array([0.0, 1.0])
+    >>> on_diagonal(up, down, np.array([51.0, 62.0])), on_diagonal(up, down, np.array([0.0, 80.0]))
+    (True, False)
+    """
+    low, high = window
+    ta, tb = diagonal_angle(up_a, v), diagonal_angle(up_b, -v)
+    return low <= abs(ta) <= high and low <= abs(tb) <= high and ta * tb > 0
+
+
 def group_corners(det: Detections, config: InstanceConfig | None = None) -> list[CardInstance]:
     """One :class:`CardInstance` per physical card, sorted by class id then position."""
     config = config or InstanceConfig()
     centers = det.centers
     suit_size = suit_index_size(det)
     sides = _box_sides(det)
-    below, above = config.tolerance
     up = det.up if config.use_orientation else None
     cards: list[CardInstance] = []
     for cid in np.unique(det.class_id):
@@ -164,6 +216,11 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
                 i, j = int(idx[a]), int(idx[b])
                 if up is not None and not opposite(up[i], up[j]):
                     continue
+                below, above = config.tolerance
+                if _diagonal_applies(up, i, j, int(cid), config):
+                    assert up is not None and config.diagonal is not None
+                    if on_diagonal(up[i], up[j], centers[j] - centers[i], config.diagonal):
+                        below, above = config.diagonal_tolerance
                 dist = float(np.linalg.norm(centers[i] - centers[j]))
                 expected = expected_pair_distance(det, i, j, config, suit_size, sides)
                 ratio = dist / expected if expected > 0 else math.inf
@@ -184,6 +241,16 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
         cards.extend(_instance(det, [int(i)]) for i in idx if int(i) not in used)
     cards.sort(key=lambda c: (c.class_id, c.box[1], c.box[0]))
     return cards
+
+
+def _diagonal_applies(up: np.ndarray | None, i: int, j: int, cid: int, config: InstanceConfig) -> bool:
+    """The diagonal rule judges suit cards whose two reading directions are both known."""
+    return (
+        config.diagonal is not None
+        and up is not None
+        and cid not in JOKER_CLASSES
+        and not (np.isnan(up[i]).any() or np.isnan(up[j]).any())
+    )
 
 
 def _merge_crossing_pairs(

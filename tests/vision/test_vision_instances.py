@@ -123,3 +123,59 @@ def test_pair_band_is_wider_below_and_above_than_35_percent(dx, cards):
     assert count_cards(group_corners(make([("QD", 100, 100), ("QD", 100 + dx, 100)]))) == {"QD": cards}
     narrow = InstanceConfig(tolerance=(0.35, 0.35))  # the sixteenth session's band splits all four
     assert count_cards(group_corners(make([("QD", 100, 100), ("QD", 100 + dx, 100)]), narrow)) == {"QD": 2}
+
+
+UP, DOWN = [0.0, -1.0], [0.0, 1.0]
+DISTANCE_ONLY = InstanceConfig(diagonal=None)
+
+
+def make_read(corners):
+    """``make`` with reading directions: (card, x, y, up)."""
+    det = make([(c, x, y) for c, x, y, _ in corners])
+    return det.with_up(np.array([u for *_, u in corners], np.float32))
+
+
+def at(ratio, side=1.0):
+    """Where a card's br index lies from its tl index at (100, 100), ``ratio`` x the expected 80 px
+    along the diagonal (39 degrees from straight down; ``side`` -1 for the tr-bl diagonal)."""
+    return 100 + side * ratio * 80 * 0.635, 100 + ratio * 80 * 0.772
+
+
+@pytest.mark.parametrize(("ratio", "side"), [(1.0, 1), (1.8, 1), (2.3, 1), (0.45, 1), (1.8, -1)])
+def test_on_the_diagonal_a_small_or_large_index_for_its_card_still_pairs(ratio, side):
+    x, y = at(ratio, side)
+    card = [("QD", 100, 100, UP), ("QD", x, y, DOWN)]
+    assert count_cards(group_corners(make_read(card))) == {"QD": 1}
+    # the distance band alone splits all but the first
+    assert count_cards(group_corners(make_read(card), DISTANCE_ONLY)) == {"QD": 1 if ratio == 1.0 else 2}
+
+
+def test_off_the_diagonal_the_distance_band_stays():
+    # 1.8 x the expected distance straight below: not where a card's other index lies
+    column = [("7H", 100, 100, UP), ("7H", 100, 100 + 1.8 * 80, DOWN)]
+    assert count_cards(group_corners(make_read(column))) == {"7H": 2}
+    # within the band, off the diagonal (a four-index deck's side pair) still pairs
+    side = [("7H", 100, 100, UP), ("7H", 151, 100, DOWN)]
+    assert count_cards(group_corners(make_read(side))) == {"7H": 1}
+    # too far even on the diagonal, or reading the same way: two cards
+    x, y = at(2.7)
+    assert count_cards(group_corners(make_read([("7H", 100, 100, UP), ("7H", x, y, DOWN)]))) == {"7H": 2}
+    x, y = at(1.8)
+    assert count_cards(group_corners(make_read([("7H", 100, 100, UP), ("7H", x, y, UP)]))) == {"7H": 2}
+
+
+def test_unknown_directions_and_jokers_keep_the_distance_band():
+    nan = [float("nan"), float("nan")]
+    x, y = at(1.8)
+    assert count_cards(group_corners(make_read([("7H", 100, 100, UP), ("7H", x, y, nan)]))) == {"7H": 2}
+    # a joker mark alone: its own scale (7 x its 20 px box), 1.8 x that along the diagonal
+    det = make_read([("BJ", 100, 100, UP), ("BJ", 100 + 1.8 * 140 * 0.635, 100 + 1.8 * 140 * 0.772, DOWN)])
+    assert count_cards(group_corners(det)) == {"BJ": 2}
+
+
+@pytest.mark.parametrize("diagonal", [(60.0, 10.0), (-5.0, 40.0), (10.0, 95.0)])
+def test_bad_diagonal_window(diagonal):
+    with pytest.raises(InstanceConfigError, match="diagonal"):
+        InstanceConfig(diagonal=diagonal)
+    with pytest.raises(InstanceConfigError, match="diagonal_tolerance"):
+        InstanceConfig(diagonal_tolerance=(1.2, 0.5))
