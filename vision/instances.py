@@ -216,11 +216,7 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
                 i, j = int(idx[a]), int(idx[b])
                 if up is not None and not opposite(up[i], up[j]):
                     continue
-                below, above = config.tolerance
-                if _diagonal_applies(up, i, j, int(cid), config):
-                    assert up is not None and config.diagonal is not None
-                    if on_diagonal(up[i], up[j], centers[j] - centers[i], config.diagonal):
-                        below, above = config.diagonal_tolerance
+                below, above = _band(config, up, i, j, int(cid), centers[j] - centers[i])
                 dist = float(np.linalg.norm(centers[i] - centers[j]))
                 expected = expected_pair_distance(det, i, j, config, suit_size, sides)
                 ratio = dist / expected if expected > 0 else math.inf
@@ -243,14 +239,14 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
     return cards
 
 
-def _diagonal_applies(up: np.ndarray | None, i: int, j: int, cid: int, config: InstanceConfig) -> bool:
-    """The diagonal rule judges suit cards whose two reading directions are both known."""
-    return (
-        config.diagonal is not None
-        and up is not None
-        and cid not in JOKER_CLASSES
-        and not (np.isnan(up[i]).any() or np.isnan(up[j]).any())
-    )
+def _band(
+    config: InstanceConfig, up: np.ndarray | None, i: int, j: int, cid: int, v: np.ndarray
+) -> tuple[float, float]:
+    """The distance band of the pair (i, j), ``v`` from i to j: ``diagonal_tolerance`` for a suit
+    card's pair on the diagonal, else ``tolerance`` (an unknown, NaN, direction is on no diagonal)."""
+    if config.diagonal is None or up is None or cid in JOKER_CLASSES:
+        return config.tolerance
+    return config.diagonal_tolerance if on_diagonal(up[i], up[j], v, config.diagonal) else config.tolerance
 
 
 def _merge_crossing_pairs(
