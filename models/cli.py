@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -91,6 +92,10 @@ def eval_command(
     no_orientation_head: Annotated[
         bool, typer.Option("--no-orientation-head", help="pair corners by distance alone")
     ] = False,
+    no_pair_naming: Annotated[
+        bool,
+        typer.Option("--no-pair-naming", help="name every corner alone, not a card's two corners together"),
+    ] = False,
     sweep_det_confs: Annotated[
         list[float] | None,
         typer.Option(
@@ -138,7 +143,8 @@ def eval_command(
     if joker_conf is not None:
         options["joker_conf"] = joker_conf
     try:
-        reader = CardReader(default_reader_config(backend, **options))
+        config = default_reader_config(backend, **options)
+        reader = CardReader(replace(config, pair_naming=None) if no_pair_naming else config)
     except (
         UnknownDetectorType,
         WeightsNotFoundError,

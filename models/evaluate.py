@@ -304,7 +304,9 @@ def sweep_thresholds(
     reports = {key: SceneReport() for key in settings}
     for scene in scenes:
         proposals = reader.tiled.detect(scene.image)
-        named_at = reader.classifier.name_boxes_at(scene.image, proposals, det_confs, confs[0])
+        named_at = reader.classifier.name_boxes_at(
+            scene.image, proposals, det_confs, confs[0], adjust=reader.adjust
+        )
         for d, c, j in settings:
             named = named_at[d].filter_confidence(c)
             if j is not None:

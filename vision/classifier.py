@@ -10,7 +10,7 @@ image, so an index found on a downscaled pyramid level is still read at full res
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,10 @@ from vision.labels import RANKS, SUITS, class_id
 if TYPE_CHECKING:
     from vision.detectors.base import DetectorConfig
     from vision.orientation import OrientationHead
+
+#: A step between reading and naming: the proposals (with their reading directions) and their class
+#: probabilities in, adjusted probabilities out (e.g. :func:`vision.pairnaming.name_pairs`).
+Adjust = Callable[[Detections, npt.NDArray[np.float32]], npt.NDArray[np.float32]]
 
 CROP_SIZE = 40  # training default; a model's own input size is read from its ONNX file
 CROP_PAD = 0.15
@@ -186,13 +190,17 @@ class IndexClassifier:
             p = fuse_suits(p, self.suit_head.box_probabilities(image, xyxy), self.suit_weight)
         return p
 
-    def classify(self, image: npt.NDArray[np.uint8], det: Detections) -> Detections:
+    def classify(
+        self, image: npt.NDArray[np.uint8], det: Detections, adjust: Adjust | None = None
+    ) -> Detections:
         """``det`` with class ids and confidences from the classifier (and reading directions from the
-        orientation head, if any); background boxes are dropped."""
+        orientation head, if any); background boxes are dropped. ``adjust`` changes the probabilities
+        of ``det`` (with its directions) before naming."""
         if len(det) == 0:
             return det
-        named = _named(det, self.box_probabilities(image, det.xyxy))
-        return named.with_up(self._up(image, named.xyxy))  # directions for the named boxes only
+        p = self.box_probabilities(image, det.xyxy)
+        det = det.with_up(self._up(image, det.xyxy))
+        return _named(det, p if adjust is None else adjust(det, p))
 
     def _up(
         self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]
@@ -207,21 +215,28 @@ class IndexClassifier:
         det_conf: float,
         conf: float,
         joker_conf: float | None = None,
+        adjust: Adjust | None = None,
     ) -> Detections:
         """Boxes scoring ≥ ``det_conf`` (class-agnostic NMS, then :data:`CONTAINED_OVERLAP`), named
-        from ``image``; kept when their probability is ≥ ``conf`` (and a joker's ≥ ``joker_conf``
-        when given: :data:`JOKER_IDS`)."""
-        named = self.classify(image, _proposals(boxes, det_conf)).filter_confidence(conf)
+        from ``image`` (their probabilities through ``adjust`` first, when given); kept when their
+        probability is ≥ ``conf`` (and a joker's ≥ ``joker_conf`` when given: :data:`JOKER_IDS`)."""
+        named = self.classify(image, _proposals(boxes, det_conf), adjust).filter_confidence(conf)
         return named if joker_conf is None else named.filter_class_confidence(JOKER_IDS, joker_conf)
 
     def name_boxes_at(
-        self, image: npt.NDArray[np.uint8], boxes: Detections, det_confs: Iterable[float], conf: float
+        self,
+        image: npt.NDArray[np.uint8],
+        boxes: Detections,
+        det_confs: Iterable[float],
+        conf: float,
+        adjust: Adjust | None = None,
     ) -> dict[float, Detections]:
         """:meth:`name_boxes` (without ``joker_conf``) at every one of ``det_confs``, each box read once.
 
         Greedy NMS and the contained filter decide a box from higher-scoring boxes only (stable score
         order), so the boxes kept at a ``det_conf`` are those kept at the lowest one that score at
-        least as much; a box's reading does not depend on the other boxes.
+        least as much; a box's reading does not depend on the other boxes (``adjust``, which may
+        depend on them, runs per ``det_conf``).
         """
         det_confs = tuple(det_confs)
         det = _proposals(boxes, min(det_confs))
@@ -230,7 +245,8 @@ class IndexClassifier:
         out = {}
         for d in det_confs:
             keep = det.confidence >= d
-            out[d] = _named(det[keep], p[keep]).filter_confidence(conf)
+            kept, pk = det[keep], p[keep]
+            out[d] = _named(kept, pk if adjust is None else adjust(kept, pk)).filter_confidence(conf)
         return out
 
 

@@ -145,9 +145,7 @@ def expected_pair_distance(
     ``sides``: the boxes' long sides, when the caller has them already.
     """
     if config.card_size_px is not None:
-        w, h = config.card_size_px
-        ox, oy = INDEX_OFFSET_FRACTION
-        return math.hypot(w * (1 - 2 * ox), h * (1 - 2 * oy))
+        return card_pair_distance(config.card_size_px)
     joker = int(det.class_id[i]) in JOKER_CLASSES
     if joker and suit_size is not None:
         return float(config.index_pair_ratio * suit_size)
@@ -155,6 +153,67 @@ def expected_pair_distance(
         sides = _box_sides(det)
     ratio = JOKER_PAIR_RATIO if joker else config.index_pair_ratio
     return float(ratio * (sides[i] + sides[j]) / 2)
+
+
+def card_pair_distance(card_size_px: tuple[float, float]) -> float:
+    """Centre distance of a card's two opposite indices, from the card's (width, height) in px.
+
+    >>> round(card_pair_distance((63.0, 88.0)), 1)
+    80.3
+    """
+    w, h = card_size_px
+    ox, oy = INDEX_OFFSET_FRACTION
+    return math.hypot(w * (1 - 2 * ox), h * (1 - 2 * oy))
+
+
+def diagonal_pairs(det: Detections, config: InstanceConfig) -> list[tuple[int, int]]:
+    """Pairs (i < j) of ``det`` that could be one *suit* card's two indices whatever their class:
+    both reading directions known and opposite, each on the card's diagonal as the other reads it
+    (:func:`on_diagonal` with ``config.diagonal``), and their distance within
+    ``config.diagonal_tolerance`` of the expected one (calibrated card size, else
+    ``index_pair_ratio`` × the two boxes' mean side). None when ``config.diagonal`` is None or
+    ``det`` has no directions. What :mod:`vision.pairnaming` reads jointly.
+
+    >>> boxes = np.array([[0, 0, 10, 10], [51, 62, 61, 72], [51, 0, 61, 10]], np.float32)
+    >>> up = np.array([[0.0, -1.0], [0.0, 1.0], [0.0, 1.0]], np.float32)
+    >>> det = Detections(boxes, np.ones(3, np.float32), np.zeros(3, np.int64), up)
+    >>> diagonal_pairs(det, InstanceConfig(index_pair_ratio=8.0))
+    [(0, 1)]
+    """
+    if config.diagonal is None or det.up is None or len(det) < 2:
+        return []
+    up = det.up.astype(np.float64)
+    c = det.centers.astype(np.float64)
+    v = c[None, :, :] - c[:, None, :]  # v[i, j]: from i to j
+    low, high = config.diagonal
+    ta = _diagonal_angles(up[:, None, :], v)  # seen from i
+    tb = _diagonal_angles(up[None, :, :], -v)  # seen from j
+    with np.errstate(invalid="ignore"):
+        fits = (
+            ((up @ up.T) < 0)
+            & (np.abs(ta) >= low)
+            & (np.abs(ta) <= high)
+            & (np.abs(tb) >= low)
+            & (np.abs(tb) <= high)
+            & (ta * tb > 0)
+        )
+        if config.card_size_px is not None:
+            expected = np.full(fits.shape, card_pair_distance(config.card_size_px))
+        else:
+            sides = _box_sides(det).astype(np.float64)
+            expected = config.index_pair_ratio * (sides[:, None] + sides[None, :]) / 2
+        ratio = np.linalg.norm(v, axis=2) / np.maximum(expected, 1e-9)
+        below, above = config.diagonal_tolerance
+        fits &= (ratio >= 1 - below) & (ratio <= 1 + above)
+    i, j = np.nonzero(np.triu(fits, 1))
+    return [(int(a), int(b)) for a, b in zip(i, j, strict=True)]
+
+
+def _diagonal_angles(up: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """:func:`diagonal_angle` on broadcast arrays of directions and vectors (last axis x, y)."""
+    along = -(v * up).sum(-1)
+    right = v[..., 0] * -up[..., 1] + v[..., 1] * up[..., 0]
+    return np.degrees(np.arctan2(right, along))
 
 
 def opposite(up_a: np.ndarray, up_b: np.ndarray) -> bool:
@@ -180,8 +239,7 @@ def diagonal_angle(up: np.ndarray, v: np.ndarray) -> float:
     >>> round(diagonal_angle(up, np.array([-5.0, 5.0])))
     -45
     """
-    right = np.array([-up[1], up[0]])
-    return math.degrees(math.atan2(float(v @ right), float(v @ -up)))
+    return float(_diagonal_angles(np.asarray(up, np.float64), np.asarray(v, np.float64)))
 
 
 def on_diagonal(

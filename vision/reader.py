@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import IndexClassifier
+from vision.classifier import Adjust, IndexClassifier
 from vision.detections import Detections
 from vision.detectors.base import (
     ClassifierRequiredError,
@@ -19,6 +20,7 @@ from vision.detectors.base import (
     default_suit_head,
 )
 from vision.instances import CardInstance, InstanceConfig, group_corners
+from vision.pairnaming import PairNaming, name_pairs
 from vision.tiling import TiledDetector, TilingConfig
 
 
@@ -29,6 +31,9 @@ class ReaderConfig:
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     tiling: TilingConfig | None = None  # None: automatic pyramid with tile = detector imgsz
     instances: InstanceConfig = field(default_factory=InstanceConfig)
+    #: a card's two visible indices named together before grouping (:mod:`vision.pairnaming`; with
+    #: the classifier only); None: every box named alone
+    pair_naming: PairNaming | None = field(default_factory=PairNaming)
 
 
 #: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
@@ -87,11 +92,18 @@ class CardReader:
             )
         tiling = self.config.tiling or TilingConfig(tile=d.imgsz)
         self.tiled = TiledDetector(self.detector, tiling)
+        naming = self.config.pair_naming
+        #: what the classifier's probabilities go through before naming (:meth:`IndexClassifier.name_boxes`)
+        self.adjust: Adjust | None = (
+            None if naming is None else partial(name_pairs, naming=naming, instances=self.config.instances)
+        )
 
     def read(self, image: npt.NDArray[np.uint8]) -> Reading:
         """Corners and cards of one image."""
         corners = self.tiled.detect(image)
         if self.classifier is not None:
             d = self.config.detector
-            corners = self.classifier.name_boxes(image, corners, d.det_conf, d.conf, d.joker_conf)
+            corners = self.classifier.name_boxes(
+                image, corners, d.det_conf, d.conf, d.joker_conf, adjust=self.adjust
+            )
         return Reading(corners, group_corners(corners, self.config.instances))

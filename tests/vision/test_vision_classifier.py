@@ -114,7 +114,9 @@ def test_reader_names_merged_boxes_on_the_original_image(tmp_path):
     )
     seen = []
     classify = reader.classifier.classify
-    reader.classifier.classify = lambda image, det: seen.append(image.shape) or classify(image, det)
+    reader.classifier.classify = lambda image, det, adjust=None: (
+        seen.append(image.shape) or classify(image, det, adjust)
+    )
     corners = reader.read(img).corners
     assert seen == [(640, 640, 3)]
     assert corners.names == ["KS"]  # the 0.001 box is below det_conf; the other renamed from class 3
@@ -286,10 +288,19 @@ def test_naming_at_several_det_confs_matches_naming_at_each(tmp_path):
     scores = np.round(rng.uniform(0, 1, 40), 1)  # ties on purpose
     boxes = Detections(np.hstack([xy, xy + wh]).astype(np.float32), scores, np.zeros(40, np.int64))
     det_confs = (0.05, 0.2, 0.3, 0.5, 0.8)
-    at = clf.name_boxes_at(img, boxes, det_confs, conf=0.3)
-    for d in det_confs:
-        one = clf.name_boxes(img, boxes, det_conf=d, conf=0.3)
-        np.testing.assert_array_equal(at[d].xyxy, one.xyxy)
-        np.testing.assert_array_equal(at[d].class_id, one.class_id)
-        np.testing.assert_allclose(at[d].confidence, one.confidence, rtol=1e-5)
-    assert len(at[0.05]) > len(at[0.8]) > 0
+
+    def by_count(det, p):
+        """An adjustment that depends on the other boxes (here: how many there are)."""
+        return np.roll(p, len(det), axis=1)
+
+    for adjust in (None, by_count):
+        at = clf.name_boxes_at(img, boxes, det_confs, conf=0.3, adjust=adjust)
+        for d in det_confs:
+            one = clf.name_boxes(img, boxes, det_conf=d, conf=0.3, adjust=adjust)
+            np.testing.assert_array_equal(at[d].xyxy, one.xyxy)
+            np.testing.assert_array_equal(at[d].class_id, one.class_id)
+            np.testing.assert_allclose(at[d].confidence, one.confidence, rtol=1e-5)
+        assert len(at[0.05]) > len(at[0.8]) > 0
+    plain = clf.name_boxes(img, boxes, det_conf=0.05, conf=0.3)
+    rolled = clf.name_boxes(img, boxes, det_conf=0.05, conf=0.3, adjust=by_count)
+    assert not np.array_equal(plain.class_id, rolled.class_id)
