@@ -92,6 +92,17 @@ def eval_command(
     no_orientation_head: Annotated[
         bool, typer.Option("--no-orientation-head", help="pair corners by distance alone")
     ] = False,
+    upright_head: Annotated[
+        Path | None,
+        typer.Option("--upright-head", help="upright-head .onnx (default: the committed one, if any)"),
+    ] = None,
+    no_upright_head: Annotated[
+        bool, typer.Option("--no-upright-head", help="no reading of the crops turned upright")
+    ] = False,
+    upright_weight: Annotated[
+        float | None,
+        typer.Option("--upright-weight", help="weight of the upright head's reading (default: tuned)"),
+    ] = None,
     no_pair_naming: Annotated[
         bool,
         typer.Option("--no-pair-naming", help="name every corner alone, not a card's two corners together"),
@@ -118,6 +129,7 @@ def eval_command(
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.orientation import OrientationHeadError
     from vision.reader import CardReader, default_reader_config
+    from vision.upright import UprightHeadError
 
     if designs and heldout is None:
         raise _fail(ev.EvaluationDataError("--design needs a rendered dataset (--heldout)"))
@@ -130,6 +142,10 @@ def eval_command(
         options["suit_weight"] = suit_weight
     if no_orientation_head or orientation_head is not None:
         options["orientation_head"] = None if no_orientation_head else orientation_head
+    if no_upright_head or upright_head is not None:
+        options["upright_head"] = None if no_upright_head else upright_head
+    if upright_weight is not None:
+        options["upright_weight"] = upright_weight
     if sweep:
         options["conf"] = 0.05
         options["det_conf"] = min(sweep_det_confs or SWEEP_DET_CONFS)
@@ -151,6 +167,7 @@ def eval_command(
         ClassifierNotFoundError,
         SuitHeadError,
         OrientationHeadError,
+        UprightHeadError,
         ClassifierRequiredError,
     ) as exc:
         raise _fail(exc) from None
@@ -160,6 +177,12 @@ def eval_command(
         + (f", joker_conf {d.joker_conf}" if d.joker_conf is not None else "")
         + (f", suit head {d.suit_head} (weight {d.suit_weight:g})" if d.suit_head is not None else "")
         + (f", orientation head {d.orientation_head}" if d.orientation_head is not None else "")
+        + (
+            f", upright head {d.upright_head} (weight {d.upright_weight:g})"
+            if d.upright_head is not None
+            else ""
+        )
+        + ("" if reader.adjust is not None else ", no pair naming")
     )
     try:
         if heldout is not None and sweep:

@@ -24,6 +24,7 @@ from vision.labels import RANKS, SUITS, class_id
 if TYPE_CHECKING:
     from vision.detectors.base import DetectorConfig
     from vision.orientation import OrientationHead
+    from vision.upright import UprightHead
 
 #: A step between reading and naming: the proposals (with their reading directions) and their class
 #: probabilities in, adjusted probabilities out (e.g. :func:`vision.pairnaming.name_pairs`).
@@ -113,8 +114,10 @@ class IndexClassifier:
     ``shift_below``: only boxes whose reading of the first offset has a top probability below this are
     read at the other offsets too (:data:`SHIFT_TTA_BELOW`; above 1 reads every box at every offset);
     ``suit_head``: a :class:`SuitHead` whose reading is folded in with ``suit_weight`` (:func:`fuse_suits`);
-    ``orientation_head``: a :class:`~vision.orientation.OrientationHead` that gives the named boxes their
-    reading directions (``Detections.up``, for card grouping).
+    ``orientation_head``: a :class:`~vision.orientation.OrientationHead` that gives the boxes their
+    reading directions (``Detections.up``, for card grouping);
+    ``upright_head``: a :class:`~vision.upright.UprightHead` whose reading of each crop turned upright
+    (by the orientation head's direction) is folded in with ``upright_weight`` (:func:`vision.upright.fuse_cards`).
     """
 
     def __init__(
@@ -127,8 +130,12 @@ class IndexClassifier:
         suit_head: SuitHead | None = None,
         suit_weight: float = 1.0,
         orientation_head: OrientationHead | None = None,
+        upright_head: UprightHead | None = None,
+        upright_weight: float = 1.0,
     ) -> None:
         self.session, self.input_name, self.size = _open_session(path, threads, "classifier")
+        self.upright_head = upright_head
+        self.upright_weight = upright_weight
         self.suit_head = suit_head
         self.orientation_head = orientation_head
         self.suit_weight = suit_weight
@@ -143,6 +150,7 @@ class IndexClassifier:
         """The classifier (and suit and orientation heads, if any) a
         :class:`~vision.detectors.base.DetectorConfig` names."""
         from vision.orientation import OrientationHead
+        from vision.upright import UprightHead
 
         if config.classifier is None:
             raise ClassifierNotFoundError("the detector config names no classifier")
@@ -154,6 +162,10 @@ class IndexClassifier:
             suit_head=head,
             suit_weight=config.suit_weight,
             orientation_head=OrientationHead(Path(turn), config.threads) if turn is not None else None,
+            upright_head=UprightHead(Path(config.upright_head), config.threads)
+            if config.upright_head is not None
+            else None,
+            upright_weight=config.upright_weight,
         )
 
     def _mean_log_probabilities(self, views: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
@@ -169,11 +181,15 @@ class IndexClassifier:
         return _softmax(self._mean_log_probabilities([crops]))
 
     def box_probabilities(
-        self, image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32]
+        self,
+        image: npt.NDArray[np.uint8],
+        xyxy: npt.NDArray[np.float32],
+        up: npt.NDArray[np.float32] | None = None,
     ) -> npt.NDArray[np.float32]:
         """Probabilities of the boxes of ``image``: the first offset of ``shifts`` read for every box;
         a box less sure than ``shift_below`` gets the normalised geometric mean of the readings at every
-        offset instead (with ``rotate_tta``, each with its 180° turn)."""
+        offset instead (with ``rotate_tta``, each with its 180° turn); then the suit head's and, given
+        the boxes' reading directions ``up``, the upright head's readings folded in."""
         if len(xyxy) == 0:
             return np.zeros((0, 54), np.float32)
         (dx, dy), rest = self.shifts[0], self.shifts[1:]
@@ -188,6 +204,10 @@ class IndexClassifier:
             p[unsure] = _softmax(z_all)
         if self.suit_head is not None:
             p = fuse_suits(p, self.suit_head.box_probabilities(image, xyxy), self.suit_weight)
+        if self.upright_head is not None and up is not None:
+            from vision.upright import fuse_cards
+
+            p = fuse_cards(p, self.upright_head.box_probabilities(image, xyxy, up), self.upright_weight)
         return p
 
     def classify(
@@ -198,8 +218,8 @@ class IndexClassifier:
         of ``det`` (with its directions) before naming."""
         if len(det) == 0:
             return det
-        p = self.box_probabilities(image, det.xyxy)
         det = det.with_up(self._up(image, det.xyxy))
+        p = self.box_probabilities(image, det.xyxy, det.up)
         return _named(det, p if adjust is None else adjust(det, p))
 
     def _up(
@@ -240,8 +260,8 @@ class IndexClassifier:
         """
         det_confs = tuple(det_confs)
         det = _proposals(boxes, min(det_confs))
-        p = self.box_probabilities(image, det.xyxy)
         det = det.with_up(self._up(image, det.xyxy))
+        p = self.box_probabilities(image, det.xyxy, det.up)
         out = {}
         for d in det_confs:
             keep = det.confidence >= d

@@ -18,6 +18,7 @@ from vision.detectors.base import (
     default_classifier,
     default_orientation_head,
     default_suit_head,
+    default_upright_head,
 )
 from vision.instances import CardInstance, InstanceConfig, group_corners
 from vision.pairnaming import PairNaming, name_pairs
@@ -46,6 +47,9 @@ DEFAULT_CONF = 0.4
 #: Weight of the committed suit head's reading (``models/weights/suit.onnx``, :func:`vision.classifier.fuse_suits`),
 #: chosen with the thresholds (fifteenth session).
 DEFAULT_SUIT_WEIGHT = 0.5
+#: Weight of the committed upright head's reading (``models/weights/upright.onnx``,
+#: :func:`vision.upright.fuse_cards`), chosen with the thresholds (twenty-fourth session).
+DEFAULT_UPRIGHT_WEIGHT = 1.0
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
 #: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.
 DEFAULT_JOKER_CONF: float | None = 0.8
@@ -58,6 +62,8 @@ def default_reader_config(backend: str = "onnx", **detector_options: object) -> 
         "classifier": default_classifier(),
         "suit_head": default_suit_head(),
         "orientation_head": default_orientation_head(),
+        "upright_head": default_upright_head(),
+        "upright_weight": DEFAULT_UPRIGHT_WEIGHT,
         "suit_weight": DEFAULT_SUIT_WEIGHT,
         "det_conf": DEFAULT_DET_CONF,
         "conf": DEFAULT_CONF,

@@ -42,6 +42,8 @@ class DetectorConfig:
     crop is folded into the classifier's with ``suit_weight`` (:func:`vision.classifier.fuse_suits`).
     ``orientation_head``: an orientation-head ONNX file (:class:`vision.orientation.OrientationHead`)
     giving each named index its reading direction, so card grouping pairs only opposite corners.
+    ``upright_head``: an upright-head ONNX file (:class:`vision.upright.UprightHead`, needs the
+    orientation head) whose reading of each crop turned upright is folded in with ``upright_weight``.
     """
 
     type: str = "onnx"
@@ -57,11 +59,20 @@ class DetectorConfig:
     suit_head: Path | None = None
     suit_weight: float = 1.0
     orientation_head: Path | None = None
+    upright_head: Path | None = None
+    upright_weight: float = 1.0
 
     def localiser_only(self) -> DetectorConfig:
         """This config without its second stage (classifier and heads), keeping boxes from ``det_conf``:
         what the localiser of a two-stage reader is built from."""
-        return replace(self, conf=self.det_conf, classifier=None, suit_head=None, orientation_head=None)
+        return replace(
+            self,
+            conf=self.det_conf,
+            classifier=None,
+            suit_head=None,
+            orientation_head=None,
+            upright_head=None,
+        )
 
 
 @runtime_checkable
@@ -140,6 +151,12 @@ def default_suit_head() -> Path | None:
 def default_orientation_head() -> Path | None:
     """The committed orientation head (``orientation.onnx``) if there is one."""
     path = WEIGHTS_DIR / "orientation.onnx"
+    return path if path.is_file() else None
+
+
+def default_upright_head() -> Path | None:
+    """The committed upright head (``upright.onnx``) if there is one."""
+    path = WEIGHTS_DIR / "upright.onnx"
     return path if path.is_file() else None
 
 

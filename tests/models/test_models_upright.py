@@ -1,0 +1,74 @@
+"""``python -m models.upright``: upright crops of the labelled indices, and training the head."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.classifier import CropDataError
+from models.synth.dataset import make_dataset
+from models.tiles import read_yolo_labels
+from models.upright import extract_upright_crops, main
+from vision.detectors.base import default_orientation_head
+from vision.orientation import OrientationHead
+from vision.upright import CARDS, UprightHead
+
+pytestmark = pytest.mark.skipif(
+    default_orientation_head() is None, reason="needs the committed orientation head"
+)
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("upright")
+    make_dataset(root, n=2, seed=3, split="val", imgsz=320, progress=False)
+    return root
+
+
+@pytest.fixture(scope="module")
+def head() -> OrientationHead:
+    path = default_orientation_head()
+    assert path is not None, "the committed orientation head is missing"
+    return OrientationHead(path, threads=1)
+
+
+def labels(root: Path) -> np.ndarray:
+    import cv2
+
+    out = []
+    for img in sorted((root / "images" / "val").glob("*")):
+        h, w = cv2.imread(str(img)).shape[:2]
+        out.append(read_yolo_labels(root / "labels" / "val" / (img.stem + ".txt"), w, h)[0])
+    return np.concatenate(out)
+
+
+def test_every_label_whose_direction_the_head_reads_gives_a_crop(
+    rendered: Path, head: OrientationHead
+) -> None:
+    data = extract_upright_crops([(rendered, "val")], head, jitter=0, seed=0, size=24)
+    truth = labels(rendered)
+    # the committed head reads almost every rendered index; the unsure ones are left out
+    assert 0.8 * len(truth) <= len(data.y) <= len(truth)
+    assert set(data.y.tolist()) <= set(truth.tolist())
+    assert data.x.shape[1:] == (3, 24, 24) and data.x.dtype == np.uint8 and data.x.any()
+    twice = extract_upright_crops([(rendered, "val")], head, jitter=2, seed=0, size=24)
+    assert len(twice.y) >= 1.8 * len(data.y)
+    with pytest.raises(CropDataError):
+        extract_upright_crops([(rendered, "train")], head, jitter=1, seed=0)
+
+
+def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "u.onnx"
+    src = f"{rendered}:val"
+    argv = ["x", str(out), "--train", src, "--val", src, "--epochs", "1", "--threads", "1", "--width", "0.25"]
+    monkeypatch.setattr(sys, "argv", argv)
+    main()
+    head = UprightHead(out)
+    q = head.box_probabilities(
+        np.zeros((100, 100, 3), np.uint8), np.array([[40, 40, 60, 60]], np.float32), np.array([[0.0, -1.0]])
+    )
+    assert q.shape == (1, CARDS) and np.allclose(q.sum(1), 1.0, atol=1e-5)
