@@ -78,7 +78,8 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--jitter", type=int, default=2, help="jittered copies of each labelled index")
     p.add_argument("--angle-jitter", type=float, default=8.0, help="random turn, degrees either way")
-    p.add_argument("--limit", type=int, help="at most this many images per source")
+    p.add_argument("--limit", type=int, help="at most this many images per training source")
+    p.add_argument("--val-limit", type=int, help="at most this many images per --val source")
     p.add_argument("--orientation-head", type=Path, help="default: the committed one")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
@@ -91,7 +92,7 @@ def main() -> None:
     head = OrientationHead(Path(turn), threads=1)
     t0 = time.time()
     train = extract_upright_crops(_sources(a.train), head, a.jitter, a.seed, a.angle_jitter, a.limit)
-    val = [(s, extract_upright_crops(_sources([s]), head, 0, a.seed + 1, 0.0, a.limit)) for s in a.val]
+    val = [(s, extract_upright_crops(_sources([s]), head, 0, a.seed + 1, 0.0, a.val_limit)) for s in a.val]
     sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val)
     print(f"crops: train {len(train.y)}, {sizes} ({time.time() - t0:.0f}s)", flush=True)
     result = train_classifier(

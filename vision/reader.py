@@ -39,17 +39,17 @@ class ReaderConfig:
 
 #: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
 #: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` and
-#: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*; ``conf`` 0.4 since the
-#: twenty-first session's classifier): detector box score kept for the classifier, and the
-#: classifier probability a card needs (after the suit head's reading is folded in).
+#: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*; ``conf`` 0.6 since the
+#: twenty-fourth session's upright head): detector box score kept for the classifier, and the
+#: classifier probability a card needs (after the suit and upright heads' readings are folded in).
 DEFAULT_DET_CONF = 0.3
-DEFAULT_CONF = 0.4
+DEFAULT_CONF = 0.6
 #: Weight of the committed suit head's reading (``models/weights/suit.onnx``, :func:`vision.classifier.fuse_suits`),
 #: chosen with the thresholds (fifteenth session).
 DEFAULT_SUIT_WEIGHT = 0.5
 #: Weight of the committed upright head's reading (``models/weights/upright.onnx``,
 #: :func:`vision.upright.fuse_cards`), chosen with the thresholds (twenty-fourth session).
-DEFAULT_UPRIGHT_WEIGHT = 1.0
+DEFAULT_UPRIGHT_WEIGHT = 0.5
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
 #: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.
 DEFAULT_JOKER_CONF: float | None = 0.8

@@ -1,14 +1,16 @@
 """Upright head: names a corner index from a crop turned so that its glyphs stand upright (ONNX
 Runtime, no torch).
 
-The index classifier (:mod:`vision.classifier`) reads crops at any rotation, so it must tell a 6 from
-a 9 turned 180° by the side its suit mark sits on, which on an unseen deck it often gets wrong
-(heldout_val: 45 of 178 misnamed corners were 6 ↔ 9), while the orientation head
-(:mod:`vision.orientation`) reads those corners' direction right (44 of the 45 within 45°). The
-upright head reads each box's crop turned by that direction (:func:`upright_crops`), so a 6 is a 6,
-and names it among the 54 cards; :func:`fuse_cards` folds its reading into the classifier's with a
-weight. A box without a known direction gets no upright reading (uniform, which folds in nothing).
-Trained by ``python -m models.upright``.
+The index classifier (:mod:`vision.classifier`) reads crops at any rotation: it must learn every
+glyph at every angle, and a small index of an unseen deck often comes out as another card. The
+orientation head (:mod:`vision.orientation`) already reads which way each index reads, right within
+45° for 99 % of the selection splits' corners. The upright head reads each box's crop turned by that
+direction (:func:`upright_crops`), so it sees every glyph the same way up, and names it among the 54
+cards; :func:`fuse_cards` folds its reading into the classifier's with a weight: a second, differently
+posed reading of the same pixels. A box without a known direction gets no upright reading (uniform,
+which folds in nothing). Trained by ``python -m models.upright``; measured in models/MODEL_CARD.md,
+*Twenty-fourth session* (where also: the 6 ↔ 9 confusions of one unseen deck, whose bottom index
+turns the rank but not the suit mark, stay).
 """
 
 from __future__ import annotations

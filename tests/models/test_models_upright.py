@@ -64,7 +64,21 @@ def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path, m
     pytest.importorskip("torch")
     out = tmp_path / "u.onnx"
     src = f"{rendered}:val"
-    argv = ["x", str(out), "--train", src, "--val", src, "--epochs", "1", "--threads", "1", "--width", "0.25"]
+    argv = [
+        "x",
+        str(out),
+        "--train",
+        src,
+        "--val",
+        src,
+        "--val-limit",
+        "1",
+        "--epochs",
+        "1",
+        "--threads",
+        "1",
+    ]
+    argv += ["--width", "0.25"]
     monkeypatch.setattr(sys, "argv", argv)
     main()
     head = UprightHead(out)
