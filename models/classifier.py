@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +56,30 @@ def uint8_crops(
     image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32], size: int = CROP_SIZE, pad: float = CROP_PAD
 ) -> npt.NDArray[np.uint8]:
     """:func:`vision.classifier.crop_boxes` stored as uint8 (N, 3, size, size), rounded, for training sets."""
-    return np.clip(crop_boxes(image, xyxy, size, pad) * 255 + 0.5, 0, 255).astype(np.uint8)
+    return to_uint8(crop_boxes(image, xyxy, size, pad))
+
+
+def to_uint8(crops: npt.NDArray[np.float32]) -> npt.NDArray[np.uint8]:
+    """Float crops in [0, 1] as rounded uint8, the form training sets store."""
+    return np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8)
+
+
+def labelled_images(
+    sources: list[tuple[Path, str]], limit: int | None = None
+) -> Iterator[tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.float32]]]:
+    """(image, class ids, xyxy boxes) of every readable image with at least one YOLO label in the
+    (dataset, split) sources, in name order, at most ``limit`` images per source."""
+    for root, split in sources:
+        images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        for path in images[:limit]:
+            image = cv2.imread(str(path))
+            if image is None:
+                continue
+            cls, boxes = read_yolo_labels(
+                root / "labels" / split / (path.stem + ".txt"), image.shape[1], image.shape[0]
+            )
+            if len(cls):
+                yield image, cls, boxes
 
 
 def negative_boxes(
@@ -98,25 +122,15 @@ def extract_crops(
     rng = np.random.default_rng(seed)
     xs: list[npt.NDArray[np.uint8]] = []
     ys: list[npt.NDArray[np.int64]] = []
-    for root, split in sources:
-        images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
-        for path in images[:limit]:
-            image = cv2.imread(str(path))
-            if image is None:
-                continue
-            cls, boxes = read_yolo_labels(
-                root / "labels" / split / (path.stem + ".txt"), image.shape[1], image.shape[0]
-            )
-            if len(cls) == 0:
-                continue
-            for _ in range(jitter):
-                xs.append(uint8_crops(image, jitter_boxes(boxes, rng, amount), size, pad))
-                ys.append(cls)
-            if negatives:
-                neg = negative_boxes(boxes, image.shape[1], image.shape[0], negatives, rng)
-                if len(neg):
-                    xs.append(uint8_crops(image, neg, size, pad))
-                    ys.append(np.full(len(neg), BACKGROUND, np.int64))
+    for image, cls, boxes in labelled_images(sources, limit):
+        for _ in range(jitter):
+            xs.append(uint8_crops(image, jitter_boxes(boxes, rng, amount), size, pad))
+            ys.append(cls)
+        if negatives:
+            neg = negative_boxes(boxes, image.shape[1], image.shape[0], negatives, rng)
+            if len(neg):
+                xs.append(uint8_crops(image, neg, size, pad))
+                ys.append(np.full(len(neg), BACKGROUND, np.int64))
     if not xs:
         raise CropDataError(f"no labelled crops in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))

@@ -16,12 +16,18 @@ import argparse
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
-from models.classifier import CropDataError, CropSet, _sources, jitter_boxes, train_classifier
-from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
+from models.classifier import (
+    CropDataError,
+    CropSet,
+    _sources,
+    jitter_boxes,
+    labelled_images,
+    to_uint8,
+    train_classifier,
+)
 from vision.classifier import CROP_PAD, CROP_SIZE
 from vision.detectors.base import default_orientation_head
 from vision.orientation import OrientationHead
@@ -46,24 +52,16 @@ def extract_upright_crops(
     rng = np.random.default_rng(seed)
     xs: list[npt.NDArray[np.uint8]] = []
     ys: list[npt.NDArray[np.int64]] = []
-    for root, split in sources:
-        images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
-        for path in images[:limit]:
-            image = cv2.imread(str(path))
-            if image is None:
+    for image, cls, boxes in labelled_images(sources, limit):
+        for _ in range(max(jitter, 1)):
+            xyxy = jitter_boxes(boxes, rng, 0.12) if jitter else boxes
+            up = head.box_up_vectors(image, xyxy)
+            known = np.isfinite(up).all(1)
+            if not known.any():
                 continue
-            labels = root / "labels" / split / (path.stem + ".txt")
-            cls, boxes = read_yolo_labels(labels, image.shape[1], image.shape[0])
-            for _ in range(max(jitter, 1)):
-                xyxy = jitter_boxes(boxes, rng, 0.12) if jitter else boxes
-                up = head.box_up_vectors(image, xyxy)
-                known = np.isfinite(up).all(1) if len(up) else np.zeros(0, bool)
-                if not known.any():
-                    continue
-                turn = rng.uniform(-angle_jitter, angle_jitter, int(known.sum())) if jitter else None
-                crops = upright_crops(image, xyxy[known], up[known], size, pad, turn)
-                xs.append(np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
-                ys.append(cls[known])
+            turn = rng.uniform(-angle_jitter, angle_jitter, int(known.sum())) if jitter else None
+            xs.append(to_uint8(upright_crops(image, xyxy[known], up[known], size, pad, turn)))
+            ys.append(cls[known])
     if not xs:
         raise CropDataError(f"no labelled index crops in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))

@@ -304,11 +304,17 @@ def fuse_suits(
     """
     if weight == 0 or len(p) == 0:
         return p
-    w = np.repeat(np.power(np.maximum(q, 1e-6), weight), len(RANKS), axis=1)  # (N, 52), suit blocks
-    suited = p[:, :SUITED] * w
-    mass = p[:, :SUITED].sum(1, keepdims=True)
+    return fold_in(p, np.repeat(np.power(np.maximum(q, 1e-6), weight), len(RANKS), axis=1))
+
+
+def fold_in(p: npt.NDArray[np.float32], factors: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+    """``p`` (N, C) with its first K columns multiplied by ``factors`` (N, K) and renormalised to the
+    probability they held together; the other columns (jokers, background) keep theirs."""
+    k = factors.shape[1]
+    folded = p[:, :k] * factors
+    mass = p[:, :k].sum(1, keepdims=True)
     out = p.copy()
-    out[:, :SUITED] = suited * mass / np.maximum(suited.sum(1, keepdims=True), 1e-12)
+    out[:, :k] = folded * mass / np.maximum(folded.sum(1, keepdims=True), 1e-12)
     return out.astype(np.float32)
 
 

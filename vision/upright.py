@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import CROP_PAD, _open_session, _softmax
+from vision.classifier import CROP_PAD, _open_session, _softmax, fold_in
 
 #: The head names the 54 cards (no background: it reads boxes the classifier reads too).
 CARDS = 54
@@ -100,11 +100,7 @@ def fuse_cards(
     """
     if weight == 0 or len(p) == 0:
         return p
-    folded = p[:, :CARDS] * np.power(np.maximum(q, 1e-6), weight)
-    mass = p[:, :CARDS].sum(1, keepdims=True)
-    out = p.copy()
-    out[:, :CARDS] = folded * mass / np.maximum(folded.sum(1, keepdims=True), 1e-12)
-    return out.astype(np.float32)
+    return fold_in(p, np.power(np.maximum(q, 1e-6), weight))
 
 
 class UprightHead:
@@ -126,7 +122,7 @@ class UprightHead:
         """Card probabilities (N, 54) of the boxes read upright; rows with an unknown ``up`` are
         uniform."""
         q = np.full((len(xyxy), CARDS), 1 / CARDS, np.float32)
-        known = np.isfinite(up).all(1) if len(xyxy) else np.zeros(0, bool)
+        known = np.isfinite(up).all(1)
         if known.any():
             crops = upright_crops(image, xyxy[known], up[known], self.size, self.pad)
             (logits,) = self.session.run(None, {self.input_name: crops})
