@@ -8,6 +8,10 @@ random turn (``angle_jitter`` degrees) for the head's residual error. The networ
 are the index classifier's (:func:`models.classifier.train_classifier`, 54 classes, no background).
 
     python -m models.upright OUT.onnx --train DIR[:split] ... --val DIR[:split] ... --epochs 6
+
+Crops cut once can be kept and reused (the orientation head reads every box, which costs minutes
+per round of data): ``--save-crops R.npz --epochs 0`` writes the training crops and stops, and
+``--extra-crops R.npz ...`` adds such files to the training crops of a later run.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from models.classifier import (
     _sources,
     jitter_boxes,
     labelled_images,
+    load_crops,
     to_uint8,
     train_classifier,
 )
@@ -67,12 +72,18 @@ def extract_upright_crops(
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Command line (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("out", type=Path)
-    p.add_argument("--train", nargs="+", required=True, help="DIR[:split] of YOLO-layout datasets")
-    p.add_argument("--val", nargs="+", required=True, help="DIR[:split]; the first one picks the best epoch")
+    p.add_argument("--train", nargs="*", default=[], help="DIR[:split] of YOLO-layout datasets")
+    p.add_argument("--val", nargs="*", default=[], help="DIR[:split]; the first one picks the best epoch")
+    p.add_argument(
+        "--save-crops", type=Path, help=".npz: write the --train crops here (then stop if --epochs 0)"
+    )
+    p.add_argument(
+        "--extra-crops", nargs="+", type=Path, default=[], help=".npz crop sets (--save-crops files) to add"
+    )
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--jitter", type=int, default=2, help="jittered copies of each labelled index")
     p.add_argument("--angle-jitter", type=float, default=8.0, help="random turn, degrees either way")
@@ -83,13 +94,35 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
-    a = p.parse_args()
+    a = p.parse_args(argv)
+    if not a.train and not a.extra_crops:
+        p.error("nothing to train on: pass --train and/or --extra-crops")
+    if a.epochs > 0 and not a.val:
+        p.error("training needs --val (its first source picks the best epoch)")
+    if a.save_crops is not None and not a.train:
+        p.error("--save-crops writes the crops of --train")
     turn = a.orientation_head or default_orientation_head()
     if turn is None:
         p.error("no orientation head: pass --orientation-head")
     head = OrientationHead(Path(turn), threads=1)
     t0 = time.time()
-    train = extract_upright_crops(_sources(a.train), head, a.jitter, a.seed, a.angle_jitter, a.limit)
+    parts = [load_crops(f) for f in a.extra_crops]
+    if a.train:
+        cut = extract_upright_crops(_sources(a.train), head, a.jitter, a.seed, a.angle_jitter, a.limit)
+        print(f"crops cut: {len(cut.y)} ({time.time() - t0:.0f}s)", flush=True)
+        if a.save_crops is not None:
+            np.savez(a.save_crops, x=cut.x, y=cut.y)
+        parts.append(cut)
+    if a.epochs == 0:
+        return
+    shapes = {c.x.shape[1:] for c in parts}
+    if len(shapes) > 1 or max(int(c.y.max(initial=0)) for c in parts) >= CARDS:
+        p.error(f"crop sets do not fit together (shapes {sorted(shapes)}; labels must be < {CARDS})")
+    train = (
+        parts[0]
+        if len(parts) == 1
+        else CropSet(np.concatenate([c.x for c in parts]), np.concatenate([c.y for c in parts]))
+    )
     val = [(s, extract_upright_crops(_sources([s]), head, 0, a.seed + 1, 0.0, a.val_limit)) for s in a.val]
     sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val)
     print(f"crops: train {len(train.y)}, {sizes} ({time.time() - t0:.0f}s)", flush=True)

@@ -86,3 +86,24 @@ def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path, m
         np.zeros((100, 100, 3), np.uint8), np.array([[40, 40, 60, 60]], np.float32), np.array([[0.0, -1.0]])
     )
     assert q.shape == (1, CARDS) and np.allclose(q.sum(1), 1.0, atol=1e-5)
+
+
+def test_crops_saved_once_train_a_later_run_and_misfits_are_refused(rendered: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    src = f"{rendered}:val"
+    saved = tmp_path / "r.npz"
+    main([str(tmp_path / "unused.onnx"), "--train", src, "--save-crops", str(saved), "--epochs", "0"])
+    assert not (tmp_path / "unused.onnx").exists()  # --epochs 0 only cuts and saves
+    with np.load(saved) as z:
+        assert z["x"].dtype == np.uint8 and len(z["x"]) == len(z["y"]) >= 0.8 * 2 * len(labels(rendered))
+    out = tmp_path / "u.onnx"
+    common = ["--val", src, "--val-limit", "1", "--epochs", "1", "--threads", "1", "--width", "0.25"]
+    main([str(out), "--extra-crops", str(saved), *common])
+    assert UprightHead(out).box_probabilities(
+        np.zeros((64, 64, 3), np.uint8), np.array([[20, 20, 40, 40]], np.float32), np.array([[0.0, -1.0]])
+    ).shape == (1, CARDS)
+    background = tmp_path / "bg.npz"  # a classifier's crops: label 54 is its background, not a card
+    np.savez(background, x=np.zeros((2, 3, 40, 40), np.uint8), y=np.array([3, CARDS]))
+    for bad in (["--extra-crops", str(background), *common], ["--extra-crops", str(saved)], []):
+        with pytest.raises(SystemExit):
+            main([str(tmp_path / "v.onnx"), *bad])
