@@ -257,6 +257,8 @@ def slice_sheet(sheet: np.ndarray) -> list[list[np.ndarray]]:
 
 def render_sheet(svg: Path, height: int) -> np.ndarray:
     """Render a whole SVG(Z) sheet to BGRA with rsvg-convert."""
+    if not Path(svg).is_file():
+        raise FileNotFoundError(f"card art not found: {svg}")
     exe = shutil.which("rsvg-convert")
     if exe is None:
         raise FileNotFoundError("rsvg-convert not found (Debian package librsvg2-bin)")
@@ -313,6 +315,10 @@ def _build_kennard(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Faces of the Kennard deck, one SVG per card (:mod:`models.synth.kennard`); its jokers have
     no corner mark, so (like the KDE decks) they are never shown face up and stand in as the back."""
     folder = art_path(design)
+    if not (folder / "B1.svg").is_file():
+        raise kennard.KennardArtError(
+            f"the Kennard card art is not in {folder}: run `python -m models.synth.kennard` first"
+        )
     cells = {c: render_sheet(folder / f"{kennard.kennard_name(c)}.svg", FACE_H) for c in CARDS[:52]}
     size = (int(round(FACE_H * cells["AS"].shape[1] / cells["AS"].shape[0])), FACE_H)
     faces = {c: cv2.resize(cell, size, interpolation=cv2.INTER_AREA) for c, cell in cells.items()}

@@ -125,6 +125,14 @@ def test_names_and_art_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert faces.kennard_dir() == tmp_path / "k"
 
 
+def test_missing_art_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACTORCAM_KENNARD_DIR", str(tmp_path / "none"))
+    with pytest.raises(kennard.KennardArtError, match="python -m models.synth.kennard"):
+        faces._build_kennard(BY_NAME["kennard"])
+    with pytest.raises(FileNotFoundError, match="card art not found"):
+        faces.render_sheet(tmp_path / "none" / "SA.svg", 100)
+
+
 def test_design_is_training_only() -> None:
     (design,) = KENNARD_TRAIN
     assert BY_NAME["kennard"] is design and design.kind == "kennard" and not design.jokers
