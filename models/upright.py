@@ -72,6 +72,11 @@ def extract_upright_crops(
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
+def _fits(crops: CropSet) -> bool:
+    """Whether a loaded crop set can join the crops :func:`extract_upright_crops` cuts by default."""
+    return crops.x.shape[1:] == (3, CROP_SIZE, CROP_SIZE) and int(crops.y.max(initial=0)) < CARDS
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -107,6 +112,9 @@ def main(argv: list[str] | None = None) -> None:
     head = OrientationHead(Path(turn), threads=1)
     t0 = time.time()
     parts = [load_crops(f) for f in a.extra_crops]
+    misfits = [f for f, c in zip(a.extra_crops, parts, strict=True) if not _fits(c)]
+    if misfits:  # checked before the (minutes of) cutting, not after
+        p.error(f"{misfits}: crops must be (3, {CROP_SIZE}, {CROP_SIZE}) with labels < {CARDS}")
     if a.train:
         cut = extract_upright_crops(_sources(a.train), head, a.jitter, a.seed, a.angle_jitter, a.limit)
         print(f"crops cut: {len(cut.y)} ({time.time() - t0:.0f}s)", flush=True)
@@ -115,9 +123,6 @@ def main(argv: list[str] | None = None) -> None:
         parts.append(cut)
     if a.epochs == 0:
         return
-    shapes = {c.x.shape[1:] for c in parts}
-    if len(shapes) > 1 or max(int(c.y.max(initial=0)) for c in parts) >= CARDS:
-        p.error(f"crop sets do not fit together (shapes {sorted(shapes)}; labels must be < {CARDS})")
     train = (
         parts[0]
         if len(parts) == 1
