@@ -1,11 +1,12 @@
 """Milliseconds per full-table frame of the card reader: PyTorch (ultralytics), ONNX Runtime and NCNN.
 
-    .venv/bin/python benchmarks/detect.py [--image FRAME.jpg] [--runs 10] [--levels 1.0]
+    .venv/bin/python benchmarks/detect.py [--image FRAME.jpg] [--runs 10] [--levels 1.0] [--focus-upscale F]
 
 Without ``--image`` a whole-table scene is rendered with the synthetic renderer (seed 1). ``--levels``
-gives the pyramid levels (resize factors) the pipeline uses; default: the automatic pyramid. Prints one
-line per backend: the frame size, number of tiles, median and mean ms per frame (single process,
-both cores), plus the bare network time per tile.
+gives the pyramid levels (resize factors) the pipeline uses; default: the automatic pyramid.
+``--focus-upscale`` the focus level (default: the shipped reader's; 0: none). Prints one line per
+backend: the frame size, number of tiles (regular + focus), median and mean ms per frame (single
+process, both cores), plus the bare network time per tile.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import platform
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +31,7 @@ from vision.detectors.base import (  # noqa: E402
     default_classifier,
     default_weights,
 )
-from vision.reader import CardReader, ReaderConfig, default_reader_config  # noqa: E402
-from vision.tiling import TilingConfig, plan_tiles  # noqa: E402
+from vision.reader import DEFAULT_FOCUS_UPSCALE, CardReader, default_reader_config  # noqa: E402
 
 
 def table_frame(seed: int = 1) -> np.ndarray:
@@ -44,6 +45,7 @@ def bench(
     backend: str,
     image: np.ndarray,
     levels: tuple[float, ...] | None,
+    focus: float | None,
     runs: int,
     imgsz: int,
     weights_dir: Path | None,
@@ -56,9 +58,11 @@ def bench(
     if classifier is not None and not classifier.is_file():
         classifier = None
     # the shipped thresholds: how many proposals reach the classifier depends on det_conf
-    det_cfg = default_reader_config(backend, weights=weights, imgsz=imgsz, classifier=classifier).detector
-    tiling = TilingConfig(tile=imgsz, levels=levels)
-    reader = CardReader(ReaderConfig(detector=det_cfg, tiling=tiling))
+    shipped = default_reader_config(
+        backend, focus_upscale=focus, weights=weights, imgsz=imgsz, classifier=classifier
+    )
+    det_cfg = shipped.detector
+    reader = CardReader(replace(shipped, tiling=replace(shipped.tiling, levels=levels)))
     reader.read(image)  # warm-up
     times = []
     for _ in range(runs):
@@ -73,9 +77,9 @@ def bench(
         net.detect(tile_img)
     per_tile = (time.perf_counter() - t0) * 1000 / runs
     h, w = image.shape[:2]
-    n_tiles = len(plan_tiles(w, h, tiling))
     return (
-        f"{backend:12s} frame {w}x{h} tiles {n_tiles:3d} levels {levels or 'auto'}: "
+        f"{backend:12s} frame {w}x{h} tiles {reader.tiled.last_tiles:3d} levels {levels or 'auto'}"
+        f"{f' focus {focus:g}x' if focus else ''}: "
         f"median {statistics.median(times):7.1f} ms, mean {statistics.mean(times):7.1f} ms per frame; "
         f"network {per_tile:5.1f} ms per {imgsz}px tile; {len(reading.cards)} cards; "
         f"classifier {'yes' if classifier else 'no'}"
@@ -89,6 +93,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--imgsz", type=int, default=320)
     parser.add_argument("--levels", type=float, nargs="*", default=None)
+    parser.add_argument(
+        "--focus-upscale", type=float, default=DEFAULT_FOCUS_UPSCALE, help="focus level (0: none)"
+    )
     parser.add_argument("--backends", nargs="*", default=["onnx", "ncnn", "ultralytics"])
     parser.add_argument("--weights-dir", type=Path, default=None, help="folder with best.onnx / best.pt")
     args = parser.parse_args()
@@ -101,7 +108,8 @@ def main() -> None:
     for backend in args.backends:
         levels = tuple(args.levels) if args.levels else None
         try:
-            print(bench(backend, image, levels, args.runs, args.imgsz, args.weights_dir))
+            focus = args.focus_upscale or None
+            print(bench(backend, image, levels, focus, args.runs, args.imgsz, args.weights_dir))
         except (ImportError, WeightsNotFoundError) as exc:  # e.g. no ncnn package or export here
             print(f"{backend:12s} skipped: {exc}")
 

@@ -107,6 +107,14 @@ def eval_command(
         bool,
         typer.Option("--no-pair-naming", help="name every corner alone, not a card's two corners together"),
     ] = False,
+    focus_upscale: Annotated[
+        float | None,
+        typer.Option(
+            "--focus-upscale",
+            help="resize factor of the tiling's focus level, looked at only around found indices "
+            "(default: the shipped one; 0: none)",
+        ),
+    ] = None,
     sweep_det_confs: Annotated[
         list[float] | None,
         typer.Option(
@@ -129,6 +137,7 @@ def eval_command(
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
     from vision.orientation import OrientationHeadError
     from vision.reader import CardReader, default_reader_config
+    from vision.tiling import TilingConfigError
     from vision.upright import UprightHeadError
 
     if designs and heldout is None:
@@ -158,6 +167,8 @@ def eval_command(
         options["det_conf"] = det_conf
     if joker_conf is not None:
         options["joker_conf"] = joker_conf
+    if focus_upscale is not None:
+        options["focus_upscale"] = focus_upscale or None
     try:
         config = default_reader_config(backend, **options)
         reader = CardReader(replace(config, pair_naming=None) if no_pair_naming else config)
@@ -169,6 +180,7 @@ def eval_command(
         OrientationHeadError,
         UprightHeadError,
         ClassifierRequiredError,
+        TilingConfigError,
     ) as exc:
         raise _fail(exc) from None
     d = reader.config.detector
@@ -183,6 +195,11 @@ def eval_command(
             else ""
         )
         + ("" if reader.adjust is not None else ", no pair naming")
+        + (
+            f", focus level {reader.tiled.config.focus_upscale:g}x"
+            if reader.tiled.config.focus_upscale
+            else ""
+        )
     )
     try:
         if heldout is not None and sweep:

@@ -53,10 +53,16 @@ DEFAULT_UPRIGHT_WEIGHT = 0.5
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
 #: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.
 DEFAULT_JOKER_CONF: float | None = 0.8
+#: Resize factor of the tiling's focus level (:class:`vision.tiling.TilingConfig`): a finer look at the
+#: neighbourhood of the indices the automatic pyramid found; None: no focus level.
+DEFAULT_FOCUS_UPSCALE: float | None = None
 
 
-def default_reader_config(backend: str = "onnx", **detector_options: object) -> ReaderConfig:
-    """The shipped configuration: committed weights and classifier (if present), tuned thresholds."""
+def default_reader_config(
+    backend: str = "onnx", *, focus_upscale: float | None = DEFAULT_FOCUS_UPSCALE, **detector_options: object
+) -> ReaderConfig:
+    """The shipped configuration: committed weights and classifier (if present), tuned thresholds, the
+    automatic pyramid with the focus level ``focus_upscale`` (None: none)."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
@@ -70,7 +76,10 @@ def default_reader_config(backend: str = "onnx", **detector_options: object) -> 
         "joker_conf": DEFAULT_JOKER_CONF,
     }
     options.update(detector_options)
-    return ReaderConfig(detector=DetectorConfig(**options))  # type: ignore[arg-type]
+    detector = DetectorConfig(**options)  # type: ignore[arg-type]
+    return ReaderConfig(
+        detector=detector, tiling=TilingConfig(tile=detector.imgsz, focus_upscale=focus_upscale)
+    )
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,12 @@ image and merged with class-wise NMS.
 With ``levels=None`` the pyramid is automatic: the whole image fitted into one tile, then every
 doubling up to ``max_upscale`` × the native resolution, so an index of any size is seen at some
 level near the size the model was trained on. A calibrated pipeline passes one explicit level.
+
+A *focus* level (``focus_upscale``) is one more, finer level looked at only where the other levels
+already found an index: the tiles of that level that overlap a found box (grown by ``focus_margin``
+of its long side). Indices too small for every regular level mostly lie beside cards that were seen
+(a fan, a pile, the card's other corner), so the focus level reads them at a fraction of the cost of
+a whole level (model card, *Twenty-sixth session*).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ class TilingConfig:
     index read differently at two levels; the most confident is kept.
     ``edge_margin``: detections this close (px) to a tile border that is not an image border are
     dropped as likely cut (the overlapping neighbour tile sees them whole).
+    ``focus_upscale``: resize factor of the focus level (None: none), run only on the tiles that overlap
+    a box found at the other levels, each box grown by ``focus_margin`` × its long side on every side.
     """
 
     tile: int = 320
@@ -42,6 +50,8 @@ class TilingConfig:
     nms_iou: float = 0.5
     agnostic_iou: float = 0.7
     edge_margin: float = 2.0
+    focus_upscale: float | None = None
+    focus_margin: float = 1.0
 
     def __post_init__(self) -> None:
         if self.tile < 32:
@@ -50,6 +60,12 @@ class TilingConfig:
             raise TilingConfigError(f"overlap must be in [0, 0.9), got {self.overlap}")
         if self.levels is not None and (not self.levels or min(self.levels) <= 0):
             raise TilingConfigError(f"levels must be positive resize factors, got {self.levels}")
+        if self.focus_upscale is not None and self.focus_upscale <= 0:
+            raise TilingConfigError(
+                f"focus_upscale must be a positive resize factor, got {self.focus_upscale}"
+            )
+        if self.focus_margin < 0:
+            raise TilingConfigError(f"focus_margin must be >= 0, got {self.focus_margin}")
 
 
 @dataclass(frozen=True)
@@ -90,16 +106,46 @@ def _starts(length: int, tile: int, stride: int) -> list[int]:
     return sorted(set(starts))
 
 
-def plan_tiles(width: int, height: int, config: TilingConfig) -> list[Tile]:
-    """All windows of all levels for an image of ``width`` × ``height``."""
-    tiles: list[Tile] = []
+def level_tiles(width: int, height: int, scale: float, config: TilingConfig) -> list[Tile]:
+    """The windows of one level (resize factor ``scale``) of an image of ``width`` × ``height``."""
     stride = max(1, int(round(config.tile * (1 - config.overlap))))
-    for scale in pyramid_levels(width, height, config):
-        lw, lh = max(1, round(width * scale)), max(1, round(height * scale))
-        for y in _starts(lh, config.tile, stride):
-            for x in _starts(lw, config.tile, stride):
-                tiles.append(Tile(scale, x, y, min(x + config.tile, lw), min(y + config.tile, lh), lw, lh))
-    return tiles
+    lw, lh = max(1, round(width * scale)), max(1, round(height * scale))
+    return [
+        Tile(scale, x, y, min(x + config.tile, lw), min(y + config.tile, lh), lw, lh)
+        for y in _starts(lh, config.tile, stride)
+        for x in _starts(lw, config.tile, stride)
+    ]
+
+
+def plan_tiles(width: int, height: int, config: TilingConfig) -> list[Tile]:
+    """All windows of all regular levels for an image of ``width`` × ``height`` (not the focus level)."""
+    return [
+        t
+        for scale in pyramid_levels(width, height, config)
+        for t in level_tiles(width, height, scale, config)
+    ]
+
+
+def focus_tiles(width: int, height: int, found: Detections, config: TilingConfig) -> list[Tile]:
+    """The focus level's windows that overlap a box of ``found`` (original-image px), each box grown by
+    ``config.focus_margin`` × its long side; none without a focus level or boxes.
+
+    >>> cfg = TilingConfig(tile=320, overlap=0.25, focus_upscale=2.0, focus_margin=0.0)
+    >>> [(t.x0, t.y0) for t in focus_tiles(640, 480, Detections([[10, 10, 30, 30]], [0.9], [0]), cfg)]
+    [(0, 0)]
+    """
+    if config.focus_upscale is None or len(found) == 0:
+        return []
+    scale = config.focus_upscale
+    side = np.maximum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
+    grow = (config.focus_margin * side)[:, None]
+    boxes = (found.xyxy + np.hstack([-grow, -grow, grow, grow])) * scale  # level px
+    keep = []
+    for t in level_tiles(width, height, scale, config):
+        hit = (boxes[:, 0] < t.x1) & (boxes[:, 2] > t.x0) & (boxes[:, 1] < t.y1) & (boxes[:, 3] > t.y0)
+        if hit.any():
+            keep.append(t)
+    return keep
 
 
 def _drop_cut(det: Detections, tile: Tile, margin: float) -> Detections:
@@ -125,13 +171,27 @@ class TiledDetector:
     def __init__(self, detector: Detector, config: TilingConfig | None = None) -> None:
         self.detector = detector
         self.config = config or TilingConfig(tile=detector.config.imgsz)
+        #: tiles the detector ran on in the last :meth:`detect` (regular levels + focus level)
+        self.last_tiles = 0
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """Merged detections in original-image pixels."""
         h, w = image.shape[:2]
+        parts = self._run(image, plan_tiles(w, h, self.config))
+        focus = focus_tiles(w, h, Detections.concat(parts), self.config)
+        self.last_tiles = len(parts) + len(focus)
+        merged = Detections.concat(parts + self._run(image, focus))
+        if len(merged) == 0:
+            return merged
+        merged = merged.clipped(w, h).with_nms(self.config.nms_iou)
+        return merged.with_nms(self.config.agnostic_iou, class_agnostic=True)
+
+    def _run(self, image: npt.NDArray[np.uint8], tiles: list[Tile]) -> list[Detections]:
+        """The detector's boxes in each of ``tiles`` (one level at a time), in original-image pixels."""
+        h, w = image.shape[:2]
         parts: list[Detections] = []
         level_cache: dict[float, npt.NDArray[np.uint8]] = {}
-        for tile in plan_tiles(w, h, self.config):
+        for tile in tiles:
             level = level_cache.get(tile.scale)
             if level is None:
                 interp = cv2.INTER_AREA if tile.scale < 1 else cv2.INTER_LINEAR
@@ -144,8 +204,4 @@ class TiledDetector:
             crop = level[tile.y0 : tile.y1, tile.x0 : tile.x1]
             det = _drop_cut(self.detector.detect(crop), tile, self.config.edge_margin)
             parts.append(det.shifted(tile.x0, tile.y0).scaled(1.0 / tile.scale))
-        merged = Detections.concat(parts)
-        if len(merged) == 0:
-            return merged
-        merged = merged.clipped(w, h).with_nms(self.config.nms_iou)
-        return merged.with_nms(self.config.agnostic_iou, class_agnostic=True)
+        return parts
