@@ -165,6 +165,16 @@ def _drop_cut(det: Detections, tile: Tile, margin: float) -> Detections:
     return det[~bad]
 
 
+def _resize_level(image: npt.NDArray[np.uint8], tile: Tile) -> npt.NDArray[np.uint8]:
+    """``image`` resized to ``tile``'s level (area averaging down, bilinear up; the image itself at 1)."""
+    h, w = image.shape[:2]
+    if (tile.level_width, tile.level_height) == (w, h):
+        return image
+    interp = cv2.INTER_AREA if tile.scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, (tile.level_width, tile.level_height), interpolation=interp)
+    return resized.astype(np.uint8, copy=False)
+
+
 class TiledDetector:
     """Runs a :class:`Detector` over the pyramid tiles of an image and merges the results."""
 
@@ -188,20 +198,12 @@ class TiledDetector:
 
     def _run(self, image: npt.NDArray[np.uint8], tiles: list[Tile]) -> list[Detections]:
         """The detector's boxes in each of ``tiles`` (one level at a time), in original-image pixels."""
-        h, w = image.shape[:2]
         parts: list[Detections] = []
-        level_cache: dict[float, npt.NDArray[np.uint8]] = {}
+        level: tuple[float, npt.NDArray[np.uint8]] | None = None  # the current level, resized once
         for tile in tiles:
-            level = level_cache.get(tile.scale)
-            if level is None:
-                interp = cv2.INTER_AREA if tile.scale < 1 else cv2.INTER_LINEAR
-                level = (
-                    image
-                    if (tile.level_width, tile.level_height) == (w, h)
-                    else cv2.resize(image, (tile.level_width, tile.level_height), interpolation=interp)
-                )
-                level_cache = {tile.scale: level}
-            crop = level[tile.y0 : tile.y1, tile.x0 : tile.x1]
+            if level is None or level[0] != tile.scale:
+                level = (tile.scale, _resize_level(image, tile))
+            crop = level[1][tile.y0 : tile.y1, tile.x0 : tile.x1]
             det = _drop_cut(self.detector.detect(crop), tile, self.config.edge_margin)
             parts.append(det.shifted(tile.x0, tile.y0).scaled(1.0 / tile.scale))
         return parts
