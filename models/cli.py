@@ -57,6 +57,12 @@ def eval_command(
     per_design: Annotated[
         bool, typer.Option("--per-design", help="print the synthetic figures per card design, worst first")
     ] = False,
+    per_size: Annotated[
+        bool,
+        typer.Option(
+            "--per-size", help="print the synthetic figures per card-size bin (median card height in px)"
+        ),
+    ] = False,
     designs: Annotated[
         list[str] | None,
         typer.Option("--design", help="with --heldout: only scenes showing this design (repeatable)"),
@@ -222,14 +228,22 @@ def eval_command(
             scenes = _synthetic_scenes(heldout, split, limit, designs)
             report = ev.evaluate_synthetic(reader, scenes)
             title = f"synthetic {split} ({heldout}" + (f"; {', '.join(designs)}" if designs else "") + ")"
-            typer.echo(ev.format_scene_report(report, per_class, title=title, per_design=per_design))
+            typer.echo(
+                ev.format_scene_report(
+                    report, per_class, title=title, per_design=per_design, per_size=per_size
+                )
+            )
         elif n > 0:
             count = n if limit is None else min(n, limit)
             scenes = _progress(ev.render_heldout_scenes(count, seed), total=count)
             report = ev.evaluate_synthetic(reader, scenes)
             typer.echo(
                 ev.format_scene_report(
-                    report, per_class, title="synthetic held-out whole-table scenes", per_design=per_design
+                    report,
+                    per_class,
+                    title="synthetic held-out whole-table scenes",
+                    per_design=per_design,
+                    per_size=per_size,
                 )
             )
         if not skip_real:

@@ -42,6 +42,10 @@ REAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "real" / "edje-train
 #: A corner index counts as visible in the truth when at least this fraction of it is unoccluded
 #: (the same threshold as the renderer's YOLO labels, models.synth.dataset.MIN_VISIBLE).
 MIN_VISIBLE = 0.6
+#: Upper edges (px) of the card-height bins of ``eval --per-size``: a scene's bin is the median height
+#: of its face-up cards. A product camera over a 0.9-1 m table at full resolution shows cards about
+#: 220-300 px high; whole-table photos of 640 px show them 60-90 px high.
+CARD_PX_BINS = (80, 120, 160, 220, 300)
 
 
 class EvaluationDataError(ValueError):
@@ -117,6 +121,8 @@ class SyntheticScene:
     plays: tuple[PlayTruth, ...] = ()
     #: the scene's card design(s), ``+``-joined and sorted (``"paris"``, ``"paris+plastic"``); "" unknown
     design: str = ""
+    #: median height (px) of the scene's face-up cards (:func:`scene_card_px`); None: none or unknown
+    card_px: float | None = None
 
 
 def scene_design(annotation: dict[str, Any]) -> str:
@@ -131,6 +137,42 @@ def scene_design(annotation: dict[str, Any]) -> str:
     """
     names = annotation.get("designs") or {c.get("design") for c in annotation.get("cards", [])}
     return "+".join(sorted(str(n) for n in names if n))
+
+
+def scene_card_px(annotation: dict[str, Any]) -> float | None:
+    """Median height (px) of a renderer annotation's face-up cards: each card's two long outline sides
+    (``quad`` TL, TR, BR, BL) averaged, whichever way the card lies; None when no card is face up.
+    Below, a 60 × 90 card and a 100 × 140 one turned sideways: heights 90 and 140, median 115.
+
+    >>> scene_card_px({"cards": [{"quad": [[0, 0], [60, 0], [60, 90], [0, 90]]},
+    ...                          {"quad": [[0, 0], [0, 100], [-140, 100], [-140, 0]], "face_up": True},
+    ...                          {"quad": [[0, 0], [9, 0], [9, 9], [0, 9]], "face_up": False}]})
+    115.0
+    >>> scene_card_px({"cards": []}) is None
+    True
+    """
+    heights = []
+    for card in annotation.get("cards", []):
+        if not card.get("face_up", True):
+            continue
+        q = np.asarray(card["quad"], float)
+        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)  # TL-TR, TR-BR, BR-BL, BL-TL
+        heights.append(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+    return float(np.median(heights)) if heights else None
+
+
+def size_bin(card_px: float) -> str:
+    """The ``eval --per-size`` bin of a median card height (:data:`CARD_PX_BINS`).
+
+    >>> [size_bin(px) for px in (60, 80, 150, 250, 400)]
+    ['under 80 px', '80-120 px', '120-160 px', '220-300 px', '300 px and more']
+    """
+    low = 0
+    for high in CARD_PX_BINS:
+        if card_px < high:
+            return f"under {high} px" if low == 0 else f"{low}-{high} px"
+        low = high
+    return f"{low} px and more"
 
 
 def _card_seen(card: dict[str, Any], min_visible: float) -> bool:
@@ -195,7 +237,12 @@ def load_synthetic_split(
             continue
         kept += 1
         yield SyntheticScene(
-            ann_path.stem, read_image(images[0]), annotation_truth(ann), annotation_plays(ann), design
+            ann_path.stem,
+            read_image(images[0]),
+            annotation_truth(ann),
+            annotation_plays(ann),
+            design,
+            scene_card_px(ann),
         )
     if wanted and not kept:
         raise EvaluationDataError(f"no scene in {ann_dir} shows {', '.join(sorted(wanted))}")
@@ -211,7 +258,12 @@ def render_heldout_scenes(n: int, seed: int = 10_000, **options: Any) -> Iterato
         scene = render_scene(seed + i, designs=designs, **options)
         ann = {"cards": [c.to_dict() for c in scene.cards], "designs": scene.meta.get("designs", [])}
         yield SyntheticScene(
-            f"scene{seed + i}", scene.image, annotation_truth(ann), annotation_plays(ann), scene_design(ann)
+            f"scene{seed + i}",
+            scene.image,
+            annotation_truth(ann),
+            annotation_plays(ann),
+            scene_design(ann),
+            scene_card_px(ann),
         )
 
 
@@ -243,7 +295,8 @@ def evaluate_synthetic(reader: CardReader, scenes: Iterable[SyntheticScene]) -> 
 
 
 def _add_scene(report: SceneReport, cards: list[CardInstance], scene: SyntheticScene) -> None:
-    """Add one scene to ``report`` and to its design's report (cards counted and assigned once)."""
+    """Add one scene to ``report`` and to its design's and card-size bin's reports (cards counted and
+    assigned once)."""
     predicted = count_cards(cards)
     if scene.plays:
         plays = [
@@ -256,6 +309,8 @@ def _add_scene(report: SceneReport, cards: list[CardInstance], scene: SyntheticS
     targets = [report]
     if scene.design:
         targets.append(report.by_design.setdefault(scene.design, SceneReport()))
+    if scene.card_px is not None:
+        targets.append(report.by_size.setdefault(size_bin(scene.card_px), SceneReport()))
     for target in targets:
         target.add_cards(predicted, scene.truth)
         for pred, truth in plays:
@@ -326,9 +381,14 @@ def _pr(t: Tally, p: str = "precision", r: str = "recall") -> str:
 
 
 def format_scene_report(
-    report: SceneReport, per_class: bool = False, title: str = "synthetic held-out", per_design: bool = False
+    report: SceneReport,
+    per_class: bool = False,
+    title: str = "synthetic held-out",
+    per_design: bool = False,
+    per_size: bool = False,
 ) -> str:
-    """Human-readable synthetic figures; ``per_design`` adds one line per scene design (worst F1 first)."""
+    """Human-readable synthetic figures; ``per_design`` adds one line per scene design (worst F1 first),
+    ``per_size`` one per card-size bin (smallest cards first)."""
     c, j = report.cards, report.jokers
     lines = [
         f"{title}: {report.images} images, {report.plays} plays, "
@@ -343,12 +403,22 @@ def format_scene_report(
     if per_design:
         lines.append("  per design (scenes with two designs under both names joined by +):")
         for name, d in sorted(report.by_design.items(), key=lambda kv: (kv[1].cards.f1, kv[0])):
-            lines.append(
-                f"    {name}: {d.images} images, {d.plays} plays, exact {d.exact_match:.2%}, "
-                f"cards {_pr(d.cards, 'P', 'R')} F1 {d.cards.f1:.2%}, jokers {d.jokers.tp} of "
-                f"{d.jokers.tp + d.jokers.fn} ({d.jokers.fp} false)"
-            )
+            lines.append(_group_row(name, d))
+    if per_size:
+        lines.append("  per card size (median height of a scene's face-up cards):")
+        order = {size_bin(px): k for k, px in enumerate((0, *CARD_PX_BINS))}
+        for name, d in sorted(report.by_size.items(), key=lambda kv: order[kv[0]]):
+            lines.append(_group_row(name, d))
     return "\n".join(lines)
+
+
+def _group_row(name: str, d: SceneReport) -> str:
+    """One ``--per-design`` / ``--per-size`` line."""
+    return (
+        f"    {name}: {d.images} images, {d.plays} plays, exact {d.exact_match:.2%}, "
+        f"cards {_pr(d.cards, 'P', 'R')} F1 {d.cards.f1:.2%}, jokers {d.jokers.tp} of "
+        f"{d.jokers.tp + d.jokers.fn} ({d.jokers.fp} false)"
+    )
 
 
 def format_real_report(report: RealReport) -> str:

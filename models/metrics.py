@@ -74,6 +74,8 @@ class SceneReport:
     exact_plays: int = 0
     #: the same figures per card design of the scenes (filled by ``models.evaluate``; one level only)
     by_design: dict[str, SceneReport] = field(default_factory=dict)
+    #: the same figures per card-size bin of the scenes (``models.evaluate.size_bin``; one level only)
+    by_size: dict[str, SceneReport] = field(default_factory=dict)
 
     @property
     def exact_match(self) -> float:

@@ -140,3 +140,22 @@ def test_eval_sets_names_or_refuses_the_focus_level() -> None:
     assert r.exit_code == 0 and ("focus level" in r.output) == (DEFAULT_FOCUS_UPSCALE is not None)
     r = CliRunner().invoke(app, [*base, "--focus-upscale", "-1"])
     assert r.exit_code == 2 and "focus_upscale must be a positive" in r.output
+
+
+def test_eval_prints_per_size_rows(tmp_path: Path) -> None:
+    import json
+
+    from models.evaluate import scene_card_px, size_bin
+    from tractorcam_cli.main import app
+
+    make_dataset(tmp_path, n=2, seed=2, split="val", imgsz=160, progress=False)
+    expected = {
+        size_bin(px)
+        for f in (tmp_path / "annotations" / "val").glob("*.json")
+        if (px := scene_card_px(json.loads(f.read_text()))) is not None
+    }
+    args = ["eval", "--heldout", str(tmp_path), "--split", "val", "--n", "0", "--skip-real", "--per-size"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    rows = r.output.split("per card size")[1].splitlines()[1:]
+    assert expected and {row.split(":")[0].strip() for row in rows if row.strip()} == expected

@@ -266,3 +266,58 @@ def test_report_keeps_figures_per_design(tmp_path):
     assert rows[0].startswith("plastic: 1 images, 1 plays, exact 100.00%, cards P 50.00% R 100.00%")
     assert rows[1].startswith("paris: 1 images")  # the worse design first
     assert "per design" not in format_scene_report(report)
+
+
+def test_report_keeps_figures_per_card_size():
+    """Three scenes holding one 7H each, with cards 140, 140 and 350 px high (SQ's quad is 100 × 140):
+    the scripted reader adds a false 9S on the second, so the 120-160 px bin has one false card in two
+    scenes and the 300 px bin none; a scene with no face-up card (None) is in no bin."""
+    import numpy as np
+
+    from models.evaluate import (
+        SyntheticScene,
+        annotation_plays,
+        evaluate_synthetic,
+        format_scene_report,
+        scene_card_px,
+    )
+    from vision.detections import Detections
+    from vision.detectors import DetectorConfig
+    from vision.labels import class_id
+    from vision.reader import CardReader, ReaderConfig
+    from vision.tiling import TilingConfig
+
+    seven = Detections([[10, 10, 20, 30]], [0.9], [class_id("7H")])
+    nine = Detections([[10, 10, 20, 30], [200, 10, 210, 30]], [0.9, 0.9], [class_id("7H"), class_id("9S")])
+    reader = CardReader(
+        ReaderConfig(
+            detector=DetectorConfig(type="fake", script=(seven, nine, seven, seven), conf=0.0),
+            tiling=TilingConfig(levels=(1.0,)),
+        )
+    )
+    small = {"cards": [_card("7H", "S", SQ, [1.0])]}
+    big = {"cards": [_card("7H", "S", [[0, 0], [250, 0], [250, 350], [0, 350]], [1.0])]}
+    assert (scene_card_px(small), scene_card_px(big)) == (140.0, 350.0)
+    img = np.zeros((320, 320, 3), np.uint8)  # one tile: one scripted reading per scene
+
+    def scene(name, ann, px):
+        return SyntheticScene(name, img, annotation_truth(ann), annotation_plays(ann), "paris", px)
+
+    scenes = [
+        scene("a", small, scene_card_px(small)),
+        scene("b", small, scene_card_px(small)),
+        scene("c", big, scene_card_px(big)),
+        scene("d", small, None),
+    ]
+    report = evaluate_synthetic(reader, scenes)
+    assert report.images == 4 and set(report.by_size) == {"120-160 px", "300 px and more"}
+    mid, top = report.by_size["120-160 px"], report.by_size["300 px and more"]
+    # the 9S lies off the play's card outline: a false card of the scene, not of the play
+    assert (mid.images, mid.cards.tp, mid.cards.fp, mid.exact_plays) == (2, 2, 1, 2)
+    assert (top.images, top.cards.tp, top.cards.fp, top.exact_plays) == (1, 1, 0, 1)
+    lines = format_scene_report(report, per_size=True).splitlines()
+    start = lines.index("  per card size (median height of a scene's face-up cards):") + 1
+    rows = [line.strip() for line in lines[start:]]
+    assert rows[0].startswith("120-160 px: 2 images, 2 plays, exact 100.00%, cards P 66.67% R 100.00%")
+    assert rows[1].startswith("300 px and more: 1 images")  # smallest cards first
+    assert "per card size" not in format_scene_report(report)
