@@ -128,7 +128,9 @@ def plan_tiles(width: int, height: int, config: TilingConfig) -> list[Tile]:
 
 def focus_tiles(width: int, height: int, found: Detections, config: TilingConfig) -> list[Tile]:
     """The focus level's windows that overlap a box of ``found`` (original-image px), each box grown by
-    ``config.focus_margin`` × its long side; none without a focus level or boxes.
+    ``config.focus_margin`` × its long side; none without a focus level or boxes. As at every level, a
+    box cut by a window's inner border is dropped; here the neighbour window that would see it whole
+    runs only if it too overlaps a grown box.
 
     >>> cfg = TilingConfig(tile=320, overlap=0.25, focus_upscale=2.0, focus_margin=0.0)
     >>> [(t.x0, t.y0) for t in focus_tiles(640, 480, Detections([[10, 10, 30, 30]], [0.9], [0]), cfg)]
