@@ -105,10 +105,10 @@ def main() -> None:
         f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores, python {platform.python_version()}"
     )
+    levels = tuple(args.levels) if args.levels else None
+    focus = args.focus_upscale or None
     for backend in args.backends:
-        levels = tuple(args.levels) if args.levels else None
         try:
-            focus = args.focus_upscale or None
             print(bench(backend, image, levels, focus, args.runs, args.imgsz, args.weights_dir))
         except (ImportError, WeightsNotFoundError) as exc:  # e.g. no ncnn package or export here
             print(f"{backend:12s} skipped: {exc}")

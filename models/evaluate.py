@@ -207,6 +207,20 @@ def annotation_plays(annotation: dict[str, Any], min_visible: float = MIN_VISIBL
     return tuple(plays)
 
 
+def scene_from_annotation(
+    name: str, image: npt.NDArray[np.uint8], annotation: dict[str, Any]
+) -> SyntheticScene:
+    """A scene with everything its renderer annotation gives: truth, plays, design and card size."""
+    return SyntheticScene(
+        name,
+        image,
+        annotation_truth(annotation),
+        annotation_plays(annotation),
+        scene_design(annotation),
+        scene_card_px(annotation),
+    )
+
+
 def load_synthetic_split(
     dataset: Path, split: str = "heldout", limit: int | None = None, designs: Iterable[str] = ()
 ) -> Iterator[SyntheticScene]:
@@ -236,14 +250,7 @@ def load_synthetic_split(
         if not images:
             continue
         kept += 1
-        yield SyntheticScene(
-            ann_path.stem,
-            read_image(images[0]),
-            annotation_truth(ann),
-            annotation_plays(ann),
-            design,
-            scene_card_px(ann),
-        )
+        yield scene_from_annotation(ann_path.stem, read_image(images[0]), ann)
     if wanted and not kept:
         raise EvaluationDataError(f"no scene in {ann_dir} shows {', '.join(sorted(wanted))}")
 
@@ -257,14 +264,7 @@ def render_heldout_scenes(n: int, seed: int = 10_000, **options: Any) -> Iterato
     for i in range(n):
         scene = render_scene(seed + i, designs=designs, **options)
         ann = {"cards": [c.to_dict() for c in scene.cards], "designs": scene.meta.get("designs", [])}
-        yield SyntheticScene(
-            f"scene{seed + i}",
-            scene.image,
-            annotation_truth(ann),
-            annotation_plays(ann),
-            scene_design(ann),
-            scene_card_px(ann),
-        )
+        yield scene_from_annotation(f"scene{seed + i}", scene.image, ann)
 
 
 def assign_to_plays(cards: list[CardInstance], plays: tuple[PlayTruth, ...]) -> list[Counter[str]]:

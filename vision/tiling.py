@@ -190,9 +190,10 @@ class TiledDetector:
         """Merged detections in original-image pixels."""
         h, w = image.shape[:2]
         parts = self._run(image, plan_tiles(w, h, self.config))
-        focus = focus_tiles(w, h, Detections.concat(parts), self.config)
+        found = Detections.concat(parts)
+        focus = focus_tiles(w, h, found, self.config)
         self.last_tiles = len(parts) + len(focus)
-        merged = Detections.concat(parts + self._run(image, focus))
+        merged = Detections.concat([found, *self._run(image, focus)]) if focus else found
         if len(merged) == 0:
             return merged
         merged = merged.clipped(w, h).with_nms(self.config.nms_iou)
