@@ -1,0 +1,94 @@
+"""A recognised deal log against the deal that was played: what a referee would see go wrong.
+
+Plays are matched by place (trick *i*, play *j*): a play is **exact** when its seat and its cards
+(as a multiset, duplicates counted) are the truth's. Both logs are scored by the engine; a
+violation the recognised log shows and the truth does not is a **false alert** (the worst thing the
+product can do), one the truth shows and the reading does not a missed one. A recognised log the
+engine refuses outright (say a card read three times in two decks) has no score: ``refused`` says
+why, and it counts as neither outcome right nor any alert.
+
+>>> truth = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S", "finished": False,
+...          "tricks": [{"plays": [["S", ["AH"]], ["W", ["3H"]], ["N", ["2H"]], ["E", ["QH"]]]}]}
+>>> read = {**truth, "tricks": [{"plays": [["S", ["AH"]], ["W", ["3S"]], ["N", ["2H"]], ["E", ["QH"]]]}]}
+>>> c = compare_deals(read, truth)
+>>> c.plays_exact, c.plays, c.false_alerts
+(3, 4, ('revoke W trick 1',))
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from engine.deal_log import DealLogError
+from engine.score import score_log
+
+
+@dataclass(frozen=True)
+class DealComparison:
+    """Counts of one recognised deal against its truth (see the module docstring)."""
+
+    tricks: int  # in the truth
+    tricks_read: int
+    plays: int  # in the truth
+    plays_exact: int
+    cards: int  # in the truth's plays
+    cards_right: int  # per matched play, the multiset intersection
+    bottom_exact: bool
+    finished_right: bool
+    outcome_right: bool  # same outcome (side, levels, next dealer) and defenders' total
+    false_alerts: tuple[str, ...]
+    missed_alerts: tuple[str, ...]
+    refused: str | None
+
+
+def _plays(log: dict[str, Any]) -> list[list[tuple[str, Counter[str]]]]:
+    return [[(p[0], Counter(c.upper() for c in p[1])) for p in t["plays"]] for t in log.get("tricks", [])]
+
+
+def _alerts(result: dict[str, Any]) -> set[str]:
+    return {f"{v['kind']} {v['seat']} trick {v['trick']}" for v in result.get("violations", [])}
+
+
+def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison:
+    """Compare a recognised log with the truth. Raises ``DealLogError`` when the *truth* is unreadable."""
+    rp, tp = _plays(read), _plays(truth)
+    plays = exact = cards = right = 0
+    for i, trick in enumerate(tp):
+        for j, (seat, want) in enumerate(trick):
+            plays += 1
+            cards += sum(want.values())
+            got = rp[i][j] if i < len(rp) and j < len(rp[i]) else None
+            if got is None or got[0] != seat:
+                continue
+            right += sum((want & got[1]).values())
+            exact += want == got[1]
+    truth_score = score_log(truth)
+    refused = None
+    try:
+        read_score: dict[str, Any] | None = score_log(read)
+    except (DealLogError, ValueError) as exc:
+        read_score, refused = None, str(exc)
+    got_alerts = _alerts(read_score) if read_score else set()
+    want_alerts = _alerts(truth_score)
+    outcome_right = bool(
+        read_score is not None
+        and read_score.get("outcome") == truth_score.get("outcome")
+        and read_score.get("defender_total") == truth_score.get("defender_total")
+    )
+    return DealComparison(
+        tricks=len(tp),
+        tricks_read=len(rp),
+        plays=plays,
+        plays_exact=exact,
+        cards=cards,
+        cards_right=right,
+        bottom_exact=Counter(c.upper() for c in read.get("bottom") or [])
+        == Counter(c.upper() for c in truth.get("bottom") or []),
+        finished_right=read.get("finished") == truth.get("finished"),
+        outcome_right=outcome_right,
+        false_alerts=tuple(sorted(got_alerts - want_alerts)),
+        missed_alerts=tuple(sorted(want_alerts - got_alerts)),
+        refused=refused,
+    )

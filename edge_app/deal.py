@@ -1,0 +1,100 @@
+"""The tracker's tricks → a deal log (``../shared/spec/deal-log.md``).
+
+What the camera cannot see comes from :class:`DealInfo` (the rule set, the level, trump, the
+dealer: declared before the first trick, outside the film). What it sees decides the rest:
+
+* the tricks and their plays, in the order they were laid (:mod:`vision.tracking`);
+* the **bottom**: turned up after the last trick, it shows either as one more "play" of the
+  dealer's zone with the rule set's bottom size, or as loose cards of that count;
+* ``finished``: the bottom was seen, or every seat has played a full hand.
+
+The log is checked with the engine (:func:`engine.deal_log.parse_deal_log`); a log the engine
+refuses (a misread card three times in two decks, a play out of turn) is still returned, with the
+engine's one-line reason in :attr:`RecognisedDeal.problem`, so a referee can correct it: nothing
+the camera saw is dropped.
+
+>>> from vision.tracking import TrackedPlay, TrackedTrick
+>>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
+>>> t = TrackedTrick((p("S", "AH"), p("W", "3H"), p("N", "2H"), p("E", "QH")), True)
+>>> deal = build_deal([t], (), DealInfo("national-2deck", "5", "H", "S"))
+>>> deal.log["tricks"], deal.log["finished"], deal.problem
+([{'plays': [['S', ['AH']], ['W', ['3H']], ['N', ['2H']], ['E', ['QH']]]}], False, None)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.deal_log import DealLogError, parse_deal_log
+from engine.rules import get_rule_set
+from vision.tracking import TrackedTrick
+
+
+@dataclass(frozen=True)
+class DealInfo:
+    """What the table service is told rather than sees: rule set id, level rank, trump (a suit
+    letter or ``NT``) and the dealer's seat; ``None`` takes the first trick's leader (the dealer
+    leads the first trick)."""
+
+    rules: str
+    level: str
+    trump: str
+    dealer: str | None = None
+
+
+@dataclass(frozen=True)
+class RecognisedDeal:
+    """A deal log as the camera read it (``log``, the spec's JSON form), the engine's reason when it
+    refuses the log (``problem``), and each play's frame agreement (trick, seat, share of readings
+    that read the chosen cards) for the referee."""
+
+    log: dict[str, Any]
+    problem: str | None
+    agreement: tuple[tuple[int, str, float], ...]
+
+
+def build_deal(tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo) -> RecognisedDeal:
+    """Assemble the deal log (see the module docstring). Raises ``UnknownRuleSetError`` (a
+    ``ValueError``) for a rule set id that is not one of the engine's."""
+    rules = get_rule_set(info.rules)
+    tricks = list(tricks)
+    dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
+    bottom: list[str] | None = None
+    last = tricks[-1] if tricks else None
+    if (
+        last is not None
+        and not last.complete
+        and len(last.plays) == 1
+        and last.plays[0].seat == dealer
+        and len(last.plays[0].cards) == rules.bottom_size
+        and len(tricks) > 1
+    ):
+        bottom = list(last.plays[0].cards)
+        tricks.pop()
+    elif len(loose) == rules.bottom_size and tricks:
+        bottom = list(loose)
+    played: Counter[str] = Counter()
+    for t in tricks:
+        for p in t.plays:
+            played[p.seat] += len(p.cards)
+    hands_done = all(played[s] >= rules.hand_size for s in "SENW")
+    log: dict[str, Any] = {
+        "rules": info.rules,
+        "level": info.level,
+        "trump": info.trump,
+        "dealer": dealer,
+    }
+    if bottom is not None:
+        log["bottom"] = bottom
+    log["tricks"] = [{"plays": [[p.seat, list(p.cards)] for p in t.plays]} for t in tricks]
+    log["finished"] = bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
+    problem = None
+    try:
+        parse_deal_log(log)
+    except (DealLogError, ValueError) as exc:
+        problem = str(exc)
+    agreement = tuple((i + 1, p.seat, round(p.agreement, 3)) for i, t in enumerate(tricks) for p in t.plays)
+    return RecognisedDeal(log, problem, agreement)

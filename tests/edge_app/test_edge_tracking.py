@@ -1,0 +1,259 @@
+"""The tracker (vision.tracking) and the deal-log builder (edge_app.deal) on filmed and scripted
+table states; the comparison with the truth (edge_app.compare)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.table import TableGeometry
+from edge_app.compare import compare_deals
+from edge_app.deal import DealInfo, build_deal
+from engine.sim import simulate_deal
+from models.synth.deal import plan_deal
+from models.synth.layout import Table
+from tests.synth.conftest import needs_aisleriot
+from vision.instances import CardInstance
+from vision.tracking import (
+    TableState,
+    TrackedPlay,
+    TrackedTrick,
+    TrackerConfigError,
+    TrickTracker,
+    table_state,
+)
+
+SEATS = "SENW"
+
+
+def mm_geometry(table: Table) -> TableGeometry:
+    """A camera whose pixels are table millimetres (identity homography)."""
+    zones, centre = table.zones()
+    eye = np.eye(3).tolist()
+    return TableGeometry(
+        image_width=int(table.width),
+        image_height=int(table.height),
+        image_to_table=eye,
+        table_to_image=eye,
+        table_width_mm=table.width,
+        table_height_mm=table.height,
+        zones=zones,
+        centre=centre,
+    )
+
+
+def card_at(card: str, x: float, y: float) -> CardInstance:
+    return CardInstance(card, 0, 1.0, (x - 3, y - 3, x + 3, y + 3), 2)
+
+
+def state(frame: int = 0, **zones: list[str]) -> TableState:
+    return TableState(zones={s: tuple(sorted(zones.get(s, []))) for s in SEATS}, frame=frame)  # type: ignore[misc]
+
+
+def plays(tracker: TrickTracker) -> list[list[tuple[str, tuple[str, ...]]]]:
+    return [[(p.seat, p.cards) for p in t.plays] for t in tracker.tricks()]
+
+
+def truth_plays(log: dict) -> list[list[tuple[str, tuple[str, ...]]]]:
+    return [[(s, tuple(sorted(c))) for s, c, *_ in t["plays"]] for t in log["tricks"]]
+
+
+# ------------------------------------------------------------------ whole filmed deals, perfect readings
+
+
+@needs_aisleriot
+@pytest.mark.parametrize("rules", ["national-1deck", "national-2deck", "national-3deck", "zhku-3deck"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_filmed_deal_reconstructed_exactly(rules: str, seed: int) -> None:
+    """Every keyframe of a planned deal film, sampled at 2 readings a second as ``run`` samples the
+    video (a 0.5 s hold gives one reading), placed by ``table_state`` and tracked: the deal log must
+    be the one that was played (tricks, order, seats, cards, bottom, finished)."""
+    log = simulate_deal(rules, seed)
+    table = Table(900.0, 880.0)
+    film = plan_deal(log, np.random.default_rng(seed), "guyenne-classic", table)
+    geometry = mm_geometry(table)
+    tracker = TrickTracker(inertia=2)
+    for kf in film.keyframes:
+        cards = [card_at(p.card, p.x, p.y) for p in film_face_up(kf.placements)]
+        for _ in range(max(1, round(kf.hold * 2))):
+            tracker.update(table_state(cards, geometry))
+    deal = build_deal(
+        tracker.tricks(), tracker.loose(), DealInfo(rules, log["level"], log["trump"], log["dealer"])
+    )
+    assert truth_plays(deal.log) == truth_plays(log)
+    assert sorted(deal.log["bottom"]) == sorted(log["bottom"])
+    assert deal.log["finished"] is True and deal.problem is None
+    assert all(a == 1.0 for _, _, a in deal.agreement)
+
+
+def film_face_up(placements: list) -> list:
+    return [p for p in placements if p.face_up]
+
+
+# ------------------------------------------------------------------ scripted readings
+
+
+def test_one_bad_reading_neither_starts_a_play_nor_changes_one() -> None:
+    t = TrickTracker(inertia=2)
+    seq = [
+        state(S=["AH"]),
+        state(S=["AH"], E=["KH"]),  # a one-reading flash in E (an arm, a glare)
+        state(S=["AH"]),
+        state(S=["AS"]),  # one misreading of S's card
+        state(S=["AH"], W=["3H"]),
+        state(S=["AH"], W=["3H"]),
+        state(S=[], W=["3H"]),  # S's card missed once: the play stays
+        state(S=["AH"], W=["3H"]),
+    ]
+    for s in seq:
+        t.update(s)
+    assert plays(t) == [[("S", ("AH",)), ("W", ("3H",))]]
+    s_play = t.tricks()[0].plays[0]
+    assert (s_play.readings, s_play.agreeing) == (7, 6)  # the empty reading is no vote
+    assert not t.tricks()[0].complete
+
+
+def test_majority_of_readings_decides_the_cards() -> None:
+    t = TrickTracker(inertia=1)
+    for cards in (["10H", "10H"], ["10H"], ["10H", "10H"], ["10S", "10H"], ["10H", "10H"]):
+        t.update(state(N=cards))
+    (play,) = t.tricks()[0].plays
+    assert play.cards == ("10H", "10H") and play.agreeing == 3 and play.agreement == pytest.approx(0.6)
+
+
+def test_tie_goes_to_more_cards() -> None:
+    t = TrickTracker(inertia=1)
+    for cards in (["QD"], ["QD", "QD"]):
+        t.update(state(W=cards))
+    assert t.tricks()[0].plays[0].cards == ("QD", "QD")
+
+
+def test_trick_ends_on_empty_table_after_four_plays_but_not_before() -> None:
+    t = TrickTracker(inertia=2)
+    for s in ("S", "E", "N"):
+        for _ in range(2):
+            t.update(state(**{x: ["5C"] for x in SEATS[: SEATS.index(s) + 1]}))
+    t.update(state())  # one empty reading with three plays: not a clear
+    t.update(state(S=["5C"], E=["5C"], N=["5C"]))
+    assert len(t.tricks()) == 1 and not t.tricks()[0].complete
+    for _ in range(2):
+        t.update(state(**{x: ["5C"] for x in SEATS}))
+    t.update(state())  # four plays then an empty table: cleared at once
+    assert len(t.tricks()) == 1 and t.tricks()[0].complete
+    assert [p.seat for p in t.tricks()[0].plays] == ["S", "E", "N", "W"]
+    for _ in range(2):
+        t.update(state(E=["9C"]))
+    assert [[p.seat for p in tr.plays] for tr in t.tricks()] == [["S", "E", "N", "W"], ["E"]]
+
+
+def test_incomplete_trick_ends_after_inertia_empty_readings() -> None:
+    t = TrickTracker(inertia=2)
+    for _ in range(2):
+        t.update(state(S=["2S"]))
+    t.update(state())
+    t.update(state())
+    assert t.tricks()[0].complete and len(t.tricks()[0].plays) == 1
+
+
+def test_play_order_follows_the_readings_not_the_seat_order() -> None:
+    t = TrickTracker(inertia=1)
+    t.update(state(W=["3H"]))
+    t.update(state(W=["3H"], S=["4H"]))
+    assert [p.seat for p in t.tricks()[0].plays] == ["W", "S"]
+
+
+def test_inertia_must_be_positive() -> None:
+    with pytest.raises(TrackerConfigError):
+        TrickTracker(inertia=0)
+
+
+def test_loose_cards_since_last_clear() -> None:
+    t = TrickTracker(inertia=1)
+    t.update(TableState(zones={}, loose=("3S",)))
+    t.update(TableState(zones={}, loose=("3S", "4S")))
+    t.update(TableState(zones={}, loose=("3S", "4S")))
+    assert t.loose() == ("3S", "4S")
+    assert TrickTracker().loose() == ()
+
+
+def test_table_state_places_cards_by_zone_centre_and_elsewhere() -> None:
+    table = Table(900.0, 900.0)
+    g = mm_geometry(table)
+    cards = [
+        card_at("AH", 450, 800),  # S zone (bottom)
+        card_at("KH", 450, 100),  # N zone
+        card_at("QH", 820, 450),  # E zone
+        card_at("JH", 80, 450),  # W zone
+        card_at("10H", 450, 450),  # centre
+        card_at("9H", 10, 10),  # table margin: no zone
+    ]
+    s = table_state(cards, g, frame=7)
+    assert s.zones == {"S": ("AH",), "N": ("KH",), "E": ("QH",), "W": ("JH",)}
+    assert (s.centre, s.loose, s.frame) == (("10H",), ("9H",), 7)
+    assert table_state([], g).empty()
+
+
+# ------------------------------------------------------------------ the deal log
+
+
+def tp(seat: str, *cards: str) -> TrackedPlay:
+    return TrackedPlay(seat, tuple(cards), 2, 2, 0)  # type: ignore[arg-type]
+
+
+def full_trick(card: str = "3C") -> TrackedTrick:
+    return TrackedTrick(tuple(tp(s, card) for s in "SENW"), True)
+
+
+def test_trailing_dealer_play_of_bottom_size_is_the_bottom() -> None:
+    bottom = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
+    tricks = [full_trick(), TrackedTrick((tp("S", *bottom),), False)]
+    deal = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "S"))
+    assert deal.log["bottom"] == list(bottom) and len(deal.log["tricks"]) == 1
+    assert deal.log["finished"] is True
+    # the same cards laid by another seat are a play, not the bottom
+    other = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "E"))
+    assert "bottom" not in other.log and len(other.log["tricks"]) == 2 and other.log["finished"] is False
+
+
+def test_loose_cards_of_bottom_size_are_the_bottom() -> None:
+    loose = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
+    deal = build_deal([full_trick()], loose, DealInfo("national-2deck", "4", "H", "S"))
+    assert deal.log["bottom"] == list(loose) and deal.log["finished"] is True
+    few = build_deal([full_trick()], loose[:5], DealInfo("national-2deck", "4", "H", "S"))
+    assert "bottom" not in few.log and few.log["finished"] is False
+
+
+def test_dealer_defaults_to_first_leader() -> None:
+    deal = build_deal([TrackedTrick((tp("E", "AS"),), False)], (), DealInfo("national-2deck", "4", "H"))
+    assert deal.log["dealer"] == "E"
+
+
+def test_log_the_engine_refuses_is_kept_with_the_reason() -> None:
+    tricks = [full_trick("AS")]  # four AS in two decks: impossible
+    deal = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "S"))
+    assert deal.problem is not None and "AS" in deal.problem
+    assert len(deal.log["tricks"]) == 1
+
+
+def test_unknown_rule_set_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        build_deal([full_trick()], (), DealInfo("bridge", "4", "H", "S"))
+
+
+# ------------------------------------------------------------------ comparison with the truth
+
+
+def test_compare_counts_alerts_both_ways_and_refused_logs() -> None:
+    log = simulate_deal("national-2deck", 3, inject_revoke=True)
+    truth = {k: v for k, v in log.items() if k not in ("hands", "injected")}
+    same = compare_deals(truth, truth)
+    assert same.plays_exact == same.plays and same.cards_right == same.cards
+    assert same.false_alerts == () and same.missed_alerts == () and same.outcome_right
+    assert same.refused is None and same.bottom_exact and same.finished_right
+    # drop the tricks after the first: the revoke (proven later) is missed, the outcome unknown
+    cut = {**truth, "tricks": truth["tricks"][:1], "finished": False}
+    c = compare_deals(cut, truth)
+    assert c.tricks_read == 1 and c.plays_exact == len(truth["tricks"][0]["plays"])
+    assert c.missed_alerts and not c.outcome_right and not c.finished_right
+    bad = {**truth, "tricks": [{"plays": [["S", ["AS", "AS", "AS"]]]}]}
+    assert compare_deals(bad, truth).refused is not None

@@ -1,0 +1,203 @@
+"""From frames' card readings to plays and tricks: the table service's tracker.
+
+Two steps, each a small typed piece:
+
+* :func:`table_state` puts one frame's cards where they lie on the table (``table.json``): each
+  seat's play zone, the centre (the defenders' captured point cards, never a play) and the rest of
+  the table (``loose``: the bottom when it is turned up, a card dropped outside a zone).
+* :class:`TrickTracker` follows a stream of :class:`TableState` and cuts it into plays and tricks,
+  Frigate-style with **zone inertia**: a zone counts as holding a play only after ``inertia``
+  consecutive readings show cards there; a trick of four plays ends at the first reading with every
+  zone empty, an incomplete one only after ``inertia`` such readings. A play's cards are then decided by **votes over every reading**
+  taken while it lay on the table (the multiset read most often), so one bad frame (an arm over
+  the cards, a glare) neither starts a play nor changes what was played.
+
+The tracker knows nothing of the rules; the table service turns its tricks into a deal log.
+
+>>> from vision.tracking import TableState, TrickTracker
+>>> t = TrickTracker(inertia=2)
+>>> def state(**zones):
+...     return TableState(zones={s: tuple(zones.get(s, ())) for s in "SENW"})
+>>> for s in [state(S=["AH"]), state(S=["AH"]), state(S=["AH"], W=["3H"]), state(S=["AH"], W=["3H"]),
+...           state(), state()]:
+...     t.update(s)
+>>> [(p.seat, p.cards) for p in t.tricks()[0].plays]
+[('S', ('AH',)), ('W', ('3H',))]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.table import Seat, TableGeometry
+from vision.instances import CardInstance
+
+SEATS: tuple[Seat, ...] = ("S", "E", "N", "W")
+
+
+class TrackerConfigError(ValueError):
+    """A tracker setting out of range (``inertia`` below 1)."""
+
+
+@dataclass(frozen=True)
+class TableState:
+    """The face-up cards of one reading, by where they lie: ``zones`` per seat (sorted card names),
+    ``centre`` and ``loose`` (anywhere else on the table)."""
+
+    zones: dict[Seat, tuple[str, ...]]
+    centre: tuple[str, ...] = ()
+    loose: tuple[str, ...] = ()
+    frame: int = 0
+
+    def empty(self) -> bool:
+        """Whether no seat's zone holds a card."""
+        return not any(self.zones.get(s) for s in SEATS)
+
+
+def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: int = 0) -> TableState:
+    """Place one frame's cards on the table by the centre of each card's box.
+
+    A card read from one corner has only that index's box; its centre still lies on the card, and
+    play zones are far larger than a card, so the zone is right unless the card straddles a border.
+    """
+    zones: dict[Seat, list[str]] = {s: [] for s in SEATS}
+    centre: list[str] = []
+    loose: list[str] = []
+    if cards:
+        px = np.array([[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2] for c in cards])
+        for card, (x, y) in zip(cards, geometry.pixel_to_table(px), strict=True):
+            at = (float(x), float(y))
+            seat = geometry.seat_of(at)
+            if seat is not None:
+                zones[seat].append(card.card)
+            elif geometry.in_centre(at):
+                centre.append(card.card)
+            else:
+                loose.append(card.card)
+    return TableState(
+        zones={s: tuple(sorted(v)) for s, v in zones.items()},
+        centre=tuple(sorted(centre)),
+        loose=tuple(sorted(loose)),
+        frame=frame,
+    )
+
+
+@dataclass(frozen=True)
+class TrackedPlay:
+    """One play as the tracker decided it: the seat, the cards (sorted), how many readings saw the
+    play on the table and how many of them read exactly these cards."""
+
+    seat: Seat
+    cards: tuple[str, ...]
+    readings: int
+    agreeing: int
+    first_frame: int
+
+    @property
+    def agreement(self) -> float:
+        """Share of the play's readings that read exactly :attr:`cards` (1.0: every frame agreed)."""
+        return self.agreeing / self.readings if self.readings else 0.0
+
+
+@dataclass(frozen=True)
+class TrackedTrick:
+    """A trick's plays in the order they were laid; ``complete`` once the table was cleared."""
+
+    plays: tuple[TrackedPlay, ...]
+    complete: bool
+
+
+@dataclass
+class _Open:
+    seat: Seat
+    first_frame: int
+    votes: Counter[tuple[str, ...]] = field(default_factory=Counter)
+
+    def decide(self) -> TrackedPlay:
+        # the multiset read most often; a tie goes to the one with more cards (a card hidden in one
+        # frame is likelier than one invented), then to the one read first
+        order = {k: i for i, k in enumerate(self.votes)}
+        cards, n = max(self.votes.items(), key=lambda kv: (kv[1], len(kv[0]), -order[kv[0]]))
+        return TrackedPlay(self.seat, cards, sum(self.votes.values()), n, self.first_frame)
+
+
+class TrickTracker:
+    """Cuts a stream of :class:`TableState` into tricks (see the module docstring).
+
+    ``update`` takes each reading in order; ``tricks()`` gives the tricks so far (the last one
+    incomplete while the table is not cleared); ``loose()`` the steadiest reading of the cards
+    outside the zones and the centre since the last trick was cleared (the bottom, at the end).
+
+    Raises :class:`TrackerConfigError` for ``inertia`` below 1.
+    """
+
+    def __init__(self, inertia: int = 2) -> None:
+        if inertia < 1:
+            raise TrackerConfigError(f"inertia must be at least 1, got {inertia}")
+        self.inertia = inertia
+        self._done: list[TrackedTrick] = []
+        self._open: list[_Open] = []  # plays of the current trick, in the order they were laid
+        self._streak: dict[Seat, int] = {s: 0 for s in SEATS}  # consecutive readings with cards
+        self._pending: dict[Seat, list[TableState]] = {s: [] for s in SEATS}
+        self._empty_streak = 0
+        self._loose: Counter[tuple[str, ...]] = Counter()
+
+    def update(self, state: TableState) -> None:
+        """Take one reading."""
+        if state.empty():
+            self._empty_streak += 1
+            # a complete trick followed by an empty table is the clear; a partial one must stay
+            # empty for ``inertia`` readings (a whole table misread as empty at once is unlikely)
+            if self._open and (self._empty_streak >= self.inertia or len(self._open) == 4):
+                self._close(complete=True)
+        else:
+            self._empty_streak = 0
+        if state.loose:
+            self._loose[state.loose] += 1
+        for seat in SEATS:
+            cards = state.zones.get(seat, ())
+            if not cards:
+                self._streak[seat] = 0
+                self._pending[seat] = []
+                continue
+            play = next((p for p in self._open if p.seat == seat), None)
+            if play is not None:
+                play.votes[cards] += 1
+                continue
+            self._streak[seat] += 1
+            self._pending[seat].append(state)
+            if self._streak[seat] >= self.inertia:
+                first = self._pending[seat][0]
+                self._open.append(_Open(seat, first.frame))
+                for s in self._pending[seat]:
+                    self._open[-1].votes[s.zones[seat]] += 1
+                self._pending[seat] = []
+
+    def _close(self, complete: bool) -> None:
+        self._done.append(TrackedTrick(tuple(p.decide() for p in self._open), complete))
+        self._open = []
+        self._loose.clear()
+
+    def tricks(self) -> list[TrackedTrick]:
+        """Complete tricks, then the one in progress (if any play is on the table)."""
+        if not self._open:
+            return list(self._done)
+        return [*self._done, TrackedTrick(tuple(p.decide() for p in self._open), False)]
+
+    def loose(self) -> tuple[str, ...]:
+        """The loose cards read most often since the last clear (empty when none were seen)."""
+        if not self._loose:
+            return ()
+        return max(self._loose.items(), key=lambda kv: (kv[1], len(kv[0])))[0]
+
+
+def track(states: Iterable[TableState], inertia: int = 2) -> TrickTracker:
+    """Feed every state to a new tracker and return it."""
+    tracker = TrickTracker(inertia)
+    for s in states:
+        tracker.update(s)
+    return tracker
