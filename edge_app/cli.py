@@ -77,7 +77,8 @@ def run(
 
     from calibration.table import TableGeometry
     from edge_app.deal import DealInfo
-    from edge_app.pipeline import PipelineConfigError, run_pipeline
+    from edge_app.pipeline import PipelineConfigError
+    from edge_app.service import run_service
     from engine.rules import UnknownRuleSetError
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
     from vision.reader import CardReader, default_reader_config
@@ -101,59 +102,52 @@ def run(
     except (SourceNotFoundError, CameraUnavailableError) as exc:
         raise _fail(str(exc)) from None
     reader = CardReader(default_reader_config(backend))
+    client = None
+    if scoreboard is not None and token is not None:
+        from scoreboard.client import ScoreboardClient
+
+        client = ScoreboardClient(scoreboard, token)
     try:
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
-            result = run_pipeline(
+            result = run_service(
                 src,
                 lambda image: reader.read(image).cards,
                 geometry,
                 DealInfo(given["rules"], str(given["level"]), str(given["trump"]), given.get("dealer")),
                 every=every,
                 inertia=inertia,
+                log_out=log_out,
+                client=client,
                 on_frame=lambda frame, state: bar.update(every),
             )
-    except (PipelineConfigError, TrackerConfigError, UnknownRuleSetError) as exc:
-        raise _fail(str(exc)) from None
-    except CameraUnavailableError as exc:
+    except (PipelineConfigError, TrackerConfigError, UnknownRuleSetError, CameraUnavailableError) as exc:
         raise _fail(str(exc)) from None
     finally:
         src.close()
-    deal = result.deal
-    _report(deal.log, deal.problem, result.stats)
-    if log_out is not None:
-        _write_atomic(log_out, json.dumps(deal.log, indent=1))
-    if scoreboard is not None and token is not None:
-        _post(scoreboard, token, deal.log)
+    _report(result)
+    if client is not None:
+        for r in client.refused:
+            typer.echo(f"scoreboard refused {r.path} ({r.status}): {r.detail}", err=True)
+        if not result.all_sent:
+            typer.echo(
+                f"error: scoreboard {scoreboard} unreachable: {len(client.queue)} posts not sent"
+                + (f" (the deal log is in {log_out})" if log_out else ""),
+                err=True,
+            )
+            raise typer.Exit(1)
+        if client.refused:
+            raise typer.Exit(1)
 
 
-def _report(log: dict[str, Any], problem: str | None, stats: Any) -> None:
+def _report(result: Any) -> None:
+    log, stats = result.deal.log, result.stats
     plays = sum(len(t["plays"]) for t in log["tricks"])
     typer.echo(
         f"{stats.frames} frames, {stats.sampled} sampled, {stats.read} read: "
         f"{len(log['tricks'])} tricks, {plays} plays, bottom {'seen' if 'bottom' in log else 'not seen'}, "
         f"finished {str(log['finished']).lower()}"
     )
-    if problem:
-        typer.echo(f"warning: the engine refuses the recognised log: {problem}", err=True)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
-def _post(url: str, token: str, log: dict[str, Any]) -> None:
-    from scoreboard.client import ScoreboardClient
-
-    client = ScoreboardClient(url, token)
-    if not log["finished"]:
-        typer.echo("scoreboard: the deal is not finished; nothing posted", err=True)
-        return
-    if not client.deal(log):
-        raise _fail(f"scoreboard {url} unreachable: the deal log was not posted (it is in --log-out)")
-    for r in client.refused:
-        typer.echo(f"scoreboard refused the deal ({r.status}): {r.detail}", err=True)
-    if client.refused:
-        raise typer.Exit(1)
-    typer.echo(f"scoreboard: deal posted to {url}")
+    for line in result.alerts:
+        typer.echo(f"alert: {line}")
+    if result.deal.problem:
+        typer.echo(f"warning: the engine refuses the recognised log: {result.deal.problem}", err=True)

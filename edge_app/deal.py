@@ -3,7 +3,9 @@
 What the camera cannot see comes from :class:`DealInfo` (the rule set, the level, trump, the
 dealer: declared before the first trick, outside the film). What it sees decides the rest:
 
-* the tricks and their plays, in the order they were laid (:mod:`vision.tracking`);
+* the tricks and their plays (:mod:`vision.tracking`): the play seen first leads, and the others
+  follow in turn order from it (S, E, N, W), whatever order the camera settled them in (two plays
+  laid between two readings settle together);
 * the **bottom**: turned up after the last trick, it shows either as one more "play" of the
   dealer's zone with the rule set's bottom size, or as loose cards of that count;
 * ``finished``: the bottom was seen, or every seat has played a full hand.
@@ -15,10 +17,10 @@ the camera saw is dropped.
 
 >>> from vision.tracking import TrackedPlay, TrackedTrick
 >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
->>> t = TrackedTrick((p("S", "AH"), p("W", "3H"), p("N", "2H"), p("E", "QH")), True)
+>>> t = TrackedTrick((p("S", "AH"), p("E", "3H"), p("N", "2H"), p("W", "QH")), True)
 >>> deal = build_deal([t], (), DealInfo("national-2deck", "5", "H", "S"))
 >>> deal.log["tricks"], deal.log["finished"], deal.problem
-([{'plays': [['S', ['AH']], ['W', ['3H']], ['N', ['2H']], ['E', ['QH']]]}], False, None)
+([{'plays': [['S', ['AH']], ['E', ['3H']], ['N', ['2H']], ['W', ['QH']]]}], False, None)
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 from engine.deal_log import DealLogError, parse_deal_log
 from engine.rules import get_rule_set
-from vision.tracking import TrackedTrick
+from vision.tracking import TrackedPlay, TrackedTrick
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,22 @@ class RecognisedDeal:
     log: dict[str, Any]
     problem: str | None
     agreement: tuple[tuple[int, str, float], ...]
+
+
+TURN = "SENW"
+
+
+def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
+    """A trick's plays in turn order from the play seen first.
+
+    >>> p = lambda seat: TrackedPlay(seat, ("3C",), 1, 1, 0)
+    >>> [q.seat for q in in_turn(TrackedTrick((p("N"), p("S"), p("W")), False))]
+    ['N', 'W', 'S']
+    """
+    if not trick.plays:
+        return []
+    lead = TURN.index(trick.plays[0].seat)
+    return sorted(trick.plays, key=lambda p: (TURN.index(p.seat) - lead) % 4)
 
 
 def build_deal(tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo) -> RecognisedDeal:
@@ -89,7 +107,7 @@ def build_deal(tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealI
     }
     if bottom is not None:
         log["bottom"] = bottom
-    log["tricks"] = [{"plays": [[p.seat, list(p.cards)] for p in t.plays]} for t in tricks]
+    log["tricks"] = [{"plays": [[p.seat, list(p.cards)] for p in in_turn(t)]} for t in tricks]
     log["finished"] = bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
     problem = None
     try:

@@ -75,8 +75,11 @@ def run_pipeline(
     inertia: int = 2,
     still_threshold: float = 2.0,
     on_frame: Callable[[Frame, TableState], None] | None = None,
+    on_trick: Callable[[RecognisedDeal], None] | None = None,
 ) -> PipelineResult:
-    """Run the pipeline over ``frames`` to their end and build the deal log.
+    """Run the pipeline over ``frames`` to their end and build the deal log. ``on_frame`` is called
+    with each sampled frame and its table state; ``on_trick`` with the deal so far each time a
+    trick is cleared (the live events, :mod:`edge_app.events`).
 
     Raises :class:`PipelineConfigError` for ``every`` below 1 or a negative ``still_threshold``,
     ``TrackerConfigError`` for ``inertia`` below 1.
@@ -101,8 +104,11 @@ def run_pipeline(
             last_thumb = thumb
             nread += 1
         state = table_state(last_cards, geometry, frame.index)
+        done = tracker.completed
         tracker.update(state)
         states.append(state)
+        if on_trick is not None and tracker.completed > done:
+            on_trick(build_deal(tracker.tricks(), (), info))
         if on_frame is not None:
             on_frame(frame, state)
     deal = build_deal(tracker.tricks(), tracker.loose(), info)

@@ -182,6 +182,11 @@ class TrickTracker:
         self._open = []
         self._loose.clear()
 
+    @property
+    def completed(self) -> int:
+        """How many tricks have been cleared so far."""
+        return len(self._done)
+
     def tricks(self) -> list[TrackedTrick]:
         """Complete tricks, then the one in progress (if any play is on the table)."""
         if not self._open:

@@ -45,9 +45,9 @@ def test_pipeline_reads_each_picture_once_and_builds_the_trick() -> None:
     pictures = [
         {},
         {"S": ["AH"]},
-        {"S": ["AH"], "W": ["3H"]},
-        {"S": ["AH"], "W": ["3H"], "N": ["2H"]},
-        {"S": ["AH"], "W": ["3H"], "N": ["2H"], "E": ["QH"]},
+        {"S": ["AH"], "E": ["3H"]},
+        {"S": ["AH"], "E": ["3H"], "N": ["2H"]},
+        {"S": ["AH"], "E": ["3H"], "N": ["2H"], "W": ["QH"]},
         {},
     ]
     frames, answers = scripted(pictures, repeat=10)
@@ -62,7 +62,7 @@ def test_pipeline_reads_each_picture_once_and_builds_the_trick() -> None:
     assert result.stats.frames == 60 and result.stats.sampled == 12
     assert result.stats.read == 6 and calls == sorted(set(calls))  # one read per distinct picture
     assert result.deal.log["tricks"] == [
-        {"plays": [["S", ["AH"]], ["W", ["3H"]], ["N", ["2H"]], ["E", ["QH"]]]}
+        {"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}
     ]
     assert len(result.states) == 12
 

@@ -223,6 +223,13 @@ def test_loose_cards_of_bottom_size_are_the_bottom() -> None:
     assert "bottom" not in few.log and few.log["finished"] is False
 
 
+def test_plays_settled_together_are_put_in_turn_order_from_the_leader() -> None:
+    trick = TrackedTrick((tp("N", "3C"), tp("S", "4C"), tp("W", "5C"), tp("E", "6C")), True)
+    deal = build_deal([trick], (), DealInfo("national-2deck", "4", "H", "N"))
+    assert [p[0] for p in deal.log["tricks"][0]["plays"]] == ["N", "W", "S", "E"]
+    assert deal.problem is None
+
+
 def test_dealer_defaults_to_first_leader() -> None:
     deal = build_deal([TrackedTrick((tp("E", "AS"),), False)], (), DealInfo("national-2deck", "4", "H"))
     assert deal.log["dealer"] == "E"

@@ -1,0 +1,97 @@
+"""The live events a table sends while a deal goes on (the scoreboard's edge events,
+:mod:`scoreboard.schemas`): the deal's start, every play and trick result once the trick is
+cleared, and an alert for each violation the engine finds proven in the log so far.
+
+:class:`EventStream` is fed the recognised deal each time a trick is cleared and returns only what
+is new since the last call, so a re-scored log never repeats an event. A log the engine refuses
+(a card read more often than there are decks, say) raises one ``mismatch`` alert per distinct
+reason, for the referee to look at; its tricks are sent as plays without a result.
+
+>>> from edge_app.deal import RecognisedDeal
+>>> log = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S", "finished": False,
+...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3S"]], ["N", ["2H"]], ["W", ["QH"]]]}]}
+>>> stream = EventStream()
+>>> [e.type for e in stream.update(RecognisedDeal(log, None, ()))]
+['deal_start', 'play', 'play', 'play', 'play', 'trick']
+>>> stream.update(RecognisedDeal(log, None, ()))
+[]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edge_app.deal import RecognisedDeal
+from engine.deal_log import DealLogError
+from engine.score import score_log
+from scoreboard.schemas import AlertIn, DealStart, Play, TrickResult
+
+Event = DealStart | Play | TrickResult | AlertIn
+ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
+
+
+class EventStream:
+    """What is new in each successive recognised deal (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.sent_tricks = 0
+        self.alerts: set[tuple[str, str, int]] = set()
+        self.problems: set[str] = set()
+
+    def update(self, deal: RecognisedDeal) -> list[Event]:
+        """The events not sent yet for ``deal`` (complete tricks only)."""
+        log = deal.log
+        out: list[Event] = []
+        if not self.started:
+            out.append(
+                DealStart(
+                    type="deal_start",
+                    rules=log["rules"],
+                    level=log["level"],
+                    trump=log["trump"],
+                    dealer=log["dealer"],
+                )
+            )
+            self.started = True
+        result: dict[str, Any] | None = None
+        problem = deal.problem
+        if problem is None:
+            try:
+                result = score_log(log)
+            except (DealLogError, ValueError) as exc:
+                problem = str(exc)
+        if problem is not None and problem not in self.problems:
+            self.problems.add(problem)
+            out.append(
+                AlertIn(type="alert", kind="mismatch", reasoning=f"the recognised log is refused: {problem}")
+            )
+        tricks = [t for t in log["tricks"] if len(t["plays"]) == 4]
+        for i in range(self.sent_tricks, len(tricks)):
+            for seat, cards, *_ in tricks[i]["plays"]:
+                out.append(Play(type="play", trick=i + 1, seat=seat, cards=list(cards)))
+            if result is not None and i < len(result["tricks"]) and result["tricks"][i].get("winner"):
+                r = result["tricks"][i]
+                out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
+        self.sent_tricks = max(self.sent_tricks, len(tricks))
+        for v in (result or {}).get("violations", []):
+            key = (v["kind"], v["seat"], int(v["trick"]))
+            if key in self.alerts:
+                continue
+            self.alerts.add(key)
+            out.append(
+                AlertIn(
+                    type="alert",
+                    kind=ALERT_KIND.get(v["kind"], "mismatch"),  # type: ignore[arg-type]
+                    seat=v["seat"],
+                    trick=v["trick"],
+                    proven_at=v.get("proven_at"),
+                    reasoning=str(v.get("reason") or v.get("evidence") or v["kind"]),
+                )
+            )
+        return out
+
+
+def event_body(event: Event) -> dict[str, Any]:
+    """The JSON body the scoreboard takes (``POST /api/events``)."""
+    return event.model_dump(exclude_none=True)

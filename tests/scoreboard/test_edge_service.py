@@ -1,0 +1,95 @@
+"""The table service (edge_app.service) against the real scoreboard app: a whole filmed deal read
+perfectly goes out as live events and one finished deal, through a network outage, exactly once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+from edge_app.deal import DealInfo
+from edge_app.service import run_service
+from engine.score import score_log
+from engine.sim import simulate_deal
+from models.synth.deal import plan_deal
+from models.synth.layout import Table as FilmTable
+from scoreboard.client import ScoreboardClient
+from tests.edge_app.test_edge_tracking import card_at, mm_geometry
+from tests.scoreboard.test_client import Flaky
+from tests.synth.conftest import needs_aisleriot
+from vision.capture import Frame
+from vision.instances import CardInstance
+
+
+def filmed(log: dict[str, Any], seed: int) -> tuple[list[Frame], Any, FilmTable]:
+    """One frame per reading of a planned film (2 readings a second), each keyframe a picture of its
+    own, and a perfect reader that knows which keyframe a picture shows."""
+    table = FilmTable(900.0, 900.0)
+    film = plan_deal(log, np.random.default_rng(seed), "guyenne-classic", table)
+    frames: list[Frame] = []
+    for k, kf in enumerate(film.keyframes):
+        image = np.zeros((8, 8, 3), np.uint8)
+        image[..., 0], image[..., 1], image[..., 2] = k % 256, k // 256, 255 * (k % 2)
+        for _ in range(max(1, round(kf.hold * 2))):
+            frames.append(Frame(image, len(frames), len(frames) / 2, "film"))
+
+    def read(img: np.ndarray) -> list[CardInstance]:
+        kf = film.keyframes[int(img[0, 0, 0]) + 256 * int(img[0, 0, 1])]
+        return [card_at(p.card, p.x, p.y) for p in kf.placements if p.face_up]
+
+    return frames, read, table
+
+
+@needs_aisleriot
+def test_filmed_deal_reaches_the_scoreboard_once_through_an_outage(
+    client, make_table, tmp_path: Path
+) -> None:
+    log = simulate_deal("national-2deck", 3, inject_revoke=True)
+    truth = {k: v for k, v in log.items() if k not in ("hands", "injected")}
+    want = score_log(truth)
+    assert want["violations"], "the injected revoke must be proven in the truth"
+    frames, read, table = filmed(log, 3)
+    t = make_table()
+    flaky = Flaky(client._transport)
+    sb = ScoreboardClient(
+        "http://testserver", t.token, http=httpx.Client(transport=flaky, base_url="http://testserver")
+    )
+
+    def outage(frames: list[Frame]) -> Any:
+        for f in frames:  # the network is down for the middle third of the deal
+            flaky.down = len(frames) // 3 <= f.index < 2 * len(frames) // 3
+            yield f
+        flaky.down = False
+
+    out = tmp_path / "log.json"
+    result = run_service(
+        outage(frames),
+        read,
+        mm_geometry(table),
+        DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"]),
+        every=1,
+        log_out=out,
+        client=sb,
+    )
+    assert result.all_sent and sb.refused == [] and not sb.queue
+    assert json.loads(out.read_text()) == result.deal.log
+    assert [t["plays"] for t in result.deal.log["tricks"]] == [
+        [[s, sorted(c)] for s, c in tr["plays"]] for tr in truth["tricks"]
+    ]
+    stored = client.get("/api/events", params={"table": t.id, "limit": 1000}).json()["events"]
+    kinds = [e["kind"] for e in stored]
+    assert kinds.count("play") == sum(len(tr["plays"]) for tr in truth["tricks"])
+    assert kinds.count("trick") == len(truth["tricks"])
+    # the feed shows an alert again when it changes (the deal post links it to its deal): one per id
+    alerts = {
+        e["data"]["id"]: (e["data"]["kind"], e["data"]["seat"], e["data"]["trick"])
+        for e in stored
+        if e["kind"] == "alert"
+    }
+    alerts = list(alerts.values())
+    assert alerts == [(v["kind"], v["seat"], v["trick"]) for v in want["violations"]]
+    assert t.state()["deals"] == 1
+    assert len(result.alerts) == len(want["violations"])
