@@ -1,4 +1,4 @@
-"""Subcommands of the per-table service: ``run``.
+"""Subcommands of the per-table service: ``run`` and ``demo`` (:mod:`edge_app.demo`).
 
 ``tractorcam run --source SRC --table FILE [--log-out FILE] [--scoreboard URL --token TOKEN]``
 (``../shared/spec/cli.md``). What the camera cannot see (rule set, level, trump, dealer) comes from
@@ -20,6 +20,24 @@ import typer
 def register(app: typer.Typer) -> None:
     """Add this package's subcommands to ``app``."""
     app.command("run")(run)
+    app.command("demo")(demo)
+
+
+def demo(
+    folder: Annotated[
+        Path | None,
+        typer.Option("--dir", help="where the sample deal lives (default: ~/.cache/tractorcam/demo-SEED)"),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="the sample deal's seed")] = 7,
+    tricks: Annotated[
+        int | None, typer.Option("--tricks", help="film only the first N tricks (quicker, no outcome)")
+    ] = None,
+) -> None:
+    """The main job on an embedded default: film a sample deal, run the table service on it with a
+    local scoreboard, and print what happened."""
+    from edge_app.demo import default_folder, run_demo
+
+    run_demo(folder or default_folder(seed), seed, tricks)
 
 
 def _fail(message: str) -> typer.Exit:

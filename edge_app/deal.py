@@ -6,8 +6,9 @@ dealer: declared before the first trick, outside the film). What it sees decides
 * the tricks and their plays (:mod:`vision.tracking`): the play seen first leads, and the others
   follow in turn order from it (S, E, N, W), whatever order the camera settled them in (two plays
   laid between two readings settle together);
-* the **bottom**: turned up after the last trick, it shows either as one more "play" of the
-  dealer's zone with the rule set's bottom size, or as loose cards of that count;
+* the **bottom**: turned up after the last trick, all at once, it shows as one more "trick" that
+  settled in one reading and includes the dealer's zone, or as loose cards, of the rule set's
+  bottom size (:func:`_bottom`);
 * ``finished``: the bottom was seen, or every seat has played a full hand.
 
 The log is checked with the engine (:func:`engine.deal_log.parse_deal_log`); a log the engine
@@ -74,26 +75,32 @@ def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
     return sorted(trick.plays, key=lambda p: (TURN.index(p.seat) - lead) % 4)
 
 
+def _bottom(tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size: int) -> list[str] | None:
+    """The bottom, if the end of the film shows it: after at least one complete trick, either a
+    trailing incomplete "trick" whose plays all settled in the same reading (the bottom is turned up
+    at once, and a row of it may reach a neighbour's zone), that includes the dealer's zone, and
+    whose cards with the loose ones number the bottom's size; or loose cards of that number."""
+    if not any(t.complete for t in tricks):
+        return None
+    last = tricks[-1]
+    if not last.complete and len({p.first_frame for p in last.plays}) == 1:
+        cards = [c for p in last.plays for c in p.cards] + list(loose)
+        if any(p.seat == dealer for p in last.plays) and len(cards) == size:
+            return sorted(cards)
+    if last.complete and len(loose) == size:
+        return sorted(loose)
+    return None
+
+
 def build_deal(tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo) -> RecognisedDeal:
     """Assemble the deal log (see the module docstring). Raises ``UnknownRuleSetError`` (a
     ``ValueError``) for a rule set id that is not one of the engine's."""
     rules = get_rule_set(info.rules)
     tricks = list(tricks)
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
-    bottom: list[str] | None = None
-    last = tricks[-1] if tricks else None
-    if (
-        last is not None
-        and not last.complete
-        and len(last.plays) == 1
-        and last.plays[0].seat == dealer
-        and len(last.plays[0].cards) == rules.bottom_size
-        and len(tricks) > 1
-    ):
-        bottom = list(last.plays[0].cards)
+    bottom = _bottom(tricks, loose, dealer, rules.bottom_size)
+    if bottom is not None and tricks and not tricks[-1].complete:
         tricks.pop()
-    elif len(loose) == rules.bottom_size and tricks:
-        bottom = list(loose)
     played: Counter[str] = Counter()
     for t in tricks:
         for p in t.plays:

@@ -199,6 +199,8 @@ def plan_deal(
                     )
                 )
         frames.append(Keyframe(static() + held(), [], 0.5, {"kind": "cleared", "trick": t}))
+    if not log.get("finished", True):
+        return DealFilm(log, table, design, frames)  # a deal cut short: its bottom stays buried
     # the bottom turned up at the end
     spot = (
         np.array([table.width / 2, table.height / 2])

@@ -208,17 +208,29 @@ def test_trailing_dealer_play_of_bottom_size_is_the_bottom() -> None:
     bottom = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
     tricks = [full_trick(), TrackedTrick((tp("S", *bottom),), False)]
     deal = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "S"))
-    assert deal.log["bottom"] == list(bottom) and len(deal.log["tricks"]) == 1
+    assert deal.log["bottom"] == sorted(bottom) and len(deal.log["tricks"]) == 1
     assert deal.log["finished"] is True
     # the same cards laid by another seat are a play, not the bottom
     other = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "E"))
     assert "bottom" not in other.log and len(other.log["tricks"]) == 2 and other.log["finished"] is False
 
 
+def test_bottom_reaching_a_neighbours_zone_is_still_the_bottom_but_a_last_trick_is_not() -> None:
+    bottom = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
+    at = lambda seat, frame, *cards: TrackedPlay(seat, tuple(cards), 2, 2, frame)  # noqa: E731
+    row = TrackedTrick((at("N", 40, "2D"), at("W", 40, *bottom[1:])), False)  # turned up at once
+    deal = build_deal([full_trick(), row], (), DealInfo("national-2deck", "4", "H", "W"))
+    assert deal.log["bottom"] == sorted(bottom) and len(deal.log["tricks"]) == 1
+    # the same cards laid as a lead and a follow (two readings apart) are the trick in progress
+    laid = TrackedTrick((at("W", 40, *bottom[:4]), at("S", 44, *bottom[4:])), False)
+    deal = build_deal([full_trick(), laid], (), DealInfo("national-2deck", "4", "H", "W"))
+    assert "bottom" not in deal.log and len(deal.log["tricks"]) == 2
+
+
 def test_loose_cards_of_bottom_size_are_the_bottom() -> None:
     loose = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
     deal = build_deal([full_trick()], loose, DealInfo("national-2deck", "4", "H", "S"))
-    assert deal.log["bottom"] == list(loose) and deal.log["finished"] is True
+    assert deal.log["bottom"] == sorted(loose) and deal.log["finished"] is True
     few = build_deal([full_trick()], loose[:5], DealInfo("national-2deck", "4", "H", "S"))
     assert "bottom" not in few.log and few.log["finished"] is False
 
