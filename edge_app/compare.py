@@ -1,7 +1,8 @@
 """A recognised deal log against the deal that was played: what a referee would see go wrong.
 
-Plays are matched by place (trick *i*, play *j*): a play is **exact** when its seat and its cards
-(as a multiset, duplicates counted) are the truth's. Both logs are scored by the engine; a
+Tricks are matched in order by the alignment that shares the most cards (:func:`align_tricks`: a
+trick the camera missed or split does not shift every later one), and plays within matched tricks
+by seat: a play is **exact** when its cards (as a multiset, duplicates counted) are the truth's. Both logs are scored by the engine; a
 violation the recognised log shows and the truth does not is a **false alert** (the worst thing the
 product can do), one the truth shows and the reading does not a missed one. A recognised log the
 engine refuses outright (say a card read three times in two decks) has no score: ``refused`` says
@@ -51,19 +52,56 @@ def _alerts(result: dict[str, Any]) -> set[str]:
     return {f"{v['kind']} {v['seat']} trick {v['trick']}" for v in result.get("violations", [])}
 
 
+Trick = list[tuple[str, Counter[str]]]
+
+
+def _shared(a: Trick, b: Trick) -> int:
+    seats = dict(a)
+    return sum(sum((seats[s] & c).values()) + 1 for s, c in b if s in seats)
+
+
+def align_tricks(read: list[Trick], truth: list[Trick]) -> list[tuple[int, int]]:
+    """Pairs (read index, truth index), in order, that share the most (seat, card) matches in all.
+
+    >>> t = lambda *cards: [("S", Counter([c])) for c in cards]
+    >>> align_tricks([t("AH"), t("3C")], [t("AH"), t("KD"), t("3C")])
+    [(0, 0), (1, 2)]
+    """
+    n, m = len(read), len(truth)
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            sim = _shared(read[i - 1], truth[j - 1])
+            best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + sim if sim else 0)
+    pairs = []
+    i, j = n, m
+    while i and j:
+        sim = _shared(read[i - 1], truth[j - 1])
+        if sim and best[i][j] == best[i - 1][j - 1] + sim:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif best[i][j] == best[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
 def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison:
     """Compare a recognised log with the truth. Raises ``DealLogError`` when the *truth* is unreadable."""
     rp, tp = _plays(read), _plays(truth)
+    matched = dict((j, i) for i, j in align_tricks(rp, tp))
     plays = exact = cards = right = 0
-    for i, trick in enumerate(tp):
-        for j, (seat, want) in enumerate(trick):
+    for j, trick in enumerate(tp):
+        got_trick = dict(rp[matched[j]]) if j in matched else {}
+        for seat, want in trick:
             plays += 1
             cards += sum(want.values())
-            got = rp[i][j] if i < len(rp) and j < len(rp[i]) else None
-            if got is None or got[0] != seat:
+            got = got_trick.get(seat)
+            if got is None:
                 continue
-            right += sum((want & got[1]).values())
-            exact += want == got[1]
+            right += sum((want & got).values())
+            exact += want == got
     truth_score = score_log(truth)
     refused = None
     try:

@@ -7,8 +7,9 @@ Two steps, each a small typed piece:
   the table (``loose``: the bottom when it is turned up, a card dropped outside a zone).
 * :class:`TrickTracker` follows a stream of :class:`TableState` and cuts it into plays and tricks,
   Frigate-style with **zone inertia**: a zone counts as holding a play only after ``inertia``
-  consecutive readings show cards there; a trick of four plays ends at the first reading with every
-  zone empty, an incomplete one only after ``inertia`` such readings. A play's cards are then decided by **votes over every reading**
+  consecutive readings show cards there. The trick ends at the first reading with every zone empty
+  (the clear; a play the reader never saw must not merge two tricks), unless the next reading shows
+  the same plays again: then that empty reading was a misread and the trick goes on. A play's cards are then decided by **votes over every reading**
   taken while it lay on the table (the multiset read most often), so one bad frame (an arm over
   the cards, a glare) neither starts a play nor changes what was played.
 
@@ -105,7 +106,8 @@ class TrackedPlay:
 
 @dataclass(frozen=True)
 class TrackedTrick:
-    """A trick's plays in the order they were laid; ``complete`` once the table was cleared."""
+    """A trick's plays in the order they were laid; ``complete`` once the table was cleared (a trick
+    may be cleared with fewer than four plays when the camera missed one)."""
 
     plays: tuple[TrackedPlay, ...]
     complete: bool
@@ -144,20 +146,28 @@ class TrickTracker:
         self._streak: dict[Seat, int] = {s: 0 for s in SEATS}  # consecutive readings with cards
         self._pending: dict[Seat, list[TableState]] = {s: [] for s in SEATS}
         self._empty_streak = 0
+        self._reopen: list[_Open] = []  # the plays of the trick cleared at the last reading
         self._loose: Counter[tuple[str, ...]] = Counter()
 
     def update(self, state: TableState) -> None:
         """Take one reading."""
-        if state.empty():
-            self._empty_streak += 1
-            # a complete trick followed by an empty table is the clear; a partial one must stay
-            # empty for ``inertia`` readings (a whole table misread as empty at once is unlikely)
-            if self._open and (self._empty_streak >= self.inertia or len(self._open) == 4):
-                self._close(complete=True)
-        else:
-            self._empty_streak = 0
         if state.loose:
             self._loose[state.loose] += 1
+        if state.empty():
+            self._empty_streak += 1
+            if self._open:  # the table was cleared
+                self._reopen = self._open
+                self._close()
+            for seat in SEATS:
+                self._streak[seat] = 0
+                self._pending[seat] = []
+            return
+        if self._empty_streak == 1 and self._reopen and self._same_table(state, self._reopen):
+            # one reading saw an empty table and the next the same plays: a misread, not a clear
+            self._done.pop()
+            self._open = self._reopen
+        self._reopen = []
+        self._empty_streak = 0
         for seat in SEATS:
             cards = state.zones.get(seat, ())
             if not cards:
@@ -177,8 +187,15 @@ class TrickTracker:
                     self._open[-1].votes[s.zones[seat]] += 1
                 self._pending[seat] = []
 
-    def _close(self, complete: bool) -> None:
-        self._done.append(TrackedTrick(tuple(p.decide() for p in self._open), complete))
+    @staticmethod
+    def _same_table(state: TableState, plays: list[_Open]) -> bool:
+        """Whether every zone with cards shows what the same seat's play was read as most, and
+        every one of those plays is there again."""
+        read = {s: c for s, c in state.zones.items() if c}
+        return set(read) == {p.seat for p in plays} and all(read[p.seat] == p.decide().cards for p in plays)
+
+    def _close(self) -> None:
+        self._done.append(TrackedTrick(tuple(p.decide() for p in self._open), True))
         self._open = []
         self._loose.clear()
 

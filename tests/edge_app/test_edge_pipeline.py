@@ -145,3 +145,20 @@ def test_run_on_a_filmed_deal(tmp_path: Path) -> None:
     assert seats == [[p[0] for p in t["plays"]] for t in truth["tricks"]]
     assert "2 tricks, 8 plays" in r.output
     assert TableGeometry.load(res.table).image_width == 960
+
+
+@needs_aisleriot
+def test_demo_films_reads_and_reports(tmp_path: Path) -> None:
+    """``tractorcam demo`` (one trick, to keep it short): the film is made, then reused; the table
+    service reads it and a local scoreboard receives its events."""
+    args = ["demo", "--dir", str(tmp_path / "demo"), "--tricks", "1"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "sample deal rendered" in r.output and "scoreboard on http://127.0.0.1:" in r.output
+    assert "trick  1" in r.output and "plays read exactly:" in r.output
+    sent = int(r.output.split("scoreboard: ")[1].split(" events sent")[0])
+    assert sent >= 6  # deal start, four plays and the trick's result at least
+    log = json.loads((tmp_path / "demo" / "read.json").read_text())
+    assert len(log["tricks"]) == 1 and [p[0] for p in log["tricks"][0]["plays"]]
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and "sample deal reused" in again.output

@@ -128,31 +128,48 @@ def test_tie_goes_to_more_cards() -> None:
     assert t.tricks()[0].plays[0].cards == ("QD", "QD")
 
 
-def test_trick_ends_on_empty_table_after_four_plays_but_not_before() -> None:
+def test_trick_ends_at_the_first_empty_table() -> None:
     t = TrickTracker(inertia=2)
-    for s in ("S", "E", "N"):
+    for s in ("S", "E", "N", "W"):
         for _ in range(2):
             t.update(state(**{x: ["5C"] for x in SEATS[: SEATS.index(s) + 1]}))
-    t.update(state())  # one empty reading with three plays: not a clear
-    t.update(state(S=["5C"], E=["5C"], N=["5C"]))
-    assert len(t.tricks()) == 1 and not t.tricks()[0].complete
-    for _ in range(2):
-        t.update(state(**{x: ["5C"] for x in SEATS}))
-    t.update(state())  # four plays then an empty table: cleared at once
-    assert len(t.tricks()) == 1 and t.tricks()[0].complete
+    t.update(state())
+    assert t.completed == 1 and t.tricks()[0].complete
     assert [p.seat for p in t.tricks()[0].plays] == ["S", "E", "N", "W"]
     for _ in range(2):
         t.update(state(E=["9C"]))
     assert [[p.seat for p in tr.plays] for tr in t.tricks()] == [["S", "E", "N", "W"], ["E"]]
 
 
-def test_incomplete_trick_ends_after_inertia_empty_readings() -> None:
+def test_a_play_never_read_does_not_merge_two_tricks() -> None:
+    """N's cards are never read: the trick is cleared with three plays, and N's lead of the next
+    trick starts a new one instead of joining the old."""
+    t = TrickTracker(inertia=2)
+    for zones in ({"W": ["3D"]}, {"W": ["3D"], "S": ["4D"]}, {"W": ["3D"], "S": ["4D"], "E": ["8D"]}):
+        for _ in range(2):
+            t.update(state(**zones))
+    t.update(state())
+    for _ in range(2):
+        t.update(state(N=["AC"]))
+    assert [[p.seat for p in tr.plays] for tr in t.tricks()] == [["W", "S", "E"], ["N"]]
+    assert t.tricks()[0].complete and not t.tricks()[1].complete
+
+
+def test_one_empty_reading_between_the_same_plays_is_a_misread() -> None:
     t = TrickTracker(inertia=2)
     for _ in range(2):
-        t.update(state(S=["2S"]))
+        t.update(state(S=["2S"], E=["3S"]))
+    t.update(state())  # the whole table misread once
+    t.update(state(S=["2S"], E=["3S"]))
+    for _ in range(2):
+        t.update(state(S=["2S"], E=["3S"], N=["4S"]))
+    assert [[p.seat for p in tr.plays] for tr in t.tricks()] == [["S", "E", "N"]]
+    assert t.completed == 0 and t.tricks()[0].plays[0].readings == 5
+    # two empty readings are a clear, whatever follows
     t.update(state())
     t.update(state())
-    assert t.tricks()[0].complete and len(t.tricks()[0].plays) == 1
+    t.update(state(S=["2S"], E=["3S"], N=["4S"]))
+    assert t.completed == 1
 
 
 def test_play_order_follows_the_readings_not_the_seat_order() -> None:
@@ -276,3 +293,15 @@ def test_compare_counts_alerts_both_ways_and_refused_logs() -> None:
     assert c.missed_alerts and not c.outcome_right and not c.finished_right
     bad = {**truth, "tricks": [{"plays": [["S", ["AS", "AS", "AS"]]]}]}
     assert compare_deals(bad, truth).refused is not None
+
+
+def test_compare_aligns_tricks_so_a_missed_trick_costs_only_itself() -> None:
+    truth = {k: v for k, v in simulate_deal("national-2deck", 4).items() if k not in ("hands", "injected")}
+    read = {**truth, "tricks": truth["tricks"][1:]}  # the camera missed the first trick
+    c = compare_deals(read, truth)
+    first = len(truth["tricks"][0]["plays"])
+    assert c.plays_exact == c.plays - first and c.tricks_read == c.tricks - 1
+    # a play read at the wrong seat is not exact, and a wrong card costs only itself
+    t0 = truth["tricks"][0]["plays"]
+    swapped = {**truth, "tricks": [{"plays": [[t0[1][0], t0[0][1]], *t0[1:]]}, *truth["tricks"][1:]]}
+    assert compare_deals(swapped, truth).plays_exact <= c.plays - 1
