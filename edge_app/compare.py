@@ -44,15 +44,15 @@ class DealComparison:
     refused: str | None
 
 
-def _plays(log: dict[str, Any]) -> list[list[tuple[str, Counter[str]]]]:
+Trick = list[tuple[str, Counter[str]]]
+
+
+def _plays(log: dict[str, Any]) -> list[Trick]:
     return [[(p[0], Counter(c.upper() for c in p[1])) for p in t["plays"]] for t in log.get("tricks", [])]
 
 
 def _alerts(result: dict[str, Any]) -> set[str]:
     return {f"{v['kind']} {v['seat']} trick {v['trick']}" for v in result.get("violations", [])}
-
-
-Trick = list[tuple[str, Counter[str]]]
 
 
 def _shared(a: Trick, b: Trick) -> int:
@@ -68,15 +68,16 @@ def align_tricks(read: list[Trick], truth: list[Trick]) -> list[tuple[int, int]]
     [(0, 0), (1, 2)]
     """
     n, m = len(read), len(truth)
+    shared = [[_shared(a, b) for b in truth] for a in read]
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(1, n + 1):
         for j in range(1, m + 1):
-            sim = _shared(read[i - 1], truth[j - 1])
+            sim = shared[i - 1][j - 1]
             best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + sim if sim else 0)
     pairs = []
     i, j = n, m
     while i and j:
-        sim = _shared(read[i - 1], truth[j - 1])
+        sim = shared[i - 1][j - 1]
         if sim and best[i][j] == best[i - 1][j - 1] + sim:
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1

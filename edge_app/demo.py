@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from edge_app.compare import DealComparison, compare_deals
+
 DEFAULT_SEED = 7
 DEFAULT_SIZE = (1280, 960)
 
@@ -91,9 +93,13 @@ def local_scoreboard(db_path: Path) -> Iterator[LocalScoreboard]:
         thread.join(10)
 
 
-def summary(read: dict[str, Any], truth: dict[str, Any], alerts: list[str]) -> list[str]:
-    """Human-readable lines: each trick read against what was played, alerts, outcome."""
-    from edge_app.compare import compare_deals
+def _show(plays: list[tuple[str, list[str]]]) -> str:
+    return "  ".join(f"{seat}:{' '.join(cards)}" for seat, cards in plays)
+
+
+def summary(read: dict[str, Any], truth: dict[str, Any], alerts: list[str], c: DealComparison) -> list[str]:
+    """Human-readable lines: each trick read against what was played, alerts, outcome (``c``: the
+    read log compared with the truth, :func:`edge_app.compare.compare_deals`)."""
     from engine.score import score_log
 
     lines = []
@@ -102,11 +108,9 @@ def summary(read: dict[str, Any], truth: dict[str, Any], alerts: list[str]) -> l
         want = [(s, sorted(c)) for s, c, *_ in t["plays"]]
         got = [(s, sorted(c)) for s, c, *_ in tricks[i]["plays"]] if i < len(tricks) else []
         mark = "ok  " if got == want else "DIFF"
-        shown = "  ".join(f"{s}:{' '.join(c)}" for s, c in got) or "(not read)"
-        lines.append(f"  trick {i + 1:2d} {mark} {shown}")
+        lines.append(f"  trick {i + 1:2d} {mark} {_show(got) or '(not read)'}")
         if got != want:
-            lines.append(f"           played  {'  '.join(f'{s}:{chr(32).join(c)}' for s, c in want)}")
-    c = compare_deals(read, truth)
+            lines.append(f"           played  {_show(want)}")
     lines.append(
         f"plays read exactly: {c.plays_exact} of {c.plays}; cards right {c.cards_right} of {c.cards}; "
         f"bottom {'right' if c.bottom_exact else 'wrong'}"
@@ -193,7 +197,8 @@ def run_demo(
             f"table service: {s.frames} frames, {s.sampled} sampled, {s.read} read by the card reader "
             f"in {time.perf_counter() - t1:.0f} s; recognised log in {folder / 'read.json'}"
         )
-        for line in summary(result.deal.log, truth, result.alerts):
+        comparison = compare_deals(result.deal.log, truth)
+        for line in summary(result.deal.log, truth, result.alerts, comparison):
             echo(line)
         state = httpx.get(f"{sb.url}/api/tables/{table_id}").json()
         posted = "posted" if result.deal_posted and not client.refused else "not posted"
@@ -203,6 +208,4 @@ def run_demo(
         )
         for refused in client.refused:
             echo(f"scoreboard refused {refused.path} ({refused.status}): {refused.detail}")
-    from edge_app.compare import compare_deals
-
-    return compare_deals(result.deal.log, truth).plays_exact
+    return comparison.plays_exact

@@ -29,7 +29,7 @@ The tracker knows nothing of the rules; the table service turns its tricks into 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,7 +143,7 @@ class TrickTracker:
         self.inertia = inertia
         self._done: list[TrackedTrick] = []
         self._open: list[_Open] = []  # plays of the current trick, in the order they were laid
-        self._streak: dict[Seat, int] = {s: 0 for s in SEATS}  # consecutive readings with cards
+        # per seat without a play yet, the consecutive readings that showed cards in its zone
         self._pending: dict[Seat, list[TableState]] = {s: [] for s in SEATS}
         self._empty_streak = 0
         self._reopen: list[_Open] = []  # the plays of the trick cleared at the last reading
@@ -159,7 +159,6 @@ class TrickTracker:
                 self._reopen = self._open
                 self._close()
             for seat in SEATS:
-                self._streak[seat] = 0
                 self._pending[seat] = []
             return
         if self._empty_streak == 1 and self._reopen and self._same_table(state, self._reopen):
@@ -171,16 +170,14 @@ class TrickTracker:
         for seat in SEATS:
             cards = state.zones.get(seat, ())
             if not cards:
-                self._streak[seat] = 0
                 self._pending[seat] = []
                 continue
             play = next((p for p in self._open if p.seat == seat), None)
             if play is not None:
                 play.votes[cards] += 1
                 continue
-            self._streak[seat] += 1
             self._pending[seat].append(state)
-            if self._streak[seat] >= self.inertia:
+            if len(self._pending[seat]) >= self.inertia:
                 first = self._pending[seat][0]
                 self._open.append(_Open(seat, first.frame))
                 for s in self._pending[seat]:
@@ -215,11 +212,3 @@ class TrickTracker:
         if not self._loose:
             return ()
         return max(self._loose.items(), key=lambda kv: (kv[1], len(kv[0])))[0]
-
-
-def track(states: Iterable[TableState], inertia: int = 2) -> TrickTracker:
-    """Feed every state to a new tracker and return it."""
-    tracker = TrickTracker(inertia)
-    for s in states:
-        tracker.update(s)
-    return tracker

@@ -13,7 +13,7 @@ from edge_app.service import run_service, write_atomic
 from engine.score import score_log
 from engine.sim import simulate_deal
 from models.synth.layout import Table
-from tests.edge_app.test_edge_pipeline import scripted
+from tests.edge_app.test_edge_pipeline import ONE_TRICK, scripted
 from tests.edge_app.test_edge_tracking import mm_geometry
 
 
@@ -88,45 +88,27 @@ class Poster:
 
 
 def test_service_keeps_the_log_on_disk_after_each_trick_and_reports_unsent(tmp_path: Path) -> None:
-    pictures = [
-        {},
-        {"S": ["AH"]},
-        {"S": ["AH"], "E": ["3H"]},
-        {"S": ["AH"], "E": ["3H"], "N": ["2H"]},
-        {"S": ["AH"], "E": ["3H"], "N": ["2H"], "W": ["QH"]},
-        {},
-    ]
-    frames, answers = scripted(pictures, repeat=10)
     out = tmp_path / "log.json"
     snapshots: list[str] = []
 
-    def read(image: np.ndarray) -> list[Any]:
-        snapshots.append(out.read_text() if out.exists() else "")
-        return answers[int(image[0, 0, 0])]
+    def serve(client: Poster, log_out: Path | None) -> Any:
+        frames, answers = scripted(ONE_TRICK, repeat=10)
+
+        def read(image: np.ndarray) -> list[Any]:
+            snapshots.append(out.read_text() if out.exists() else "")
+            return answers[int(image[0, 0, 0])]
+
+        info = DealInfo("national-2deck", "5", "H", "S")
+        geometry = mm_geometry(Table(900.0, 900.0))
+        return run_service(frames, read, geometry, info, every=5, log_out=log_out, client=client)
 
     down = Poster(up=False)
-    result = run_service(
-        frames,
-        read,
-        mm_geometry(Table(900.0, 900.0)),
-        DealInfo("national-2deck", "5", "H", "S"),
-        every=5,
-        log_out=out,
-        client=down,
-    )
+    result = serve(down, out)
     assert not result.all_sent and down.queued == result.events == 6  # start, 4 plays, the trick
     assert '"AH"' in out.read_text() and not out.with_name("log.json.tmp").exists()
     assert snapshots[-1] == ""  # nothing on disk until the first trick was cleared
     up = Poster(up=True)
-    frames, _ = scripted(pictures, repeat=10)
-    result = run_service(
-        frames,
-        read,
-        mm_geometry(Table(900.0, 900.0)),
-        DealInfo("national-2deck", "5", "H", "S"),
-        every=5,
-        client=up,
-    )
+    result = serve(up, None)
     assert result.all_sent and up.deals == []  # the deal is not finished: events only
     assert [e["type"] for e in up.events] == ["deal_start", "play", "play", "play", "play", "trick"]
 

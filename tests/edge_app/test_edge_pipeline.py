@@ -26,6 +26,17 @@ runner = CliRunner()
 SPOT = {"S": (450, 800), "N": (450, 100), "E": (820, 450), "W": (80, 450)}
 
 
+# one trick laid S, E, N, W on an empty table, then cleared
+ONE_TRICK: list[dict[str, list[str]]] = [
+    {},
+    {"S": ["AH"]},
+    {"S": ["AH"], "E": ["3H"]},
+    {"S": ["AH"], "E": ["3H"], "N": ["2H"]},
+    {"S": ["AH"], "E": ["3H"], "N": ["2H"], "W": ["QH"]},
+    {},
+]
+
+
 def scripted(
     pictures: list[dict[str, list[str]]], repeat: int
 ) -> tuple[list[Frame], dict[int, list[CardInstance]]]:
@@ -42,15 +53,7 @@ def scripted(
 
 
 def test_pipeline_reads_each_picture_once_and_builds_the_trick() -> None:
-    pictures = [
-        {},
-        {"S": ["AH"]},
-        {"S": ["AH"], "E": ["3H"]},
-        {"S": ["AH"], "E": ["3H"], "N": ["2H"]},
-        {"S": ["AH"], "E": ["3H"], "N": ["2H"], "W": ["QH"]},
-        {},
-    ]
-    frames, answers = scripted(pictures, repeat=10)
+    frames, answers = scripted(ONE_TRICK, repeat=10)
     calls: list[int] = []
 
     def read(image: np.ndarray) -> list[CardInstance]:
