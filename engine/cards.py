@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from engine.text import shown
+
 SUITS: Final = ("S", "H", "D", "C")
 RANKS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 #: Rank values: 2..14 (ace high).
@@ -104,20 +106,20 @@ def parse_rank(text: str) -> int:
     try:
         return RANK_VALUE[key]
     except KeyError:
-        raise UnknownRankError(f"unknown rank {text!r}") from None
+        raise UnknownRankError(f"unknown rank {shown(text)}") from None
 
 
 def parse_suit(text: str) -> str:
     key = str(text).strip().upper()
     if key not in SUITS:
-        raise UnknownSuitError(f"unknown suit {text!r}")
+        raise UnknownSuitError(f"unknown suit {shown(text)}")
     return key
 
 
 def parse_card(text: str) -> Card:
     """Parse one card; raises :class:`UnknownCardError`."""
     if not isinstance(text, str):
-        raise UnknownCardError(f"unknown card {text!r}")
+        raise UnknownCardError(f"unknown card {shown(text)}")
     fast = _BY_NAME.get(text)
     if fast is not None:
         return ALL_CARDS[fast]
@@ -126,7 +128,7 @@ def parse_card(text: str) -> Card:
         key = "10" + key[1]
     code = _BY_NAME.get(key)
     if code is None:
-        raise UnknownCardError(f"unknown card {text!r}")
+        raise UnknownCardError(f"unknown card {shown(text)}")
     return ALL_CARDS[code]
 
 

@@ -19,15 +19,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from engine.cards import RANK_NAME, SUITS, Card, format_cards, parse_card, parse_rank
+from engine.cards import ALL_CARDS, RANK_NAME, SUITS, Card, format_cards, parse_card, parse_rank
 from engine.rules import RuleSet, get_rule_set
 from engine.seats import SEAT_ORDER, Seat, parse_seat
+from engine.text import shown
 
 
 class DealLogError(ValueError):
     """A deal log that cannot be read; the message is one line naming the trick and play at fault."""
+
+
+#: A ruling's bounds: no penalty in the seeds comes near 1,000 points, and 13 levels take a side
+#: from 2 past A (the whole game).
+MAX_RULING_POINTS: Final = 1000
+MAX_RULING_LEVELS: Final = 13
+#: Cards named in a completeness message before it says how many more are missing.
+_MISSING_SHOWN: Final = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +139,7 @@ def _where(trick: int | None, play: int | None = None, seat: object = None) -> s
 def _cards(raw: object, where: str | Callable[[], str]) -> tuple[Card, ...]:
     try:
         if not isinstance(raw, (list, tuple)):
-            raise ValueError(f"cards must be a list of card names, got {raw!r}")
+            raise ValueError(f"cards must be a list of card names, got {shown(raw)}")
         return tuple([parse_card(c) for c in raw])
     except ValueError as exc:
         prefix = where if isinstance(where, str) else where()
@@ -168,13 +177,13 @@ def _ruling(raw: object, i: int) -> Ruling:
     except ValueError as exc:
         raise DealLogError(f"{where}{exc}") from None
     vals: dict[str, int] = {}
-    for name in ("points", "levels"):
+    for name, top in (("points", MAX_RULING_POINTS), ("levels", MAX_RULING_LEVELS)):
         v = raw.get(name, 0)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise DealLogError(f"{where}{name} must be a whole number ≥ 0")
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= top:
+            raise DealLogError(f"{where}{name} must be a whole number from 0 to {top}")
         vals[name] = v
     trick = raw.get("trick")
-    if trick is not None and (not isinstance(trick, int) or trick < 1):
+    if trick is not None and (not isinstance(trick, int) or isinstance(trick, bool) or trick < 1):
         raise DealLogError(f"{where}trick must be a trick number ≥ 1")
     return Ruling(
         seat=seat,
@@ -185,6 +194,46 @@ def _ruling(raw: object, i: int) -> Ruling:
         trick=trick,
         note=str(raw.get("note", "")),
     )
+
+
+def _check_complete(
+    rules: RuleSet,
+    dealer: Seat,
+    tricks: Sequence[Trick],
+    bottom: tuple[Card, ...] | None,
+    seen: Counter[Card],
+) -> None:
+    """A finished log accounts for the whole deal: the dealer led the first trick, every hand was
+    played out, the bottom has the rule set's size, and every card of the decks appears exactly
+    ``decks`` times over the plays and the bottom. Raises :class:`DealLogError` naming what is
+    missing."""
+    if not tricks:
+        raise DealLogError("finished: the log has no tricks; a finished deal plays every hand out")
+    if tricks[0].leader is not dealer:
+        raise DealLogError(
+            f"trick 1, play 1 ({tricks[0].leader}): a finished deal starts with the dealer's lead, "
+            f"but the dealer is {dealer} (a log that started late is never finished)"
+        )
+    problems: list[str] = []
+    played: Counter[Seat] = Counter()
+    for trick in tricks:
+        for play in trick.plays:
+            played[play.seat] += len(play.cards)
+    short = [f"{s} played {played[s]}" for s in SEAT_ORDER if played[s] != rules.hand_size]
+    if short:
+        problems.append(f"each hand has {rules.hand_size} cards, but " + ", ".join(short))
+    size = len(bottom) if bottom is not None else 0
+    if size != rules.bottom_size:
+        problems.append(f"the bottom has {size} of {rules.bottom_size} cards")
+    missing = [c for c in ALL_CARDS for _ in range(rules.decks - seen[c])]
+    if missing:
+        named = " ".join(str(c) for c in missing[:_MISSING_SHOWN])
+        more = f" and {len(missing) - _MISSING_SHOWN} more" if len(missing) > _MISSING_SHOWN else ""
+        problems.append(f"{len(missing)} card(s) of the decks never appear ({named}{more})")
+    if problems:
+        raise DealLogError(
+            "finished, but the log does not account for the whole deal: " + "; ".join(problems)
+        )
 
 
 def parse_deal_log(data: object) -> DealLog:
@@ -202,7 +251,7 @@ def parse_deal_log(data: object) -> DealLog:
     trump_raw = data.get("trump")
     trump = trump_raw.strip().upper() if isinstance(trump_raw, str) else None
     if trump not in (*SUITS, "NT"):
-        raise DealLogError(f"trump: unknown trump {trump_raw!r} (S, H, D, C or NT)")
+        raise DealLogError(f"trump: unknown trump {shown(trump_raw)} (S, H, D, C or NT)")
     try:
         dealer = parse_seat(data.get("dealer"))
     except ValueError as exc:
@@ -259,6 +308,8 @@ def parse_deal_log(data: object) -> DealLog:
         raise DealLogError("finished must be true or false")
     if finished and tricks and not tricks[-1].complete:
         raise DealLogError(f"trick {len(tricks)}: the log is finished but the last trick is incomplete")
+    if finished:
+        _check_complete(rules, dealer, tricks, bottom, seen)
     raw_rulings = data.get("rulings", [])
     if not isinstance(raw_rulings, Sequence) or isinstance(raw_rulings, str):
         raise DealLogError("rulings must be a list")

@@ -22,6 +22,7 @@ from typing import Any
 from engine.cards import RANK_NAME, parse_rank
 from engine.rules import get_rule_set
 from engine.seats import parse_seat
+from engine.text import shown
 
 
 class MatchStateError(ValueError):
@@ -60,7 +61,7 @@ class MatchState:
         gains[dealer_side if out.get("side") == "dealer" else other] += int(out.get("levels", 0))
         for side, n in dict(out.get("ruling_levels", {})).items():
             if side not in gains:
-                raise MatchStateError(f"unknown side {side!r}")
+                raise MatchStateError(f"unknown side {shown(side)}")
             gains[side] += int(n)
         levels = dict(self.levels)
         winner = self.winner

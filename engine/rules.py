@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.text import shown
+
 #: Steps of a follow obligation, tried in order for one lead component (see ``engine.follow``):
 #: ``tractor_full`` a tractor of the lead's width and length; ``tractors`` the longest tractors of
 #: the lead's width, repeatedly (more-pair before fewer-pair); ``pair_tractors`` the same for pairs;
@@ -261,4 +263,4 @@ def get_rule_set(rule_id: object) -> RuleSet:
     """The rule set for an id; raises :class:`UnknownRuleSetError`."""
     if isinstance(rule_id, str) and rule_id in RULE_SETS:
         return RULE_SETS[rule_id]
-    raise UnknownRuleSetError(f"unknown rule set {rule_id!r} (known: {', '.join(RULE_SETS)})")
+    raise UnknownRuleSetError(f"unknown rule set {shown(rule_id)} (known: {', '.join(RULE_SETS)})")

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.rules import get_rule_set
 from engine.seats import parse_seat
+from engine.text import shown
 
 _NOTES = {
     ("001", "revoke"): "seed 001 art. 18: non-offending side +1 level and deals next",
@@ -48,7 +49,7 @@ def default_ruling(rules: str, kind: str, seat: str, *, cards_taken_back: int = 
     elif kind == "other":
         points, levels, deals_next = p.other_points, 0, False
     else:
-        raise UnknownRulingKindError(f"unknown ruling kind {kind!r}")
+        raise UnknownRulingKindError(f"unknown ruling kind {shown(kind)}")
     note = _NOTES.get((rs.seed, kind), f"seed {rs.seed} penalty")
     return {
         "seat": seat.upper(),

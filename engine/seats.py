@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from engine.text import shown
+
 
 class UnknownSeatError(ValueError):
     """Text that is not one of ``S E N W``."""
@@ -57,7 +59,7 @@ def parse_seat(text: object) -> Seat:
         key = text.strip().upper()
         if key in Seat.__members__:
             return Seat[key]
-    raise UnknownSeatError(f"unknown seat {text!r}")
+    raise UnknownSeatError(f"unknown seat {shown(text)}")
 
 
 def side_seats(side: str) -> tuple[Seat, Seat]:

@@ -5,26 +5,34 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
 from engine import DealLogError, score_log
+from engine.jsontext import JsonInputError, load_json
+
+#: An error line longer than this is cut (a bad value is never echoed at length).
+MAX_ERROR_CHARS = 300
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"error: {' '.join(message.split())}", err=True)
+def _fail(message: str) -> NoReturn:
+    line = " ".join(message.split())
+    if len(line) > MAX_ERROR_CHARS:
+        line = line[: MAX_ERROR_CHARS - 1] + "…"
+    typer.echo(f"error: {line}", err=True)
     raise typer.Exit(2)
 
 
 def score(file: str = typer.Argument(..., help="Deal log JSON file, or - for standard input.")) -> None:
     """Score a deal log and print the result as one JSON object."""
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read {file}: {exc}")
+        text = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = load_json(text)
+    except JsonInputError as exc:
         _fail(f"bad JSON: {exc}")
     try:
         result = score_log(data)

@@ -93,3 +93,33 @@ def test_malformed_logs_exit_2_with_one_line(text: str, expected: str) -> None:
 def test_missing_file_exits_2(tmp_path: Path) -> None:
     proc = run("", str(tmp_path / "nope.json"))
     assert proc.returncode == 2 and proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than"),
+        ('{"rules": "national-2deck", "level": ' + "9" * 5000 + "}", "longer than 18 digits"),
+        ('{"level": 1e999}', "too large"),
+        ('{"level": NaN}', "NaN is not valid JSON"),
+        (json.dumps(mutate(finished=True)), "does not account for the whole deal"),
+        (json.dumps(mutate(rules="x" * 1_000_000)), "unknown rule set"),
+        (json.dumps(with_play(0, 0, ["S", "A" * 1_000_000])), "cards must be a list"),
+        (json.dumps(mutate(rulings=[{"seat": "E", "kind": "other", "levels": 10**17}])), "levels must be"),
+    ],
+)
+def test_hostile_input_exits_2_with_a_short_line(text: str, expected: str) -> None:
+    """Deep nesting, huge numbers and megabyte values: one short line, never a traceback."""
+    proc = run(text)
+    assert proc.returncode == 2, proc.stderr[-500:]
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], proc.stderr[-500:]
+    assert len(lines[0]) <= 320
+
+
+def test_finished_log_names_what_is_missing() -> None:
+    proc = run(json.dumps(mutate(finished=True)))
+    assert proc.returncode == 2
+    assert "each hand has 25 cards, but S played 3, E played 3, N played 3, W played 3" in proc.stderr
+    assert "88 card(s) of the decks never appear" in proc.stderr  # 108 - 12 played - 8 in the bottom

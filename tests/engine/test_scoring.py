@@ -7,6 +7,7 @@ import pytest
 from engine import score_log
 from engine.rules import RULE_SETS
 from tests.engine.helpers import plays
+from tests.fill import complete
 
 
 @pytest.mark.parametrize(
@@ -62,15 +63,10 @@ def test_level_tables(rules: str, total: int, expected: tuple[str, int]) -> None
 
 
 def finished(rules: str, tricks: list[dict], bottom: list[str]) -> dict:
-    return {
-        "rules": rules,
-        "level": "2",
-        "trump": "H",
-        "dealer": "S",
-        "bottom": bottom,
-        "tricks": tricks,
-        "finished": True,
-    }
+    """A whole finished deal whose last tricks are ``tricks`` (filler tricks the dealer wins before
+    them, the bottom padded with cards worth nothing: ``tests/fill.py``)."""
+    short = {"rules": rules, "level": "2", "trump": "H", "dealer": "S", "bottom": bottom, "tricks": tricks}
+    return complete(short)
 
 
 @pytest.mark.parametrize(
@@ -108,7 +104,7 @@ def test_bottom_multiplier_by_last_lead_shape(
     trick = plays(f"E: {lead}", f"N: {follows[0]}", f"W: {follows[1]}", f"S: {follows[2]}")
     data = finished(rules, [trick], ["5H", "5H", "QH", "QH", "9H", "9H"])
     result = score_log(data)
-    assert result["tricks"][0]["winner"] == "E"
+    assert result["tricks"][-1]["winner"] == "E"
     assert result["bottom"] == {"points": 10, "multiplier": multiplier, "awarded": 10 * multiplier}
 
 
