@@ -38,9 +38,29 @@ class MatchState:
     deals: int = 0
 
     @classmethod
-    def new(cls, rules: str) -> MatchState:
+    def new(
+        cls, rules: str, levels: Mapping[str, str] | None = None, dealer: str | None = None
+    ) -> MatchState:
+        """A match before its first deal: both sides at 2 unless ``levels`` says otherwise (an
+        event may start a match at other levels), and the first dealer if it is known.
+
+        >>> MatchState.new("national-2deck", {"NS": "5", "EW": "t"}, "e").levels
+        {'NS': '5', 'EW': '10'}
+        """
         get_rule_set(rules)
-        return cls(rules=rules)
+        start = {"NS": "2", "EW": "2"}
+        for side, rank in (levels or {}).items():
+            if side not in start:
+                raise MatchStateError(f"unknown side {shown(side)} (NS or EW)")
+            try:
+                start[side] = RANK_NAME[parse_rank(rank)]
+            except ValueError as exc:
+                raise MatchStateError(f"{side}: {exc}") from None
+        try:
+            first = None if dealer is None else parse_seat(dealer).name
+        except ValueError as exc:
+            raise MatchStateError(str(exc)) from None
+        return cls(rules=rules, levels=start, dealer=first)
 
     def level_of(self, side: str) -> int:
         return parse_rank(self.levels[side])

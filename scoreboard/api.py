@@ -1,104 +1,118 @@
-"""The JSON API (``/api``): tables, deals, the edge's events, the feed, alerts, referees."""
+"""The JSON API (``/api``): tables, deals, the edge's events, the feed, alerts, referees.
+
+Bodies are pydantic models (so ``/api/openapi.json`` describes every one), callers and the service
+come in through dependencies, and every body has already passed :class:`scoreboard.guard.BodyGuard`
+(size, nesting, number bounds) before a route sees it. Who may do what:
+
+* a **table's token** reports what its camera saw: events and finished deal logs, never rulings;
+* a **referee** (or admin) rules, corrects, settles refused logs and sets a table's starting
+  levels, first dealer and team names;
+* the **admin** creates tables, tokens and users.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import re
 import time
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import Field
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
+from engine.jsontext import load_json
 from scoreboard import auth, feed
-from scoreboard.db import Database
 from scoreboard.errors import ServiceError
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, User
 from scoreboard.schemas import (
+    MAX_ID,
     AlertClose,
     Correction,
+    DealLogIn,
     EdgeEvent,
     Login,
+    Resolution,
     RulingIn,
     TableCreate,
+    TableCreated,
+    TableUpdate,
     UserCreate,
-    one_line,
 )
-from scoreboard.security import hash_password
+from scoreboard.security import bearer, hash_password
 from scoreboard.service import Scoreboard
 from scoreboard.settings import Settings
 
 router = APIRouter(prefix="/api")
-EDGE_EVENT: TypeAdapter[Any] = TypeAdapter(EdgeEvent)
 MAX_KEY = 200
+#: Events a stream replays at most before it tells the page to reload instead (``reset``).
+MAX_REPLAY = 2000
+TABLE_ID = re.compile(r"^[0-9a-f]{32}$")
+ALERT_STATUSES = ("open", "acknowledged", "ruled", "dismissed", "resolved")
+ALERT_KINDS = ("revoke", "failed_throw", "mismatch", "refused")
 
 
-def board(request: Request) -> Scoreboard:
+# --- dependencies --------------------------------------------------------------------------------
+
+
+def get_board(request: Request) -> Scoreboard:
     return request.app.state.board  # type: ignore[no-any-return]
 
 
-def settings(request: Request) -> Settings:
+def get_settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]
 
 
-def db(request: Request) -> Database:
-    return board(request).db
+Board = Annotated[Scoreboard, Depends(get_board)]
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The raw body, refusing oversized ones (413) before anything is parsed or stored."""
-    length = request.headers.get("content-length")
-    if length is not None:
-        if not length.isdigit():
-            raise ServiceError(400, "invalid Content-Length")
-        if int(length) > limit:
-            raise ServiceError(413, f"body too large: {length} bytes, the limit here is {limit}")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ServiceError(413, f"body too large: more than {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+def table_id_path(table_id: Annotated[str, Path(max_length=64)]) -> str:
+    """A table id (32 hex digits); anything else names no table."""
+    if not TABLE_ID.match(table_id):
+        raise ServiceError(404, "no such table")
+    return table_id
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+TableId = Annotated[str, Depends(table_id_path)]
+Seq = Annotated[int, Path(ge=1, le=MAX_ID)]
+Cursor = Annotated[int, Query(ge=0, le=MAX_ID)]
 
 
-def parse_json(raw: bytes) -> Any:
-    """Malformed JSON (including NaN/Infinity) is a 400."""
-    if not raw.strip():
-        raise ServiceError(400, "empty body: expected JSON")
-    try:
-        return json.loads(raw, parse_constant=_no_constants)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ServiceError(400, f"malformed JSON: {exc}") from exc
+def referee(request: Request, board: Board) -> auth.Principal:
+    return auth.require(request, board.db, get_settings(request).admin_token, "referee")
 
 
-async def read_json(request: Request, limit: int) -> Any:
-    return parse_json(await read_body(request, limit))
+def admin(request: Request, board: Board) -> auth.Principal:
+    return auth.require(request, board.db, get_settings(request).admin_token, "admin")
 
 
-M = TypeVar("M", bound=BaseModel)
+Referee = Annotated[auth.Principal, Depends(referee)]
+Admin = Annotated[auth.Principal, Depends(admin)]
 
 
-def parse(model: type[M], data: Any) -> M:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ServiceError(422, one_line(exc.errors())) from exc
+def table_caller(request: Request, table_id: TableId, board: Board) -> str:
+    """The table id, once the request's token is that table's own."""
+    auth.table_caller(request, board.db, table_id)
+    return table_id
 
 
-def idempotency_key(request: Request) -> str:
-    key = request.headers.get("idempotency-key", "").strip()
+def table_of_token(request: Request, board: Board) -> str:
+    """The id of the table whose token the request carries."""
+    return auth.table_of_token(request, board.db)[0]
+
+
+def idempotency_key(
+    key: Annotated[
+        str | None, Header(alias="Idempotency-Key", description="one per post; a retry reuses it")
+    ] = None,
+) -> str:
+    key = (key or "").strip()
     if not key:
         raise ServiceError(400, "missing Idempotency-Key header")
     if len(key) > MAX_KEY:
@@ -106,98 +120,108 @@ def idempotency_key(request: Request) -> str:
     return key
 
 
+Key = Annotated[str, Depends(idempotency_key)]
+
+
+async def raw_json(request: Request) -> Any:
+    """The body exactly as sent (stored and hashed as sent; the models only check its form). It
+    has passed :class:`scoreboard.guard.BodyGuard`'s bounds already."""
+    body = await request.body()
+    if not body.strip():
+        raise ServiceError(400, "empty body: expected JSON")
+    return load_json(body)
+
+
+Raw = Annotated[Any, Depends(raw_json)]
+
+
 def reply(status: int, body: Any, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
-
-
-def require(request: Request, role: str) -> auth.Principal:
-    return auth.require(request, db(request), settings(request).admin_token, role)
 
 
 # --- tables and deals ----------------------------------------------------------------------------
 
 
-@router.post("/tables", status_code=201)
-async def create_table(request: Request) -> JSONResponse:
-    require(request, "admin")
-    body = parse(TableCreate, await read_json(request, settings(request).max_body_bytes))
-    table_id, token = await run_in_threadpool(board(request).create_table, body.name, body.rules)
+@router.post("/tables", status_code=201, response_model=TableCreated)
+def create_table(body: TableCreate, board: Board, _: Admin) -> JSONResponse:
+    table_id, token = board.create_table(body)
     return reply(201, {"id": table_id, "token": token}, {"Location": f"/api/tables/{table_id}"})
 
 
 @router.get("/tables")
-def list_tables(request: Request) -> dict[str, Any]:
-    with db(request).read() as s:
+def list_tables(board: Board) -> dict[str, Any]:
+    with board.db.read() as s:
         tables = s.scalars(select(ScoreTable).order_by(ScoreTable.name)).all()
         cursor = s.scalar(select(func.max(Event.id))) or 0
-        return {"tables": [board(request).summary(s, t) for t in tables], "cursor": cursor}
+        return {"tables": [board.summary(s, t) for t in tables], "cursor": cursor}
 
 
 @router.get("/tables/{table_id}")
-def get_table(request: Request, table_id: str) -> dict[str, Any]:
-    with db(request).read() as s:
-        table = s.get(ScoreTable, table_id)
-        if table is None:
-            raise ServiceError(404, f"no table {table_id!r}")
-        return board(request).summary(s, table)
+def get_table(table_id: TableId, board: Board) -> dict[str, Any]:
+    with board.db.read() as s:
+        return board.summary(s, board.table(s, table_id))
+
+
+@router.patch("/tables/{table_id}")
+def update_table(table_id: TableId, body: TableUpdate, board: Board, who: Referee) -> dict[str, Any]:
+    """Name, team names, starting levels or first dealer (a referee or the organiser)."""
+    return board.update_table(table_id, body, who.name)
 
 
 @router.post("/tables/{table_id}/token")
-def rotate_token(request: Request, table_id: str) -> dict[str, str]:
-    require(request, "admin")
-    return {"id": table_id, "token": board(request).rotate_token(table_id)}
+def rotate_token(table_id: TableId, board: Board, _: Admin) -> dict[str, str]:
+    return {"id": table_id, "token": board.rotate_token(table_id)}
 
 
 @router.post("/tables/{table_id}/deals", status_code=201)
-async def post_deal(request: Request, table_id: str) -> JSONResponse:
-    raw = await read_body(request, settings(request).max_deal_bytes)
-
-    def work() -> Any:  # one worker-thread hop: token, key, JSON, then the write
-        auth.table_caller(request, db(request), table_id)
-        key = idempotency_key(request)
-        return board(request).post_deal(table_id, key, parse_json(raw))
-
-    out = await run_in_threadpool(work)
+def post_deal(
+    log: DealLogIn, table_id: Annotated[str, Depends(table_caller)], key: Key, raw: Raw, board: Board
+) -> JSONResponse:
+    """A finished deal log from the table (201 with the score). Refused (422) when it carries
+    rulings or the rules engine refuses it; such a refusal is kept as a ``refused`` alert with the
+    log, for a referee to correct. The same key again gives the same answer, stored once."""
+    out = board.post_deal(table_id, key, raw)
     return reply(out.status, out.body, out.headers)
 
 
 @router.post("/tables/{table_id}/events", status_code=201)
-async def post_event(request: Request, table_id: str) -> JSONResponse:
-    raw = await read_body(request, settings(request).max_event_bytes)
-
-    def work() -> Any:
-        auth.table_caller(request, db(request), table_id)
-        key = idempotency_key(request)
-        data = parse_json(raw)
-        try:
-            event = EDGE_EVENT.validate_python(data)
-        except ValidationError as exc:
-            raise ServiceError(422, one_line(exc.errors())) from exc
-        return board(request).post_event(table_id, key, data, event)
-
-    out = await run_in_threadpool(work)
+def post_event(
+    event: Annotated[EdgeEvent, Body()],
+    table_id: Annotated[str, Depends(table_caller)],
+    key: Key,
+    raw: Raw,
+    board: Board,
+) -> JSONResponse:
+    out = board.post_event(table_id, key, raw, event)
     return reply(out.status, out.body, out.headers)
 
 
 @router.get("/table")
-def whoami(request: Request) -> dict[str, Any]:
+def whoami(table_id: Annotated[str, Depends(table_of_token)], board: Board) -> dict[str, Any]:
     """The table a table token belongs to (an edge configured with only a URL and a token)."""
-    table_id, _ = auth.table_of_token(request, db(request))
-    return get_table(request, table_id)
+    return get_table(table_id, board)
 
 
 @router.post("/deals", status_code=201)
-async def post_deal_by_token(request: Request) -> JSONResponse:
+def post_deal_by_token(
+    log: DealLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, board: Board
+) -> JSONResponse:
     """``POST /api/tables/{id}/deals`` for the table the token belongs to."""
-    table_id, _ = await run_in_threadpool(auth.table_of_token, request, db(request))
-    return await post_deal(request, table_id)
+    out = board.post_deal(table_id, key, raw)
+    return reply(out.status, out.body, out.headers)
 
 
 @router.post("/events", status_code=201)
-async def post_event_by_token(request: Request) -> JSONResponse:
+def post_event_by_token(
+    event: Annotated[EdgeEvent, Body()],
+    table_id: Annotated[str, Depends(table_of_token)],
+    key: Key,
+    raw: Raw,
+    board: Board,
+) -> JSONResponse:
     """``POST /api/tables/{id}/events`` for the table the token belongs to."""
-    table_id, _ = await run_in_threadpool(auth.table_of_token, request, db(request))
-    return await post_event(request, table_id)
+    out = board.post_event(table_id, key, raw, event)
+    return reply(out.status, out.body, out.headers)
 
 
 def deal_version_dict(v: DealVersion) -> dict[str, Any]:
@@ -212,12 +236,12 @@ def deal_version_dict(v: DealVersion) -> dict[str, Any]:
 
 
 @router.get("/tables/{table_id}/deals")
-def list_deals(request: Request, table_id: str, after: int = 0, limit: int = 100) -> dict[str, Any]:
+def list_deals(
+    table_id: TableId, board: Board, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=500)] = 100
+) -> dict[str, Any]:
     """The table's deals after deal number ``after`` (re-sync: the edge compares idempotency keys)."""
-    limit = max(1, min(limit, 500))
-    with db(request).read() as s:
-        if s.get(ScoreTable, table_id) is None:
-            raise ServiceError(404, f"no table {table_id!r}")
+    with board.db.read() as s:
+        board.table(s, table_id)
         rows = s.execute(
             select(Deal, DealVersion)
             .join(
@@ -242,11 +266,11 @@ def list_deals(request: Request, table_id: str, after: int = 0, limit: int = 100
 
 
 @router.get("/tables/{table_id}/deals/{seq}")
-def get_deal(request: Request, table_id: str, seq: int) -> dict[str, Any]:
-    with db(request).read() as s:
+def get_deal(table_id: TableId, seq: Seq, board: Board) -> dict[str, Any]:
+    with board.db.read() as s:
         deal = s.scalar(select(Deal).where(Deal.table_id == table_id, Deal.seq == seq))
         if deal is None:
-            raise ServiceError(404, f"no deal {seq} at table {table_id!r}")
+            raise ServiceError(404, f"no deal {seq} at this table")
         return {
             "deal": deal.seq,
             "table": table_id,
@@ -258,56 +282,69 @@ def get_deal(request: Request, table_id: str, seq: int) -> dict[str, Any]:
 
 
 @router.post("/tables/{table_id}/deals/{seq}/versions", status_code=201)
-async def correct_deal(request: Request, table_id: str, seq: int) -> JSONResponse:
-    who = require(request, "referee")
-    body = parse(Correction, await read_json(request, settings(request).max_deal_bytes))
-    out = await run_in_threadpool(board(request).correct_deal, table_id, seq, body, who.name)
-    return reply(201, out)
+def correct_deal(table_id: TableId, seq: Seq, body: Correction, board: Board, who: Referee) -> JSONResponse:
+    return reply(201, board.correct_deal(table_id, seq, body, who.name))
 
 
 class DealRuling(RulingIn):
-    base_version: int | None = None
+    base_version: int | None = Field(default=None, ge=1, le=MAX_ID)
 
 
 @router.post("/tables/{table_id}/deals/{seq}/rulings", status_code=201)
-async def rule_deal(request: Request, table_id: str, seq: int) -> JSONResponse:
-    who = require(request, "referee")
-    body = parse(DealRuling, await read_json(request, settings(request).max_body_bytes))
+def rule_deal(table_id: TableId, seq: Seq, body: DealRuling, board: Board, who: Referee) -> JSONResponse:
     ruling = RulingIn.model_validate(body.model_dump(exclude={"base_version"}))
-    out = await run_in_threadpool(
-        board(request).rule, table_id, seq, ruling, who.name, None, body.base_version
-    )
-    return reply(201, out)
+    return reply(201, board.rule(table_id, seq, ruling, who.name, None, body.base_version))
 
 
 # --- the feed ------------------------------------------------------------------------------------
 
 
+def table_filter(table: Annotated[str | None, Query(max_length=64)] = None) -> str | None:
+    if table is not None and not TABLE_ID.match(table):
+        raise ServiceError(404, "no such table")
+    return table
+
+
+TableFilter = Annotated[str | None, Depends(table_filter)]
+
+
 @router.get("/events")
 def list_events(
-    request: Request, after: int = 0, limit: int = 500, table: str | None = None
+    board: Board, table: TableFilter, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=1000)] = 500
 ) -> dict[str, Any]:
     """Everything after cursor ``after``; page on with the returned ``cursor``."""
-    events = feed.events_after(db(request), after, limit=max(1, min(limit, 1000)), table_id=table)
+    events = feed.events_after(board.db, after, limit=limit, table_id=table)
     return {"events": events, "cursor": events[-1]["id"] if events else after}
 
 
 @router.get("/stream")
 async def stream(
     request: Request,
-    after: int | None = None,
-    table: str | None = None,
-    limit: int | None = None,
-    timeout: float | None = None,
+    board: Board,
+    table: TableFilter,
+    after: Annotated[int | None, Query(ge=0, le=MAX_ID)] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+    timeout: Annotated[float | None, Query(ge=0, le=3600)] = None,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
 ) -> StreamingResponse:
-    """Server-Sent Events of the feed from cursor ``after`` (or ``Last-Event-ID``; default: all).
+    """Server-Sent Events of the feed from cursor ``after`` (or ``Last-Event-ID``); without either,
+    from now on. A stream more than 2,000 events behind starts with a ``reset`` event (the page
+    reloads its state) instead of replaying them all.
 
     ``limit`` (events) and ``timeout`` (seconds) end the stream early, for scripts and tests.
     """
-    last = request.headers.get("last-event-id", "")
-    cursor = int(last) if last.isdigit() else max(after or 0, 0)
-    deadline = time.monotonic() + min(timeout, 3600.0) if timeout is not None else None
-    database, notifier = db(request), board(request).notifier
+    database, notifier = board.db, board.notifier
+    now = await run_in_threadpool(feed.last_id, database)
+    if last_event_id is not None and last_event_id.isdigit() and len(last_event_id) <= 10:
+        cursor = min(int(last_event_id), MAX_ID)
+    elif after is not None:
+        cursor = after
+    else:
+        cursor = now
+    reset = now - cursor > MAX_REPLAY
+    if reset:
+        cursor = now
+    deadline = time.monotonic() + timeout if timeout is not None else None
 
     async def events() -> AsyncIterator[str]:
         nonlocal cursor
@@ -315,6 +352,8 @@ async def stream(
         sent, beat = 0, time.monotonic()
         try:
             yield "retry: 2000\n\n"
+            if reset:
+                yield f"id: {cursor}\nevent: reset\ndata: {json.dumps({'cursor': cursor})}\n\n"
             while True:
                 token[1].clear()
                 rows = await run_in_threadpool(feed.events_after, database, cursor, limit=200, table_id=table)
@@ -355,36 +394,60 @@ async def stream(
 # --- alerts --------------------------------------------------------------------------------------
 
 
+def alert_statuses(
+    status: Annotated[
+        str, Query(max_length=100, description="comma-separated statuses")
+    ] = "open,acknowledged",
+) -> list[str]:
+    wanted = [s for s in status.split(",") if s]
+    unknown = [s for s in wanted if s not in ALERT_STATUSES]
+    if unknown:
+        raise ServiceError(
+            422, f"unknown alert status {unknown[0][:20]!r} (known: {', '.join(ALERT_STATUSES)})"
+        )
+    return wanted
+
+
 @router.get("/alerts")
 def list_alerts(
-    request: Request, status: str = "open,acknowledged", table: str | None = None
+    board: Board,
+    _: Referee,
+    table: TableFilter,
+    status: Annotated[list[str], Depends(alert_statuses)],
+    kind: Annotated[Literal["revoke", "failed_throw", "mismatch", "refused"] | None, Query()] = None,
+    order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
 ) -> dict[str, Any]:
-    require(request, "referee")
-    wanted = [s for s in status.split(",") if s]
-    with db(request).read() as s:
-        query = select(Alert).where(Alert.status.in_(wanted)).order_by(Alert.id)
+    """The referee queue, newest first unless ``order=oldest``, filtered by table and kind."""
+    with board.db.read() as s:
+        query = select(Alert).where(Alert.status.in_(status))
         if table:
             query = query.where(Alert.table_id == table)
-        return {"alerts": [board(request).alert_dict(a) for a in s.scalars(query).all()]}
+        if kind:
+            query = query.where(Alert.kind == kind)
+        query = query.order_by(Alert.id.desc() if order == "newest" else Alert.id)
+        return {"alerts": [board.alert_dict(a) for a in s.scalars(query).all()]}
+
+
+AlertId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.get("/alerts/{alert_id}")
-def get_alert(request: Request, alert_id: int) -> dict[str, Any]:
-    require(request, "referee")
-    with db(request).read() as s:
+def get_alert(alert_id: AlertId, board: Board, _: Referee) -> dict[str, Any]:
+    with board.db.read() as s:
         alert = s.get(Alert, alert_id)
         if alert is None:
             raise ServiceError(404, f"no alert #{alert_id}")
-        out = board(request).alert_dict(alert)
+        out = board.alert_dict(alert)
         deal = s.get(Deal, alert.deal_id) if alert.deal_id else None
         out["deal"] = deal.seq if deal else None
         return out
 
 
 @router.get("/alerts/{alert_id}/images/{image_id}")
-def alert_image(request: Request, alert_id: int, image_id: int) -> Response:
-    require(request, "referee")
-    with db(request).read() as s:
+def alert_image(
+    alert_id: AlertId, image_id: Annotated[int, Path(ge=1, le=MAX_ID)], board: Board, _: Referee
+) -> Response:
+    with board.db.read() as s:
         image = s.get(AlertImage, image_id)
         if image is None or image.alert_id != alert_id:
             raise ServiceError(404, "no such image")
@@ -393,25 +456,26 @@ def alert_image(request: Request, alert_id: int, image_id: int) -> Response:
         )
 
 
+OptionalClose = Annotated[AlertClose | None, Body()]
+
+
 @router.post("/alerts/{alert_id}/ack")
-async def ack_alert(request: Request, alert_id: int) -> dict[str, Any]:
-    who = require(request, "referee")
-    body = parse(AlertClose, await read_json_or_empty(request, settings(request).max_body_bytes))
-    return await run_in_threadpool(board(request).close_alert, alert_id, "acknowledged", body.note, who.name)
+def ack_alert(alert_id: AlertId, board: Board, who: Referee, body: OptionalClose = None) -> dict[str, Any]:
+    return board.close_alert(alert_id, "acknowledged", (body or AlertClose()).note, who.name)
 
 
 @router.post("/alerts/{alert_id}/dismiss")
-async def dismiss_alert(request: Request, alert_id: int) -> dict[str, Any]:
-    who = require(request, "referee")
-    body = parse(AlertClose, await read_json_or_empty(request, settings(request).max_body_bytes))
-    return await run_in_threadpool(board(request).close_alert, alert_id, "dismissed", body.note, who.name)
+def dismiss_alert(
+    alert_id: AlertId, board: Board, who: Referee, body: OptionalClose = None
+) -> dict[str, Any]:
+    return board.close_alert(alert_id, "dismissed", (body or AlertClose()).note, who.name)
 
 
 @router.post("/alerts/{alert_id}/ruling", status_code=201)
-async def rule_alert(request: Request, alert_id: int) -> JSONResponse:
-    who = require(request, "referee")
-    body = parse(RulingIn, await read_json_or_empty(request, settings(request).max_body_bytes))
-    with db(request).read() as s:
+def rule_alert(
+    alert_id: AlertId, board: Board, who: Referee, body: Annotated[RulingIn | None, Body()] = None
+) -> JSONResponse:
+    with board.db.read() as s:
         alert = s.get(Alert, alert_id)
         if alert is None:
             raise ServiceError(404, f"no alert #{alert_id}")
@@ -420,54 +484,48 @@ async def rule_alert(request: Request, alert_id: int) -> JSONResponse:
         deal = s.get(Deal, alert.deal_id)
         assert deal is not None
         table_id, seq = alert.table_id, deal.seq
-    out = await run_in_threadpool(board(request).rule, table_id, seq, body, who.name, alert_id)
-    return reply(201, out)
+    return reply(201, board.rule(table_id, seq, body or RulingIn(), who.name, alert_id))
 
 
-async def read_json_or_empty(request: Request, limit: int) -> Any:
-    if request.headers.get("content-length", "") in ("", "0") and "transfer-encoding" not in request.headers:
-        return {}
-    return await read_json(request, limit)
+@router.post("/alerts/{alert_id}/resolve", status_code=201)
+def resolve_alert(alert_id: AlertId, body: Resolution, board: Board, who: Referee) -> JSONResponse:
+    """Settle a ``refused`` alert: the corrected log is scored and stored as the table's deal."""
+    return reply(201, board.resolve_refused(alert_id, body, who.name))
 
 
 # --- referees ------------------------------------------------------------------------------------
 
 
 @router.post("/users", status_code=201)
-async def create_user(request: Request) -> JSONResponse:
-    require(request, "admin")
-    body = parse(UserCreate, await read_json(request, settings(request).max_body_bytes))
-
-    def create() -> None:
-        try:
-            with db(request).write() as s:
-                s.add(
-                    User(username=body.username, password_hash=hash_password(body.password), role=body.role)
-                )
-        except IntegrityError as exc:
-            raise ServiceError(409, f"user {body.username!r} already exists") from exc
-
-    await run_in_threadpool(create)
+def create_user(body: UserCreate, board: Board, _: Admin) -> JSONResponse:
+    try:
+        with board.db.write() as s:
+            s.add(User(username=body.username, password_hash=hash_password(body.password), role=body.role))
+    except IntegrityError as exc:
+        raise ServiceError(409, f"user {body.username!r} already exists") from exc
     return reply(201, {"username": body.username, "role": body.role})
 
 
 @router.post("/login")
-async def api_login(request: Request) -> dict[str, Any]:
-    body = parse(Login, await read_json(request, settings(request).max_body_bytes))
-    token, who, expires = await run_in_threadpool(
-        auth.login,
-        db(request),
+def api_login(body: Login, request: Request, board: Board) -> JSONResponse:
+    settings = get_settings(request)
+    secret = request.app.state.device_secret
+    token, who, expires = auth.login(
+        board.db,
         body.username,
         body.password,
-        settings(request).session_hours,
+        settings.session_hours,
         request.app.state.throttle,
+        auth.login_source(request, body.username, secret),
     )
-    return {"token": token, "username": who.name, "role": who.role, "expires_at": expires.isoformat()}
+    response = reply(
+        200, {"token": token, "username": who.name, "role": who.role, "expires_at": expires.isoformat()}
+    )
+    auth.remember_device(response, secret, who.name)
+    return response
 
 
 @router.post("/logout", status_code=204)
-def api_logout(request: Request) -> Response:
-    from scoreboard.security import bearer
-
-    auth.logout(db(request), bearer(request.headers.get("authorization")) or request.cookies.get(auth.COOKIE))
+def api_logout(request: Request, board: Board) -> Response:
+    auth.logout(board.db, bearer(request.headers.get("authorization")) or request.cookies.get(auth.COOKIE))
     return Response(status_code=204)

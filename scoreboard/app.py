@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import secrets
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,14 +12,16 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoreboard import api, pages
 from scoreboard.auth import LoginThrottle
 from scoreboard.db import Database, make_engine, migrate
-from scoreboard.errors import ServiceError
+from scoreboard.errors import ServiceError, clip
 from scoreboard.feed import Notifier
+from scoreboard.guard import BodyGuard, SecurityHeaders
 from scoreboard.schemas import one_line
 from scoreboard.scoring import ScoringError
 from scoreboard.service import Scoreboard
@@ -72,6 +75,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.board = Scoreboard(Database(engine), Notifier())
     app.state.throttle = LoginThrottle()
+    app.state.device_secret = secrets.token_bytes(32)
+    app.add_middleware(BodyGuard, settings=settings)
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)
     app.include_router(api.router)
     app.include_router(pages.router)
@@ -79,20 +85,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers)
+        headers = dict(exc.headers or {})
+        if exc.status == 401:
+            headers["WWW-Authenticate"] = "Bearer"
+        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers or None)
 
     @app.exception_handler(ScoringError)
     async def scoring_error(_request: Request, exc: ScoringError) -> JSONResponse:
-        return JSONResponse({"detail": f"deal log refused: {exc}"}, status_code=422)
+        return JSONResponse({"detail": clip(f"deal log refused: {exc}")}, status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": one_line(list(exc.errors()))}, status_code=422)
+        return JSONResponse({"detail": clip(one_line(list(exc.errors())))}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(DataError)
+    async def data_error(_request: Request, exc: DataError) -> JSONResponse:
+        # Inputs are validated before they reach the database; this answers a value it still refuses.
+        return JSONResponse(
+            {"detail": clip(f"the database refuses a value: {exc.orig}", 200)}, status_code=400
+        )
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hmac
+import re
 import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from fastapi import Request
+from fastapi import Request, Response
 from sqlalchemy import delete, select
 
 from scoreboard.db import Database
@@ -149,41 +150,106 @@ def require(request: Request, db: Database, admin_token: str | None, role: str) 
 
 
 class LoginThrottle:
-    """At most ``limit`` failed logins per username in ``window`` seconds (in this process)."""
+    """Failed logins slow down the source that makes them; the right password from another source
+    is never locked out.
 
-    def __init__(self, limit: int = 5, window: float = 300.0) -> None:
-        self.limit, self.window = limit, window
+    A *source* is the caller's address, or a device that logged in as this user before (the signed
+    ``tc_device`` cookie, :func:`device_token`), so a referee's own phone keeps working while
+    someone else guesses from the same hall network. After ``free`` failures of one (user, source)
+    within ``window`` seconds, each further try from that source waits ``2 ** (n - free)`` seconds
+    after its last failure, at most ``cap``: guessing slows to a crawl, a typo costs nothing. A
+    source failing for many users (password spraying) is slowed the same way after ``spray_free``.
+    """
+
+    def __init__(
+        self, free: int = 3, cap: float = 300.0, window: float = 900.0, spray_free: int = 20
+    ) -> None:
+        self.free, self.cap, self.window, self.spray_free = free, cap, window, spray_free
         self._lock = threading.Lock()
-        self._failures: dict[str, list[float]] = {}
+        self._failures: dict[tuple[str, str], list[float]] = {}
 
-    def check(self, username: str) -> None:
+    def _wait(self, key: tuple[str, str], free: int, now: float) -> float:
+        recent = [t for t in self._failures.get(key, []) if now - t < self.window]
+        if recent:
+            self._failures[key] = recent
+        else:
+            self._failures.pop(key, None)
+        if len(recent) < free:
+            return 0.0
+        delay = min(self.cap, 2.0 ** (len(recent) - free))
+        return max(0.0, recent[-1] + delay - now)
+
+    def check(self, username: str, source: str, address: str) -> None:
+        """Raise 429 (with ``Retry-After``) while this source must wait."""
         now = time.monotonic()
         with self._lock:
-            recent = [t for t in self._failures.get(username, []) if now - t < self.window]
-            self._failures[username] = recent
-        if len(recent) >= self.limit:
-            wait = int(self.window - (now - recent[0])) + 1
-            raise ServiceError(429, f"too many failed logins for {username!r}; try again in {wait} s")
+            wait = max(
+                self._wait((username.lower(), source), self.free, now),
+                self._wait(("*", address), self.spray_free, now),
+            )
+        if wait > 0:
+            seconds = int(wait) + 1
+            raise ServiceError(
+                429,
+                f"too many failed logins from here; try again in {seconds} s",
+                {"Retry-After": str(seconds)},
+            )
 
-    def failed(self, username: str) -> None:
+    def failed(self, username: str, source: str, address: str) -> None:
+        now = time.monotonic()
         with self._lock:
-            self._failures.setdefault(username, []).append(time.monotonic())
+            self._failures.setdefault((username.lower(), source), []).append(now)
+            self._failures.setdefault(("*", address), []).append(now)
 
-    def succeeded(self, username: str) -> None:
+    def succeeded(self, username: str, source: str) -> None:
         with self._lock:
-            self._failures.pop(username, None)
+            self._failures.pop((username.lower(), source), None)
+
+
+DEVICE_COOKIE = "tc_device"
+
+
+def device_token(secret: bytes, username: str) -> str:
+    """The cookie value that marks a browser where ``username`` logged in before."""
+    return hmac.new(secret, username.lower().encode(), "sha256").hexdigest()
+
+
+def login_source(request: Request, username: str, secret: bytes) -> tuple[str, str]:
+    """(source, address) of a login attempt for :class:`LoginThrottle`."""
+    address = request.client.host if request.client else "unknown"
+    cookie = request.cookies.get(DEVICE_COOKIE, "")
+    if cookie and hmac.compare_digest(cookie, device_token(secret, username)):
+        return f"device:{cookie[:16]}", address
+    return f"address:{address}", address
+
+
+def remember_device(response: Response, secret: bytes, username: str) -> None:
+    """Mark this browser as one where ``username`` logged in (see :class:`LoginThrottle`)."""
+    response.set_cookie(
+        DEVICE_COOKIE, device_token(secret, username), max_age=180 * 86400, httponly=True, samesite="strict"
+    )
+
+
+USERNAME = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
 
 
 def login(
-    db: Database, username: str, password: str, hours: int, throttle: LoginThrottle
+    db: Database,
+    username: str,
+    password: str,
+    hours: int,
+    throttle: LoginThrottle,
+    source: tuple[str, str],
 ) -> tuple[str, Principal, datetime]:
-    throttle.check(username)
+    where, address = source
+    throttle.check(username, where, address)
     with db.write() as s:
-        user = s.scalar(select(User).where(User.username == username))
+        # A name no account can have is a wrong login, without asking the database.
+        user = s.scalar(select(User).where(User.username == username)) if USERNAME.match(username) else None
         if user is None or not verify_password(password, user.password_hash):
-            throttle.failed(username)
+            throttle.failed(username, where, address)
             raise ServiceError(401, "wrong username or password")
-        throttle.succeeded(username)
+        throttle.succeeded(username, where)
         now = datetime.now(UTC)
         s.execute(delete(LoginSession).where(LoginSession.expires_at < now))
         token = new_token()

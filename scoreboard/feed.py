@@ -6,7 +6,7 @@ import asyncio
 import threading
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from scoreboard.db import Database
@@ -59,6 +59,12 @@ def event_dict(event: Event) -> dict[str, Any]:
         "at": event.created_at.isoformat() if event.created_at else None,
         "data": event.payload,
     }
+
+
+def last_id(db: Database) -> int:
+    """The newest event's id (0 for an empty feed): where a stream without a cursor starts."""
+    with db.read() as session:
+        return int(session.scalar(select(func.max(Event.id))) or 0)
 
 
 def events_after(

@@ -46,6 +46,11 @@ class ScoreTable(Base):
     # The deal in progress as the edge reports it (a partial deal log plus the engine's running score).
     live: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     health: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # Set by the organiser or a referee, never by the table: each side's level before the first
+    # deal and the first dealer ({"levels": {"NS": "2", "EW": "2"}, "dealer": "S" | None}), and the
+    # sides' team names ({"NS": "...", "EW": "..."}).
+    start: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    teams: Mapped[dict[str, str] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     deals: Mapped[list[Deal]] = relationship(back_populates="table", order_by="Deal.seq")
@@ -124,7 +129,9 @@ class Event(Base):
 
 
 class Alert(Base):
-    """A suspected rule break (revoke, failed throw, mismatch) waiting for a referee."""
+    """Something for a referee: a suspected rule break (revoke, failed throw), a mismatch between
+    what the table reports and the match state, or a deal log the scoreboard refused (``refused``,
+    with the log kept in ``data`` for the referee to correct)."""
 
     __tablename__ = "alerts"
     __table_args__ = (Index("ix_alerts_status", "status"),)
@@ -140,6 +147,8 @@ class Alert(Base):
     source: Mapped[str] = mapped_column(String(10))  # "edge" or "engine"
     status: Mapped[str] = mapped_column(String(12), default="open")
     ruling: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # What the referee needs beside the reasoning: a refused log ({"log": ..., "key": ...}).
+    data: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     note: Mapped[str] = mapped_column(Text, default="")
     resolved_by: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

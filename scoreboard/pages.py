@@ -207,17 +207,21 @@ async def login_form(request: Request) -> Response:
     form = {k: v[0] for k, v in parse_qs(raw).items()}
     target = form.get("next", "/referee")
     target = target if target.startswith("/") and not target.startswith("//") else "/referee"
+    username = form.get("username", "")
+    secret = request.app.state.device_secret
     try:
-        token, _, _ = auth.login(
+        token, who_in, _ = auth.login(
             board(request).db,
-            form.get("username", ""),
+            username,
             form.get("password", ""),
             request.app.state.settings.session_hours,
             request.app.state.throttle,
+            auth.login_source(request, username, secret),
         )
     except ServiceError as exc:
         return render(request, "login.html", {"next": target, "error": exc.message}, status=exc.status)
     response = RedirectResponse(target, status_code=303)
+    auth.remember_device(response, secret, who_in.name)
     response.set_cookie(
         auth.COOKIE,
         token,

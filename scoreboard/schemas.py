@@ -1,5 +1,5 @@
-"""Request and response bodies (pydantic). Unknown keys are refused except inside deal logs,
-whose contract (deal-log.md) allows added fields."""
+"""Request and response bodies (pydantic): the API's OpenAPI schema is made from these. Unknown keys
+are refused except inside deal logs, whose contract (deal-log.md) allows added fields."""
 
 from __future__ import annotations
 
@@ -7,18 +7,55 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from engine.text import shown
+
 Seat = Literal["S", "E", "N", "W"]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+RuleId = Literal["national-1deck", "national-2deck", "national-3deck", "zhku-3deck", "challenge-2deck"]
+# A name shown on the pages: no control characters (PostgreSQL refuses NUL in text).
+Name = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$"),
+]
+Text = Annotated[str, StringConstraints(max_length=1000, pattern=r"^[^\x00]*$")]
 Card = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=3)]
+Rank = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^([2-9]|10|[TtJjQqKkAa])$")]
+#: The largest id, sequence number or cursor the database holds (a 32-bit integer column).
+MAX_ID = 2**31 - 1
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class SideLevels(Strict):
+    """Each side's level (a rank, 2 … A)."""
+
+    NS: Rank = "2"
+    EW: Rank = "2"
+
+
+class Teams(Strict):
+    """The names of the teams (or pairs) sitting N/S and E/W."""
+
+    NS: Name | None = None
+    EW: Name | None = None
+
+
 class TableCreate(Strict):
     name: Name
-    rules: str | None = Field(default=None, max_length=40)
+    rules: RuleId | None = None
+    levels: SideLevels | None = Field(default=None, description="levels before the first deal (default 2/2)")
+    dealer: Seat | None = Field(default=None, description="the first deal's dealer, when known")
+    teams: Teams | None = None
+
+
+class TableUpdate(Strict):
+    """What an organiser or referee may set on a table; a table's own token never can."""
+
+    name: Name | None = None
+    teams: Teams | None = None
+    levels: SideLevels | None = Field(default=None, description="levels before the first deal")
+    dealer: Seat | None = Field(default=None, description="the first deal's dealer")
 
 
 class TableCreated(Strict):
@@ -35,6 +72,31 @@ class UserCreate(Strict):
 class Login(Strict):
     username: str = Field(max_length=60)
     password: str = Field(max_length=200)
+
+
+# --- deal logs ---------------------------------------------------------------------------------
+
+
+class TrickIn(BaseModel):
+    """One trick: ``[seat, cards]`` or ``[seat, cards, {"as": [[cards], ...]}]`` per play, lead first."""
+
+    model_config = ConfigDict(extra="allow")
+    plays: list[list[Any]] = Field(max_length=4)
+
+
+class DealLogIn(BaseModel):
+    """A deal log (``deal-log.md``); the rules engine checks its content. Posted by a table it may
+    not carry ``rulings``: only a referee rules."""
+
+    model_config = ConfigDict(extra="allow")
+    rules: str = Field(max_length=40)
+    level: str | int
+    trump: str = Field(max_length=2)
+    dealer: str = Field(max_length=1)
+    bottom: list[Card] | None = Field(default=None, max_length=8)
+    tricks: list[TrickIn] = Field(default_factory=list, max_length=60)
+    finished: bool = False
+    rulings: list[dict[str, Any]] | None = Field(default=None, max_length=20)
 
 
 # --- the edge's event stream -------------------------------------------------------------------
@@ -102,11 +164,11 @@ class RulingIn(Strict):
     levels: int | None = Field(default=None, ge=0, le=13)
     deals_next: bool | None = None
     trick: int | None = Field(default=None, ge=1, le=60)
-    note: str = Field(default="", max_length=1000)
+    note: Text = ""
 
 
 class AlertClose(Strict):
-    note: str = Field(default="", max_length=1000)
+    note: Text = ""
 
 
 class PlayFix(Strict):
@@ -115,19 +177,43 @@ class PlayFix(Strict):
     cards: list[Card] = Field(min_length=1, max_length=60)
 
 
-class Correction(Strict):
-    """A new version of a deal: either a whole corrected log or one fixed play."""
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
 
-    base_version: int = Field(ge=1)
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
-    log: dict[str, Any] | None = None
+
+class Correction(Strict):
+    """A new version of a deal: either a whole corrected log, or fixed plays (``fix``, ``fixes``)
+    and a fixed ``bottom``. A finished deal stays whole, so a misread card is fixed together with
+    the place its twin was read."""
+
+    base_version: int = Field(ge=1, le=MAX_ID)
+    reason: Reason
+    log: DealLogIn | None = None
+    fix: PlayFix | None = None
+    fixes: list[PlayFix] = Field(default_factory=list, max_length=8)
+    bottom: list[Card] | None = Field(default=None, max_length=8)
+
+
+class Resolution(Strict):
+    """A referee's correction of a deal log the scoreboard refused: the whole corrected log, or one
+    fixed play of the refused log. The corrected log is scored and stored as the table's deal."""
+
+    reason: Reason
+    log: DealLogIn | None = None
     fix: PlayFix | None = None
 
 
 def one_line(errors: list[Any]) -> str:
-    """A short message from pydantic errors: ``field.path: message; ...``."""
+    """A short message from pydantic errors: ``field.path: message (got value); ...``.
+
+    >>> one_line([{"loc": ("body", "rules"), "msg": "Input should be 'a' or 'b'", "input": "poker"}])
+    "rules: Input should be 'a' or 'b' (got 'poker')"
+    """
     parts = []
     for err in errors[:5]:
         loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        text = f"{loc}: {err.get('msg')}" if loc else str(err.get("msg"))
+        value = err.get("input")
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            text += f" (got {shown(value)})"
+        parts.append(text)
     return "; ".join(parts)

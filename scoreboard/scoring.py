@@ -42,21 +42,38 @@ def state_dict(state: Any) -> dict[str, Any]:
     }
 
 
-def initial_state(rules: str | None) -> dict[str, Any]:
-    if rules is None:
-        return {"levels": dict(INITIAL_LEVELS), "dealer": None, "winner": None, "rules": None}
+def start_of(levels: Mapping[str, str] | None, dealer: str | None) -> dict[str, Any] | None:
+    """A table's start as the organiser sets it (``{"levels": ..., "dealer": ...}``), in the
+    engine's spelling, or None for the default (both sides at 2, dealer unknown)."""
+    if levels is None and dealer is None:
+        return None
     from engine.match import MatchState
 
-    return state_dict(MatchState.new(rules))
+    try:
+        state = MatchState.new("national-2deck", levels, dealer)  # any rule set: starts are alike
+    except ValueError as exc:
+        raise ScoringError(str(exc)) from exc
+    return {"levels": dict(state.levels), "dealer": state.dealer}
+
+
+def initial_state(rules: str | None, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The match state before the first deal."""
+    start = start or {}
+    levels = dict(start.get("levels") or INITIAL_LEVELS)
+    return {"levels": levels, "dealer": start.get("dealer"), "winner": None, "rules": rules}
 
 
 def fold_states(
-    rules: str, deals: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]
+    rules: str,
+    deals: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    start: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """The match state after each deal, folding ``MatchState.after_deal`` over (log, result) pairs."""
+    """The match state after each deal, folding ``MatchState.after_deal`` over (log, result) pairs
+    from the table's start."""
     from engine.match import MatchState
 
-    state = MatchState.new(rules)
+    start = start or {}
+    state = MatchState.new(rules, start.get("levels"), start.get("dealer"))
     after: list[dict[str, Any]] = []
     for index, (log, result) in enumerate(deals, start=1):
         try:

@@ -17,11 +17,23 @@ from sqlalchemy.orm import Session
 
 from scoreboard import feed, scoring
 from scoreboard.db import Database
-from scoreboard.errors import ServiceError
+from scoreboard.errors import ServiceError, clip
 from scoreboard.live import apply_live, trick_disagreement
 from scoreboard.logs import continuity_doubt, decode_images, fold_input, replace_play, violation_reasoning
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
-from scoreboard.schemas import AlertIn, Correction, DealStart, Health, Play, RulingIn, TrickResult
+from scoreboard.schemas import (
+    AlertIn,
+    Correction,
+    DealStart,
+    Health,
+    Play,
+    Resolution,
+    RulingIn,
+    SideLevels,
+    TableCreate,
+    TableUpdate,
+    TrickResult,
+)
 from scoreboard.security import new_token, token_hash
 
 VIOLATION_ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
@@ -76,36 +88,74 @@ class Scoreboard:
 
     # --- tables ------------------------------------------------------------------------------
 
-    def create_table(self, name: str, rules: str | None) -> tuple[str, str]:
-        if rules is not None and not scoring.rules_known(rules):
-            raise ServiceError(422, f"unknown rule set {rules!r}")
+    def create_table(self, body: TableCreate) -> tuple[str, str]:
         token = new_token()
+        start = self._start(body.levels, body.dealer)
         table = ScoreTable(
             id=uuid4().hex,
-            name=name,
+            name=body.name,
             token_hash=token_hash(token),
-            rules=rules,
-            state=scoring.initial_state(rules),
+            rules=body.rules,
+            state=scoring.initial_state(body.rules, start),
             deal_count=0,
             live={},
             health={},
+            start=start,
+            teams=body.teams.model_dump(exclude_none=True) if body.teams else None,
         )
         try:
             with self.db.write() as s:
-                if s.scalar(select(ScoreTable.id).where(ScoreTable.name == name)):
-                    raise ServiceError(409, f"a table named {name!r} already exists")
+                if s.scalar(select(ScoreTable.id).where(ScoreTable.name == body.name)):
+                    raise ServiceError(409, f"a table named {body.name!r} already exists")
                 s.add(table)
                 s.flush()
                 feed.append(self.db, s, [(table.id, "table", self.summary(s, table, slim=True))])
         except IntegrityError as exc:
-            raise ServiceError(409, f"a table named {name!r} already exists") from exc
+            raise ServiceError(409, f"a table named {body.name!r} already exists") from exc
         self.notifier.notify()
         return table.id, token
+
+    @staticmethod
+    def _start(levels: SideLevels | None, dealer: str | None) -> dict[str, Any] | None:
+        try:
+            return scoring.start_of(levels.model_dump() if levels else None, dealer)
+        except scoring.ScoringError as exc:
+            raise ServiceError(422, str(exc)) from exc
+
+    def update_table(self, table_id: str, body: TableUpdate, author: str) -> dict[str, Any]:
+        """Name, team names, starting levels or first dealer; every stored deal's state follows."""
+        try:
+            with self.db.write() as s:
+                self.db.lock_table_row(s, table_id)
+                table = self.table(s, table_id)
+                if body.name is not None and body.name != table.name:
+                    if s.scalar(select(ScoreTable.id).where(ScoreTable.name == body.name)):
+                        raise ServiceError(409, f"a table named {body.name!r} already exists")
+                    table.name = body.name
+                    from scoreboard.auth import TOKENS
+
+                    TOKENS.forget(table.id)
+                if body.teams is not None:
+                    table.teams = {**(table.teams or {}), **body.teams.model_dump(exclude_none=True)}
+                if body.levels is not None or body.dealer is not None:
+                    old = table.start or {}
+                    levels = body.levels or SideLevels(**(old.get("levels") or {}))
+                    table.start = self._start(levels, body.dealer or old.get("dealer"))
+                    self._recompute(s, table)
+                s.flush()
+                out = self.summary(s, table)
+                feed.append(
+                    self.db, s, [(table.id, "table", {**self.summary(s, table, slim=True), "by": author})]
+                )
+        except IntegrityError as exc:
+            raise ServiceError(409, f"a table named {body.name!r} already exists") from exc
+        self.notifier.notify()
+        return out
 
     def rotate_token(self, table_id: str) -> str:
         token = new_token()
         with self.db.write() as s:
-            table = self._table(s, table_id)
+            table = self.table(s, table_id)
             table.token_hash = token_hash(token)
         from scoreboard.auth import TOKENS
 
@@ -118,7 +168,7 @@ class Scoreboard:
                 Alert.table_id == table.id, Alert.status.in_(("open", "acknowledged"))
             )
         )
-        state = table.state or scoring.initial_state(None)
+        state = table.state or scoring.initial_state(None, table.start)
         live = table.live or {}
         if slim:  # feed events carry the current trick only, not the whole deal
             tricks = live.get("tricks") or []
@@ -128,6 +178,8 @@ class Scoreboard:
         return {
             "id": table.id,
             "name": table.name,
+            "teams": table.teams or {},
+            "start": table.start,
             "rules": table.rules,
             "levels": state.get("levels", dict(scoring.INITIAL_LEVELS)),
             "dealer": state.get("dealer"),
@@ -141,6 +193,10 @@ class Scoreboard:
     # --- deals -------------------------------------------------------------------------------
 
     def post_deal(self, table_id: str, key: str, log: Any) -> Reply:
+        """A table's finished deal log: stored and scored (201), or refused (422). A refusal of a
+        well-formed log (rulings from a table, a log the engine refuses, another rule set) is kept
+        as a ``refused`` alert holding the log, for a referee to correct, and is answered the same
+        way when the same key comes again."""
         digest = request_hash(log)
         replay = self._replay(table_id, "deal", key, digest)
         if replay is not None:
@@ -149,70 +205,33 @@ class Scoreboard:
             raise ServiceError(422, "the body must be a deal log (a JSON object)")
         if log.get("finished") is not True:
             raise ServiceError(422, 'only finished deal logs are accepted ("finished": true)')
-        result = scoring.score(log)  # ScoringError -> 422, nothing stored
+        refusal: str | None = None
+        result: dict[str, Any] = {}
+        if log.get("rulings"):
+            refusal = (
+                "a table may not post rulings: only a referee rules (the log's rulings were not applied)"
+            )
+        else:
+            try:
+                result = scoring.score(log)
+            except scoring.ScoringError as exc:
+                refusal = f"the rules engine refuses the log: {exc}"
         try:
             with self.db.write() as s:
                 self.db.lock_table_row(s, table_id)
                 record = self._record(s, table_id, "deal", key)
                 if record is not None:
                     return self._replayed(record, digest)
-                table = self._table(s, table_id)
-                self._check_rules(table, log)
-                if table.rules is None:
-                    table.rules = log["rules"]
-                expected = dict(table.state or {})  # the match state this deal should start from
-                deal = Deal(
-                    table_id=table.id,
-                    seq=table.deal_count + 1,
-                    idempotency_key=key,
-                    current_version=1,
-                    state_after={},
-                    fold=fold_input(log, result),
-                )
-                deal.versions.append(
-                    DealVersion(
-                        version=1,
-                        log=log,
-                        result=result,
-                        author=f"table {table.name}",
-                        reason="posted by the table",
+                table = self.table(s, table_id)
+                if refusal is None and table.rules is not None and log.get("rules") != table.rules:
+                    refusal = (
+                        f"table {table.name} plays {table.rules}, the log says {str(log.get('rules'))[:40]!r}"
                     )
+                if refusal is not None:
+                    return self._refuse_deal(s, table, key, digest, log, refusal)
+                deal, events = self._store_deal(
+                    s, table, key, log, result, f"table {table.name}", "posted by the table"
                 )
-                s.add(deal)
-                s.flush()
-                self._recompute(s, table)
-                linked = s.scalars(
-                    select(Alert).where(Alert.table_id == table.id, Alert.deal_id.is_(None))
-                ).all()
-                for alert in linked:
-                    alert.deal_id = deal.id
-                changed = self._sync_engine_alerts(s, table, deal, result)
-                doubt = continuity_doubt(expected, log)
-                if doubt is not None:
-                    alert = Alert(
-                        table_id=table.id,
-                        deal_id=deal.id,
-                        kind="mismatch",
-                        reasoning=doubt,
-                        source="engine",
-                        status="open",
-                        note="",
-                    )
-                    s.add(alert)
-                    changed.append(alert)
-                    s.flush()
-                table.live = {
-                    "finished": True,
-                    "deal": deal.seq,
-                    "rules": log.get("rules"),
-                    "level": log.get("level"),
-                    "trump": log.get("trump"),
-                    "dealer": log.get("dealer"),
-                    "tricks": log.get("tricks", []),
-                    "scored_tricks": result.get("tricks", []),
-                    "captured": result.get("captured"),
-                    "defender_total": result.get("defender_total"),
-                }
                 headers = {"Location": f"/api/tables/{table.id}/deals/{deal.seq}"}
                 s.add(
                     IdempotencyRecord(
@@ -226,11 +245,6 @@ class Scoreboard:
                     )
                 )
                 s.flush()
-                events: list[tuple[str | None, str, dict[str, Any]]] = [
-                    (table.id, "deal", self._deal_event(deal, 1, result)),
-                ]
-                events += [(table.id, "alert", self.alert_dict(a)) for a in [*linked, *changed]]
-                events.append((table.id, "table", self.summary(s, table, slim=True)))
                 feed.append(self.db, s, events)
         except IntegrityError:
             # A concurrent request with the same key won the race: answer with its stored response.
@@ -238,20 +252,171 @@ class Scoreboard:
             if replay is None:
                 raise
             return replay
-        self.notifier.notify()
+        finally:
+            self.notifier.notify()
         return Reply(201, result, dict(headers))
 
-    def correct_deal(self, table_id: str, seq: int, body: Correction, author: str) -> dict[str, Any]:
+    def _refuse_deal(
+        self, s: Session, table: ScoreTable, key: str, digest: str, log: dict[str, Any], reason: str
+    ) -> Reply:
+        alert = Alert(
+            table_id=table.id,
+            kind="refused",
+            reasoning=f"the table's deal log was refused: {reason}",
+            source="engine",
+            status="open",
+            note="",
+            data={"log": log, "key": key},
+        )
+        s.add(alert)
+        s.flush()
+        body = {"detail": clip(f"deal log refused: {reason}"), "alert": alert.id}
+        s.add(
+            IdempotencyRecord(
+                table_id=table.id,
+                scope="deal",
+                key=key,
+                request_hash=digest,
+                status_code=422,
+                response=body,
+                headers={},
+            )
+        )
+        s.flush()
+        feed.append(
+            self.db,
+            s,
+            [
+                (table.id, "alert", self.alert_dict(alert)),
+                (table.id, "table", self.summary(s, table, slim=True)),
+            ],
+        )
+        return Reply(422, body)
+
+    def _store_deal(
+        self,
+        s: Session,
+        table: ScoreTable,
+        key: str,
+        log: dict[str, Any],
+        result: dict[str, Any],
+        author: str,
+        reason: str,
+    ) -> tuple[Deal, list[tuple[str | None, str, dict[str, Any]]]]:
+        """Store a scored finished deal as the table's next, fold the match state, link and raise
+        alerts; returns the deal and the feed events to append."""
+        self._check_rules(table, log)
+        if table.rules is None:
+            table.rules = log["rules"]
+        expected = dict(table.state or {})  # the match state this deal should start from
+        deal = Deal(
+            table_id=table.id,
+            seq=table.deal_count + 1,
+            idempotency_key=key,
+            current_version=1,
+            state_after={},
+            fold=fold_input(log, result),
+        )
+        deal.versions.append(DealVersion(version=1, log=log, result=result, author=author, reason=reason))
+        s.add(deal)
+        s.flush()
+        self._recompute(s, table)
+        linked = s.scalars(
+            select(Alert).where(Alert.table_id == table.id, Alert.deal_id.is_(None), Alert.kind != "refused")
+        ).all()
+        for alert in linked:
+            alert.deal_id = deal.id
+        changed = self._sync_engine_alerts(s, table, deal, result)
+        doubt = continuity_doubt(expected, log)
+        if doubt is not None:
+            alert = Alert(
+                table_id=table.id,
+                deal_id=deal.id,
+                kind="mismatch",
+                reasoning=doubt,
+                source="engine",
+                status="open",
+                note="",
+            )
+            s.add(alert)
+            changed.append(alert)
+            s.flush()
+        table.live = {
+            "finished": True,
+            "deal": deal.seq,
+            "rules": log.get("rules"),
+            "level": log.get("level"),
+            "trump": log.get("trump"),
+            "dealer": log.get("dealer"),
+            "tricks": log.get("tricks", []),
+            "scored_tricks": result.get("tricks", []),
+            "captured": result.get("captured"),
+            "defender_total": result.get("defender_total"),
+        }
+        s.flush()
+        events: list[tuple[str | None, str, dict[str, Any]]] = [
+            (table.id, "deal", self._deal_event(deal, 1, result)),
+        ]
+        events += [(table.id, "alert", self.alert_dict(a)) for a in [*linked, *changed]]
+        events.append((table.id, "table", self.summary(s, table, slim=True)))
+        return deal, events
+
+    def resolve_refused(self, alert_id: int, body: Resolution, author: str) -> dict[str, Any]:
+        """A referee's corrected log for a ``refused`` alert, stored as the table's next deal."""
+        with self.db.read() as s:
+            alert = s.get(Alert, alert_id)
+            if alert is None:
+                raise ServiceError(404, f"no alert #{alert_id}")
+            if alert.kind != "refused" or not alert.data:
+                raise ServiceError(409, f"alert #{alert_id} is not a refused deal log")
+            refused = alert.data
         if (body.log is None) == (body.fix is None):
             raise ServiceError(422, 'give exactly one of "log" (the corrected deal log) or "fix" (one play)')
+        if body.log is not None:
+            log = body.log.model_dump(mode="json", exclude_unset=True)
+        else:
+            assert body.fix is not None
+            log = replace_play(refused["log"], body.fix.trick, body.fix.seat, body.fix.cards)
+        if log.get("finished") is not True:
+            raise ServiceError(422, 'a corrected deal log must be finished ("finished": true)')
+        result = scoring.score(log)  # ScoringError -> 422: the referee sees what is still wrong
+        with self.db.write() as s:
+            self.db.lock_table_row(s, refused_table := alert.table_id)
+            alert = s.get(Alert, alert_id)
+            assert alert is not None
+            if alert.status not in ("open", "acknowledged"):
+                raise ServiceError(409, f"alert #{alert_id} is already {alert.status}")
+            table = self.table(s, refused_table)
+            deal, events = self._store_deal(
+                s, table, str(refused.get("key", f"alert-{alert_id}")), log, result, author, body.reason
+            )
+            alert.deal_id = deal.id
+            alert.status, alert.resolved_by, alert.resolved_at = "resolved", author, now()
+            alert.note = f"corrected and stored as deal {deal.seq}: {body.reason}"
+            s.flush()
+            events.insert(1, (table.id, "alert", self.alert_dict(alert)))
+            feed.append(self.db, s, events)
+            seq, state = deal.seq, deal.state_after
+        self.notifier.notify()
+        return {"deal": seq, "version": 1, "result": result, "state_after": state}
+
+    def correct_deal(self, table_id: str, seq: int, body: Correction, author: str) -> dict[str, Any]:
+        fixes = ([body.fix] if body.fix is not None else []) + list(body.fixes)
+        if (body.log is None) == (not fixes and body.bottom is None):
+            raise ServiceError(
+                422, 'give either "log" (the corrected deal log) or fixed plays ("fix", "fixes") and "bottom"'
+            )
         with self.db.read() as s:
             deal, current = self._deal(s, table_id, seq)
             self._check_version(deal, body.base_version)
             if body.log is not None:
-                log = body.log
+                log = body.log.model_dump(mode="json", exclude_unset=True)
             else:
-                assert body.fix is not None
-                log = replace_play(current.log, body.fix.trick, body.fix.seat, body.fix.cards)
+                log = copy.deepcopy(current.log)
+                for fix in fixes:
+                    log = replace_play(log, fix.trick, fix.seat, fix.cards)
+                if body.bottom is not None:
+                    log["bottom"] = list(body.bottom)
         return self._new_version(table_id, seq, body.base_version, log, author, body.reason)
 
     def rule(
@@ -266,7 +431,7 @@ class Scoreboard:
         """Record a referee's ruling in the deal log (``rulings``), rescore, and close the alert."""
         with self.db.read() as s:
             deal, current = self._deal(s, table_id, seq)
-            table = self._table(s, table_id)
+            table = self.table(s, table_id)
             alert = s.get(Alert, alert_id) if alert_id is not None else None
             kind = body.kind or (
                 None if alert is None else ("other" if alert.kind == "mismatch" else alert.kind)
@@ -313,7 +478,7 @@ class Scoreboard:
         result = scoring.score(log)
         with self.db.write() as s:
             self.db.lock_table_row(s, table_id)
-            table = self._table(s, table_id)
+            table = self.table(s, table_id)
             self._check_rules(table, log)
             deal, _ = self._deal(s, table_id, seq)
             self._check_version(deal, base_version)
@@ -378,7 +543,7 @@ class Scoreboard:
                 record = self._record(s, table_id, "event", key)
                 if record is not None:
                     return self._replayed(record, digest)
-                table = self._table(s, table_id)
+                table = self.table(s, table_id)
                 body: dict[str, Any] = {}
                 payload: dict[str, Any]
                 if isinstance(event, AlertIn):
@@ -503,7 +668,7 @@ class Scoreboard:
         )
         s.add(alert)
         s.flush()
-        table = self._table(s, table_id)
+        table = self.table(s, table_id)
         feed.append(
             self.db,
             s,
@@ -527,7 +692,7 @@ class Scoreboard:
             alert.status, alert.note, alert.resolved_by = status, note, author
             if status == "dismissed":
                 alert.resolved_at = now()
-            table = self._table(s, alert.table_id)
+            table = self.table(s, alert.table_id)
             s.flush()
             out = self.alert_dict(alert)
             feed.append(
@@ -556,12 +721,13 @@ class Scoreboard:
             "ruling": alert.ruling,
             "note": alert.note,
             "resolved_by": alert.resolved_by,
+            "data": alert.data,
             "images": [f"/api/alerts/{alert.id}/images/{img.id}" for img in alert.images],
         }
 
     # --- internals ---------------------------------------------------------------------------
 
-    def _table(self, s: Session, table_id: str) -> ScoreTable:
+    def table(self, s: Session, table_id: str) -> ScoreTable:
         table = s.get(ScoreTable, table_id)
         if table is None:
             raise ServiceError(404, f"no table {table_id!r}")
@@ -618,6 +784,7 @@ class Scoreboard:
         """Fold the match state over the current versions of all the table's deals, in order."""
         deals = s.scalars(select(Deal).where(Deal.table_id == table.id).order_by(Deal.seq)).all()
         if table.rules is None:
+            table.state = scoring.initial_state(None, table.start)
             return
         inputs = []
         for deal in deals:
@@ -626,13 +793,13 @@ class Scoreboard:
                 deal.fold = fold_input(current.log, current.result)
             inputs.append((deal.fold["log"], deal.fold["result"]))
         try:
-            states = scoring.fold_states(table.rules, inputs)
+            states = scoring.fold_states(table.rules, inputs, table.start)
         except scoring.ScoringError as exc:
             raise ServiceError(422, str(exc)) from exc
         for deal, state in zip(deals, states, strict=True):
             if deal.state_after != state:
                 deal.state_after = state
-        table.state = states[-1] if states else scoring.initial_state(table.rules)
+        table.state = states[-1] if states else scoring.initial_state(table.rules, table.start)
         table.deal_count = len(deals)
 
     def _sync_engine_alerts(

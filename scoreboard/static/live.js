@@ -114,11 +114,13 @@
     if (!form) { return; }
     e.preventDefault();
     const f = new FormData(form);
+    const cards = (name) => String(f.get(name) || "").trim().split(/[\s,]+/).filter((c) => c);
     const body = {
       base_version: Number(form.dataset.base),
       reason: f.get("reason"),
-      fix: { trick: Number(f.get("trick")), seat: f.get("seat"), cards: String(f.get("cards")).trim().split(/[\s,]+/) },
+      fix: { trick: Number(f.get("trick")), seat: f.get("seat"), cards: cards("cards") },
     };
+    if (cards("bottom").length) { body.bottom = cards("bottom"); }
     const out = form.querySelector(".result");
     try {
       const res = await post(form.dataset.url, body);

@@ -1,10 +1,16 @@
 """Hand-written deal logs for the scoreboard tests, with their outcomes worked out by hand from
-RULES.md (not by the engine) in the comments and constants below."""
+RULES.md (not by the engine) in the comments and constants below.
+
+A finished log must account for the whole deal, so each hand-written deal is the last tricks of a
+whole one: :func:`tests.fill.complete` puts ``FILLER`` tricks before them that the dealer wins (the
+defenders capture nothing there). A hand-written trick ``k`` is trick ``FILLER + k`` of the deal."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
+
+from tests.fill import complete, offset
 
 # Plays use ranks 6..A of hearts, diamonds and clubs only, so a deal can be replayed at levels 2..5
 # and rotated to any dealer without changing who wins what.
@@ -13,7 +19,7 @@ from typing import Any
 # capture 0 and the dealer side wins the last trick, so D = 0: the dealer side goes up 3 and the
 # dealer's partner deals next. E discarded 7C on a heart lead at trick 1 and played 7H at trick 2:
 # a revoke by E at trick 1, proven at trick 2.
-DEALER_SWEEP: dict[str, Any] = {
+_SWEEP: dict[str, Any] = {
     "rules": "national-2deck",
     "level": "2",
     "trump": "S",
@@ -29,7 +35,7 @@ DEALER_SWEEP: dict[str, Any] = {
 # national-2deck, spades trump, dealer S. E wins trick 1 (AH) and trick 2 (leads AD), so the last
 # trick: the bottom's 60 points (K K 10 10 K K) count double for a single lead = 120. D = 120 >= 80:
 # the defenders take over, up by floor((120 - 80) / 40) = 1; the dealer's next seat (E) deals.
-DEFENDERS_WIN: dict[str, Any] = {
+_DEFENDERS: dict[str, Any] = {
     "rules": "national-2deck",
     "level": "2",
     "trump": "S",
@@ -43,24 +49,37 @@ DEFENDERS_WIN: dict[str, Any] = {
 }
 
 
+DEALER_SWEEP = complete(_SWEEP)
+DEFENDERS_WIN = complete(_DEFENDERS)
+FILLER = offset(_SWEEP)
+assert offset(_DEFENDERS) == FILLER
+_SHORT = {id(DEALER_SWEEP): _SWEEP, id(DEFENDERS_WIN): _DEFENDERS}
+
+
 def deal(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    out = copy.deepcopy(base)
+    """A copy of ``base`` with ``changes``; for the hand-written deals above, the changes apply to
+    the hand-written tricks and the deal is completed again (a finished log stays whole)."""
+    short = _SHORT.get(id(base))
+    out = copy.deepcopy(short if short is not None else base)
     out.update(changes)
+    if short is not None and out.get("finished", True):
+        return complete(out)
     return out
 
 
 def dealt_by(base: dict[str, Any], dealer: str, level: str) -> dict[str, Any]:
-    """The same cards with every seat rotated so that ``dealer`` deals at ``level``."""
+    """The same hand-written cards with every seat rotated so that ``dealer`` deals at ``level``,
+    completed to a whole deal."""
     order = "SENW"
     shift = order.index(dealer)
 
     def rot(seat: str) -> str:
         return order[(order.index(seat) + shift) % 4]
 
-    out = copy.deepcopy(base)
-    out["dealer"] = rot(base["dealer"])
+    out = copy.deepcopy(_SHORT[id(base)])
+    out["dealer"] = rot(out["dealer"])
     out["level"] = level
     for trick in out["tricks"]:
         for play in trick["plays"]:
             play[0] = rot(play[0])
-    return out
+    return complete(out)

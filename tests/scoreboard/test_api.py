@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.scoreboard.conftest import ADMIN_HEADERS, row_counts
-from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, deal, dealt_by
+from tests.scoreboard.conftest import ADMIN_HEADERS, referee_headers, row_counts
+from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER, deal, dealt_by
 
 # Hand-computed (RULES.md): DEFENDERS_WIN has D = 120, defenders +1; DEALER_SWEEP has D = 0, dealer +3.
 
@@ -134,15 +134,25 @@ def test_unfinished_deal_is_refused(client, make_table):
     assert t.state()["deals"] == 0
 
 
-def test_engine_refusal_names_the_trick(client, make_table):
+def test_engine_refusal_names_the_trick_and_keeps_the_log_for_a_referee(client, make_table):
+    ref = referee_headers(client)
     t = make_table()
     bad = deal(DEFENDERS_WIN)
-    bad["tricks"][1]["plays"][1][1] = ["XX"]
+    bad["tricks"][FILLER + 1]["plays"][1][1] = ["XX"]
     before = row_counts(client)
     r = t.post_deal(bad, "k")
     assert r.status_code == 422
-    assert "trick 2" in r.json()["detail"]
-    assert row_counts(client) == before
+    assert f"trick {FILLER + 2}, play 2 (N): unknown card 'XX'" in r.json()["detail"]
+    after = row_counts(client)
+    assert (after["deals"], after["alerts"], after["idempotency"]) == (0, 1, 1)
+    alert = client.get("/api/alerts", headers=ref).json()["alerts"][0]
+    assert alert["kind"] == "refused" and r.json()["alert"] == alert["id"]
+    assert alert["data"]["log"] == bad and f"trick {FILLER + 2}" in alert["reasoning"]
+    # The table sends it again (an outage): the same answer, nothing more stored.
+    again = t.post_deal(bad, "k")
+    assert (again.status_code, again.json()) == (422, r.json())
+    assert row_counts(client) == after
+    assert before["deals"] == 0
 
 
 def test_rules_are_fixed_per_table(client, make_table):
@@ -200,7 +210,8 @@ def test_edge_events_drive_the_live_state(client, make_table):
         t.post_event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}, "e0").status_code
         == 201
     )
-    plays = DEFENDERS_WIN["tricks"][0]["plays"] + DEFENDERS_WIN["tricks"][1]["plays"][:1]
+    hand = DEFENDERS_WIN["tricks"][FILLER:]  # the hand-written tricks, played live as tricks 1 and 2
+    plays = hand[0]["plays"] + hand[1]["plays"][:1]
     for i, (seat, cards) in enumerate(plays):
         trick = 1 if i < 4 else 2
         r = t.post_event({"type": "play", "trick": trick, "seat": seat, "cards": cards}, f"p{i}")
@@ -210,7 +221,7 @@ def test_edge_events_drive_the_live_state(client, make_table):
     assert t.post_event({"type": "play", "trick": 1, "seat": seat, "cards": cards}, "p0").status_code == 201
     live = t.state()["live"]
     assert live["trump"] == "S"
-    assert live["tricks"][0]["plays"] == [list(p) for p in DEFENDERS_WIN["tricks"][0]["plays"]]
+    assert live["tricks"][0]["plays"] == [list(p) for p in hand[0]["plays"]]
     assert live["tricks"][1]["plays"] == [["E", ["AD"]]]
     assert live["scored_tricks"][0]["winner"] == "E"
     assert t.post_event({"type": "trick", "trick": 1, "winner": "E", "points": 0}, "t1").status_code == 201

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.scoreboard.conftest import ADMIN_HEADERS, LiveServer
-from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN
+from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
@@ -46,6 +46,13 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
+def new_page(browser: Any, viewport: dict[str, int]) -> Any:
+    """A page whose tests may wait on JavaScript predicates: Playwright evaluates those as strings,
+    which the pages' content security policy forbids (``test_pages_run_under_their_csp`` checks the
+    pages under it)."""
+    return browser.new_context(viewport=viewport, bypass_csp=True).new_page()
+
+
 @pytest.fixture
 def server(sqlite_url: str) -> Iterator[LiveServer]:
     with LiveServer(sqlite_url) as s:
@@ -61,7 +68,7 @@ def table(base: str, name: str) -> tuple[str, dict[str, str]]:
 def test_all_tables_page_updates_without_reload(server, browser):
     t1, h1 = table(server.url, "Table 1")
     table(server.url, "Table 2")
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server.url + "/")
     card = page.locator(f"#table-{t1}")
     assert card.locator(".deals").inner_text() == "0"
@@ -85,13 +92,14 @@ def test_all_tables_page_updates_without_reload(server, browser):
 
 def test_table_page_shows_the_current_trick(server, browser):
     t1, h1 = table(server.url, "Table 1")
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
     page.goto(f"{server.url}/tables/{t1}")
     page.wait_for_function("document.getElementById('live-status').classList.contains('on')", timeout=10_000)
     page.evaluate("window.__notReloaded = true")
     events = [{"type": "deal_start", "rules": "national-2deck", "level": "2", "trump": "S", "dealer": "S"}]
     events += [
-        {"type": "play", "trick": 1, "seat": s, "cards": c} for s, c in DEALER_SWEEP["tricks"][0]["plays"][:3]
+        {"type": "play", "trick": 1, "seat": s, "cards": c}
+        for s, c in DEALER_SWEEP["tricks"][FILLER]["plays"][:3]
     ]
     for i, ev in enumerate(events):
         r = httpx.post(
@@ -112,7 +120,7 @@ def test_referee_records_a_ruling_from_the_queue(server, browser):
     )
     assert r.status_code == 201
     t1, h1 = table(server.url, "Table 1")
-    page = browser.new_page(viewport={"width": 420, "height": 900})  # a phone
+    page = new_page(browser, viewport={"width": 420, "height": 900})  # a phone
     page.goto(f"{server.url}/referee")
     assert "/login" in page.url
     page.fill("input[name=username]", "ref")
@@ -152,16 +160,20 @@ def test_referee_corrects_a_play_on_the_deal_page(server, browser):
         f"{server.url}/api/tables/{t1}/deals", json=DEFENDERS_WIN, headers={**h1, "Idempotency-Key": "d"}
     )
     assert r.status_code == 201
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = new_page(browser, viewport={"width": 1280, "height": 900})
     page.goto(f"{server.url}/login?next=/tables/{t1}/deals/1")
     page.fill("input[name=username]", "ref")
     page.fill("input[name=password]", "correct horse")
     page.click("form.login button")
     page.wait_for_url(f"{server.url}/tables/{t1}/deals/1")
-    # W's 8D at trick 2 was really KC: a discard worth 10 to E's trick (deals.py: D 120 -> 130).
-    page.fill("form.correction input[name=trick]", "2")
+    # W's 8D at hand-written trick 2 was really KC, and the bottom's KC was 8D: W's discard is
+    # worth 10 to E's trick, the bottom 10 less: D = 10 + 50 x 2 = 110 (deals.py: D was 120).
+    bottom = list(DEFENDERS_WIN["bottom"])
+    bottom[bottom.index("KC")] = "8D"
+    page.fill("form.correction input[name=trick]", str(FILLER + 2))
     page.select_option("form.correction select[name=seat]", "W")
     page.fill("form.correction input[name=cards]", "KC")
+    page.fill("form.correction input[name=bottom]", " ".join(bottom))
     page.fill("form.correction input[name=reason]", "8D was KC")
     page.click("form.correction button")
     page.wait_for_function(
@@ -171,7 +183,7 @@ def test_referee_corrects_a_play_on_the_deal_page(server, browser):
     deal = httpx.get(f"{server.url}/api/tables/{t1}/deals/1").json()
     assert deal["current_version"] == 2
     assert deal["versions"][1]["author"] == "ref"
-    assert deal["versions"][1]["result"]["defender_total"] == 130
+    assert deal["versions"][1]["result"]["defender_total"] == 110
     page.close()
 
 
@@ -235,14 +247,14 @@ def test_docs_screenshots(server, browser):
         json={"username": "ref", "password": "correct horse"},
         headers=ADMIN_HEADERS,
     )
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = new_page(browser, viewport={"width": 1280, "height": 720})
     page.goto(server.url + "/")
     DOCS_IMG.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(DOCS_IMG / "scoreboard.png"))
     page.goto(f"{server.url}/tables/{tid}")
     page.screenshot(path=str(DOCS_IMG / "scoreboard-table.png"), full_page=False)
     page.close()
-    phone = browser.new_page(viewport={"width": 420, "height": 900})
+    phone = new_page(browser, viewport={"width": 420, "height": 900})
     phone.goto(f"{server.url}/login?next=/referee")
     phone.fill("input[name=username]", "ref")
     phone.fill("input[name=password]", "correct horse")
@@ -250,3 +262,26 @@ def test_docs_screenshots(server, browser):
     phone.wait_for_url(f"{server.url}/referee")
     phone.screenshot(path=str(DOCS_IMG / "scoreboard-referee.png"))
     phone.close()
+
+
+def test_pages_run_under_their_csp(server, browser):
+    """Every page works under its own content security policy: no violation, live updates on."""
+    t1, _ = table(server.url, "Table 1")
+    httpx.post(
+        f"{server.url}/api/users",
+        json={"username": "ref", "password": "correct horse"},
+        headers=ADMIN_HEADERS,
+    )
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(server.url + "/login?next=/referee")
+    page.fill("input[name=username]", "ref")
+    page.fill("input[name=password]", "correct horse")
+    page.click("form button")
+    page.wait_for_url("**/referee")
+    for path in ("/", f"/tables/{t1}", "/referee"):
+        response = page.goto(server.url + path)
+        assert response is not None and "default-src 'self'" in response.headers["content-security-policy"]
+        page.wait_for_selector("#live-status.on", timeout=10_000)
+    assert violations == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 from tests.scoreboard.conftest import referee_headers
-from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, deal, dealt_by
+from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER, deal, dealt_by
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
 
@@ -18,15 +18,16 @@ def test_engine_violation_becomes_an_alert(client, make_table):
     alerts = client.get("/api/alerts", headers=ref).json()["alerts"]
     assert len(alerts) == 1
     a = alerts[0]
+    # E's revoke at hand-written trick 1, proven at trick 2 (tricks FILLER + 1 and + 2 of the deal).
     assert (a["kind"], a["seat"], a["trick"], a["proven_at"], a["source"], a["status"]) == (
         "revoke",
         "E",
-        1,
-        2,
+        FILLER + 1,
+        FILLER + 2,
         "engine",
         "open",
     )
-    assert "revoke" in a["reasoning"] and "trick 1" in a["reasoning"]
+    assert "revoke" in a["reasoning"] and f"trick {FILLER + 1}" in a["reasoning"]
     assert t.state()["open_alerts"] == 1
 
 
@@ -38,7 +39,7 @@ def test_edge_alert_with_evidence_is_attached_to_the_deal(client, make_table):
             "type": "alert",
             "kind": "revoke",
             "seat": "E",
-            "trick": 1,
+            "trick": FILLER + 1,
             "reasoning": "E showed out of hearts at trick 1",
             "images": [{"content_type": "image/png", "data": PNG, "caption": "trick 1"}],
         },
@@ -151,6 +152,23 @@ def test_ruling_on_a_deal_without_alert(client, make_table):
     assert r.json()["result"]["defender_total"] == 140
 
 
+def swapped(log: dict, a: tuple, b: tuple) -> dict:
+    """``log`` with two cards swapped; a place is ``(trick, seat, index)`` (hand-written trick
+    numbers) or ``("bottom", index)``: a correction that keeps the deal whole."""
+    out = deal(log)
+
+    def where(place: tuple) -> tuple[list, int]:
+        if place[0] == "bottom":
+            return out["bottom"], place[1]
+        trick, seat, index = place
+        play = next(p for p in out["tricks"][FILLER + trick - 1]["plays"] if p[0] == seat)
+        return play[1], index
+
+    (la, ia), (lb, ib) = where(a), where(b)
+    la[ia], lb[ib] = lb[ib], la[ia]
+    return out
+
+
 def test_correction_fixes_a_play_and_later_states_follow(client, make_table):
     ref = referee_headers(client)
     t = make_table()
@@ -158,46 +176,58 @@ def test_correction_fixes_a_play_and_later_states_follow(client, make_table):
     t.post_deal(dealt_by(DEFENDERS_WIN, "E", "3"), "b")  # NS 2 -> 3, N deals
     t.post_deal(dealt_by(DEALER_SWEEP, "N", "3"), "c")  # NS 3 -> 6, S deals
     assert t.state()["levels"] == {"NS": "6", "EW": "3"}
-    # The camera misread W's 8D at trick 2 of deal 1: it was KC (a discard: 10 points, won by E).
-    # D = 10 + 120 = 130: still +1 for EW ...
+    # The camera read W's 8D at trick 2 of deal 1 and the bottom's KC the wrong way round: W
+    # discarded KC on E's AD (10 points, won by E) and 8D was buried. D = 10 + (50 x 2) = 110: the
+    # defenders take over without going up (110 < 120): EW stays at 2, E still deals deal 2.
+    v1 = client.get(f"/api/tables/{t.id}/deals/1").json()["versions"][0]["log"]
+    fixed = swapped(v1, (2, "W", 0), ("bottom", 4))
+    assert fixed["bottom"][4] == "8D"
     r = client.post(
         f"/api/tables/{t.id}/deals/1/versions",
         headers=ref,
-        json={"base_version": 1, "reason": "8D was KC", "fix": {"trick": 2, "seat": "W", "cards": ["KC"]}},
+        json={"base_version": 1, "reason": "8D was KC", "log": fixed},
     )
     assert r.status_code == 201, r.text
-    assert r.json()["version"] == 2 and r.json()["result"]["defender_total"] == 130
+    assert r.json()["version"] == 2 and r.json()["result"]["defender_total"] == 110
     # ... and a stale base version is refused.
     r = client.post(
         f"/api/tables/{t.id}/deals/1/versions",
         headers=ref,
-        json={"base_version": 1, "reason": "again", "fix": {"trick": 2, "seat": "N", "cards": ["10D"]}},
+        json={"base_version": 1, "reason": "again", "log": fixed},
     )
     assert r.status_code == 409
-    # A bottom misread: 9C 9C were 10D 10D. Bottom 80 points x 2 = 160, D = 10 + 160 = 170:
-    # the defenders go up floor((170 - 80) / 40) = 2, EW 2 -> 4; E still deals deal 2.
-    current = client.get(f"/api/tables/{t.id}/deals/1").json()["versions"][-1]["log"]
-    fixed = deal(current, bottom=["KD", "KD", "10C", "10C", "KC", "KH", "10D", "10D"])
+    # A correction that breaks the deal (E's AH and N's 7H swapped: N wins trick 1 but E leads
+    # trick 2) is refused, naming the trick.
+    broken = swapped(fixed, (1, "E", 0), (1, "N", 0))
     r = client.post(
         f"/api/tables/{t.id}/deals/1/versions",
         headers=ref,
-        json={"base_version": 2, "reason": "bottom misread", "log": fixed},
+        json={"base_version": 2, "reason": "seats", "log": broken},
+    )
+    assert r.status_code == 422 and f"trick {FILLER + 2}" in r.json()["detail"]
+    # E's AD and S's 6D were the other way round: S takes the last trick, the dealer side keeps the
+    # bottom, D = 0: NS up 3 (2 -> 5), N deals deal 2; then deal 2: NS 5 -> 6, deal 3: NS 6 -> 9.
+    last = swapped(fixed, (2, "E", 0), (2, "S", 0))
+    r = client.post(
+        f"/api/tables/{t.id}/deals/1/versions",
+        headers=ref,
+        json={"base_version": 2, "reason": "last trick misread", "log": last},
     )
     assert r.status_code == 201, r.text
-    assert r.json()["result"]["defender_total"] == 170
+    assert r.json()["result"]["defender_total"] == 0
     state = t.state()
-    assert (state["levels"], state["dealer"], state["deals"]) == ({"NS": "6", "EW": "4"}, "S", 3)
+    assert (state["levels"], state["dealer"], state["deals"]) == ({"NS": "9", "EW": "2"}, "S", 3)
     deals = client.get(f"/api/tables/{t.id}/deals").json()["deals"]
     assert [d["state_after"]["levels"] for d in deals] == [
-        {"NS": "2", "EW": "4"},
-        {"NS": "3", "EW": "4"},
-        {"NS": "6", "EW": "4"},
+        {"NS": "5", "EW": "2"},
+        {"NS": "6", "EW": "2"},
+        {"NS": "9", "EW": "2"},
     ]
     versions = client.get(f"/api/tables/{t.id}/deals/1").json()["versions"]
     assert [(v["version"], v["reason"]) for v in versions] == [
         (1, "posted by the table"),
         (2, "8D was KC"),
-        (3, "bottom misread"),
+        (3, "last trick misread"),
     ]
     assert versions[0]["log"] == DEFENDERS_WIN
 
@@ -212,7 +242,15 @@ def test_bad_corrections_store_nothing(client, make_table):
     for body, status in [
         ({"base_version": 1, "reason": "x", "log": bad}, 422),
         ({"base_version": 1, "reason": "x", "log": deal(DEFENDERS_WIN, finished=False)}, 422),
-        ({"base_version": 1, "reason": "x", "log": deal(DEFENDERS_WIN, rules="zhku-3deck")}, 422),
+        ({"base_version": 1, "reason": "x", "log": dict(DEFENDERS_WIN, rules="zhku-3deck")}, 422),
+        (
+            {
+                "base_version": 1,
+                "reason": "x",
+                "log": dict(DEFENDERS_WIN, tricks=DEFENDERS_WIN["tricks"][:-1]),
+            },
+            422,
+        ),
         ({"base_version": 1, "reason": "", "fix": {"trick": 1, "seat": "S", "cards": ["AH"]}}, 422),
         ({"base_version": 1, "reason": "x", "fix": {"trick": 9, "seat": "S", "cards": ["AH"]}}, 422),
         ({"base_version": 1, "reason": "x"}, 422),
@@ -239,11 +277,16 @@ def test_correction_that_removes_the_revoke_resolves_the_engine_alert(client, ma
     t = make_table()
     t.post_deal(DEALER_SWEEP, "k")
     assert len(client.get("/api/alerts", headers=ref).json()["alerts"]) == 1
-    # E's trick-1 card was really a heart (6H), not 7C: no revoke any more.
+    # E's cards of tricks 1 and 2 were read the wrong way round: E followed hearts with 7H at
+    # trick 1 and played 7C at trick 2, the last trick: no revoke proven any more.
     r = client.post(
         f"/api/tables/{t.id}/deals/1/versions",
         headers=ref,
-        json={"base_version": 1, "reason": "7C was 6H", "fix": {"trick": 1, "seat": "E", "cards": ["6H"]}},
+        json={
+            "base_version": 1,
+            "reason": "7C and 7H swapped",
+            "log": swapped(DEALER_SWEEP, (1, "E", 0), (2, "E", 0)),
+        },
     )
     assert r.status_code == 201, r.text
     assert client.get("/api/alerts", headers=ref).json()["alerts"] == []
@@ -267,7 +310,7 @@ def test_edge_trick_result_that_disagrees_with_the_engine_raises_a_mismatch(clie
         t.post_event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}, "s").status_code
         == 201
     )
-    for i, (seat, cards) in enumerate(DEFENDERS_WIN["tricks"][0]["plays"]):
+    for i, (seat, cards) in enumerate(DEFENDERS_WIN["tricks"][FILLER]["plays"]):
         assert (
             t.post_event({"type": "play", "trick": 1, "seat": seat, "cards": cards}, f"p{i}").status_code
             == 201
