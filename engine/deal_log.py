@@ -208,7 +208,7 @@ def _check_complete(
     ``decks`` times over the plays and the bottom. Raises :class:`DealLogError` naming what is
     missing."""
     if not tricks:
-        raise DealLogError("finished: the log has no tricks; a finished deal plays every hand out")
+        raise DealLogError("finished, but the log does not account for the whole deal: it has no tricks")
     if tricks[0].leader is not dealer:
         raise DealLogError(
             f"trick 1, play 1 ({tricks[0].leader}): a finished deal starts with the dealer's lead, "

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 from sqlalchemy import func, select
 
 from scoreboard import auth
+from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId
 from scoreboard.errors import ServiceError
+from scoreboard.explain import explain
 from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable
 from scoreboard.service import Scoreboard
 
@@ -97,17 +99,83 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
         return {"t": board(request).summary(s, table), "history": history, "cursor": cursor_now(s)}
 
 
-def alerts_context(request: Request) -> dict[str, Any]:
+GROUPED_KINDS = ("mismatch", "refused")
+
+
+def alerts_context(request: Request, table: str | None = None, kind: str | None = None) -> dict[str, Any]:
+    """The referee queue: newest first, optionally one table's or one kind's; repeated alerts of the
+    same doubt (same table, kind and reasoning) are one entry with their count; each alert with the
+    trick's cards, the proving play and a sentence (:mod:`scoreboard.explain`)."""
     with board(request).db.read() as s:
-        rows = s.execute(
+        query = (
             select(Alert, ScoreTable.name, Deal.seq)
             .join(ScoreTable, ScoreTable.id == Alert.table_id)
             .outerjoin(Deal, Deal.id == Alert.deal_id)
             .where(Alert.status.in_(("open", "acknowledged")))
-            .order_by(Alert.id)
-        ).all()
-        alerts = [{**board(request).alert_dict(a), "table_name": name, "deal": seq} for a, name, seq in rows]
-        return {"alerts": alerts, "cursor": cursor_now(s)}
+            .order_by(Alert.id.desc())
+        )
+        if table:
+            query = query.where(Alert.table_id == table)
+        if kind:
+            query = query.where(Alert.kind == kind)
+        rows = s.execute(query.limit(500)).all()
+        entries: list[dict[str, Any]] = []
+        seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+        logs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        for a, name, seq in rows:
+            if a.kind in GROUPED_KINDS:
+                key = (a.table_id, a.kind, a.reasoning)
+                if key in seen:
+                    seen[key]["alike"] += 1
+                    continue
+            entry = {**board(request).alert_dict(a), "table_name": name, "deal": seq, "alike": 1}
+            entry["explained"] = _explain(s, a, logs)
+            if a.kind in GROUPED_KINDS:
+                seen[(a.table_id, a.kind, a.reasoning)] = entry
+            entries.append(entry)
+        names = s.execute(select(ScoreTable.id, ScoreTable.name).order_by(ScoreTable.name)).all()
+        return {
+            "alerts": entries,
+            "waiting": len(rows),
+            "cursor": cursor_now(s),
+            "filters": {"table": table or "", "kind": kind or ""},
+            "table_names": [(i, n) for i, n in names],
+            "kinds": ("revoke", "failed_throw", "mismatch", "refused"),
+        }
+
+
+ENGINE_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "mismatch": "card_count"}
+
+
+def _explain(
+    s: Any, alert: Alert, logs: dict[int, tuple[dict[str, Any], dict[str, Any]]]
+) -> dict[str, Any] | None:
+    """The alert explained from its deal's current log (or the deal in progress)."""
+    if alert.trick is None or alert.kind not in ENGINE_KIND:
+        return None
+    violation: dict[str, Any] = {
+        "kind": ENGINE_KIND[alert.kind],
+        "seat": alert.seat,
+        "trick": alert.trick,
+        "proven_at": alert.proven_at,
+    }
+    if alert.deal_id is not None:
+        if alert.deal_id not in logs:
+            version = s.scalar(
+                select(DealVersion)
+                .join(Deal, Deal.id == DealVersion.deal_id)
+                .where(Deal.id == alert.deal_id, DealVersion.version == Deal.current_version)
+            )
+            logs[alert.deal_id] = (version.log, version.result) if version is not None else ({}, {})
+        log, result = logs[alert.deal_id]
+        for v in result.get("violations") or []:
+            if (v.get("kind"), v.get("seat"), v.get("trick")) == (violation["kind"], alert.seat, alert.trick):
+                violation = dict(v)
+                break
+    else:
+        table = s.get(ScoreTable, alert.table_id)
+        log = (table.live or {}) if table is not None else {}
+    return explain(log, violation)
 
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
@@ -120,12 +188,12 @@ def index(request: Request) -> HTMLResponse:
 
 
 @router.get("/tables/{table_id}", response_class=HTMLResponse)
-def table_page(request: Request, table_id: str) -> HTMLResponse:
+def table_page(request: Request, table_id: TableId) -> HTMLResponse:
     return render(request, "table.html", table_context(request, table_id))
 
 
 @router.get("/tables/{table_id}/deals/{seq}", response_class=HTMLResponse)
-def deal_page(request: Request, table_id: str, seq: int) -> HTMLResponse:
+def deal_page(request: Request, table_id: TableId, seq: Seq) -> HTMLResponse:
     with board(request).db.read() as s:
         table = s.get(ScoreTable, table_id)
         deal = s.scalar(select(Deal).where(Deal.table_id == table_id, Deal.seq == seq))
@@ -152,11 +220,28 @@ def deal_page(request: Request, table_id: str, seq: int) -> HTMLResponse:
     return render(request, "deal.html", ctx)
 
 
+def queue_table(table: Annotated[str, Query(max_length=64)] = "") -> str | None:
+    """The queue's table filter ("" from the form: every table)."""
+    if table and not TABLE_ID.match(table):
+        raise ServiceError(404, "no such table")
+    return table or None
+
+
+def queue_kind(kind: Annotated[str, Query(max_length=20)] = "") -> str | None:
+    if kind and kind not in ALERT_KINDS:
+        raise ServiceError(422, f"unknown alert kind (known: {', '.join(ALERT_KINDS)})")
+    return kind or None
+
+
+QueueTable = Annotated[str | None, Depends(queue_table)]
+QueueKind = Annotated[str | None, Depends(queue_kind)]
+
+
 @router.get("/referee", response_class=HTMLResponse, response_model=None)
-def referee(request: Request) -> Response:
+def referee(request: Request, table: QueueTable, kind: QueueKind) -> Response:
     if who(request) is None:
         return RedirectResponse("/login?next=/referee", status_code=303)
-    return render(request, "referee.html", alerts_context(request))
+    return render(request, "referee.html", alerts_context(request, table, kind))
 
 
 @router.get("/fragments/tables", response_class=HTMLResponse)
@@ -167,14 +252,14 @@ def fragment_tables(request: Request) -> HTMLResponse:
 @router.get("/fragments/cards", response_class=HTMLResponse)
 def fragment_cards(request: Request, ids: str = "") -> HTMLResponse:
     """Several tables' cards at once: the all-tables page asks once a second for those that changed."""
-    wanted = [i for i in ids.split(",") if i][:500]
+    wanted = [i for i in ids.split(",") if TABLE_ID.match(i)][:500]
     with board(request).db.read() as s:
         tables = s.scalars(select(ScoreTable).where(ScoreTable.id.in_(wanted))).all() if wanted else []
         return render(request, "_cards.html", {"tables": [board(request).summary(s, t) for t in tables]})
 
 
 @router.get("/fragments/tables/{table_id}/card", response_class=HTMLResponse)
-def fragment_card(request: Request, table_id: str) -> HTMLResponse:
+def fragment_card(request: Request, table_id: TableId) -> HTMLResponse:
     with board(request).db.read() as s:
         table = s.get(ScoreTable, table_id)
         if table is None:
@@ -183,15 +268,15 @@ def fragment_card(request: Request, table_id: str) -> HTMLResponse:
 
 
 @router.get("/fragments/tables/{table_id}", response_class=HTMLResponse)
-def fragment_table(request: Request, table_id: str) -> HTMLResponse:
+def fragment_table(request: Request, table_id: TableId) -> HTMLResponse:
     return render(request, "_table.html", table_context(request, table_id))
 
 
 @router.get("/fragments/alerts", response_class=HTMLResponse)
-def fragment_alerts(request: Request) -> HTMLResponse:
+def fragment_alerts(request: Request, table: QueueTable, kind: QueueKind) -> HTMLResponse:
     if who(request) is None:
         raise ServiceError(401, "log in as a referee")
-    return render(request, "_alerts.html", alerts_context(request))
+    return render(request, "_alerts.html", alerts_context(request, table, kind))
 
 
 @router.get("/login", response_class=HTMLResponse)

@@ -40,8 +40,12 @@ def _cards(raw: Any) -> list[Card]:
     return [parse_card(c) for c in raw]
 
 
-def complete(short: dict[str, Any]) -> dict[str, Any]:
-    """A finished whole-deal log whose last tricks are ``short``'s (see the module docstring)."""
+def complete(short: dict[str, Any], holds: dict[str, str] | None = None) -> dict[str, Any]:
+    """A finished whole-deal log whose last tricks are ``short``'s (see the module docstring).
+
+    ``holds`` names plain suits a seat is never void in during the filler (``{"W": "CD"}``), so
+    that a test may change that seat's hand-written cards between those suits and keep the deal
+    legal: the filler is then the same for both versions."""
     log = copy.deepcopy(short)
     rules = get_rule_set(log["rules"])
     ctx = trump_context(parse_rank(log["level"]), None if log["trump"] == "NT" else log["trump"])
@@ -59,6 +63,8 @@ def complete(short: dict[str, Any]) -> dict[str, Any]:
                 later[seat].add(ctx.cls[card.code])
     if len(set(used.values())) != 1:
         raise FillError(f"the hand-written tricks give the seats different numbers of cards: {used}")
+    for seat, suits in (holds or {}).items():
+        later[seat] |= {"SHDC".index(suit) for suit in suits}
     bottom = _cards(log.get("bottom") or [])
     for card in bottom:
         pool[card] -= 1

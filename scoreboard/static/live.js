@@ -70,6 +70,8 @@
     source.onopen = () => setStatus(true);
     source.onerror = () => setStatus(false);  // the browser reconnects with Last-Event-ID
     KINDS.forEach((k) => source.addEventListener(k, onEvent));
+    // Too far behind to replay: the server starts from now, so the page reloads its state.
+    source.addEventListener("reset", () => { location.reload(); });
   }
 
   async function post(url, body) {
@@ -94,7 +96,13 @@
     const id = box.dataset.alert;
     const action = button.dataset.action;
     let body = {};
-    if (action === "ruling") {
+    if (action === "resolve") {
+      const f = new FormData(button.closest("form"));
+      body = {
+        reason: f.get("reason"),
+        fix: { trick: Number(f.get("trick")), seat: f.get("seat"), cards: String(f.get("cards")).trim().split(/[\s,]+/) },
+      };
+    } else if (action === "ruling") {
       const form = button.closest("form");
       for (const [k, v] of new FormData(form).entries()) {
         if (v === "") { continue; }
@@ -105,7 +113,8 @@
     }
     try {
       const res = await post("/api/alerts/" + id + "/" + action, body);
-      out.textContent = action === "ruling" ? "Ruling recorded: deal version " + res.version : "Done";
+      out.textContent = action === "ruling" ? "Ruling recorded: deal version " + res.version
+        : action === "resolve" ? "Counted as deal " + res.deal : "Done";
     } catch (err) { out.textContent = "Refused: " + err.message; }
   });
 

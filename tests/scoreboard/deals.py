@@ -56,15 +56,32 @@ assert offset(_DEFENDERS) == FILLER
 _SHORT = {id(DEALER_SWEEP): _SWEEP, id(DEFENDERS_WIN): _DEFENDERS}
 
 
-def deal(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
+def deal(base: dict[str, Any], *, holds: dict[str, str] | None = None, **changes: Any) -> dict[str, Any]:
     """A copy of ``base`` with ``changes``; for the hand-written deals above, the changes apply to
-    the hand-written tricks and the deal is completed again (a finished log stays whole)."""
+    the hand-written tricks and the deal is completed again (a finished log stays whole; ``holds``
+    as in :func:`tests.fill.complete`)."""
     short = _SHORT.get(id(base))
     out = copy.deepcopy(short if short is not None else base)
     out.update(changes)
     if short is not None and out.get("finished", True):
-        return complete(out)
+        return complete(out, holds)
     return out
+
+
+def misread_w_kc() -> tuple[dict[str, Any], dict[str, Any]]:
+    """(truth, misread): DEFENDERS_WIN where W really discarded KC on E's AD at trick 2 and 8D lay
+    in the bottom, and the camera read W's KC as 8D (8D three times in two decks). In the truth,
+    E's trick 2 holds 10 points and the bottom 50: D = 10 + 50 x 2 = 110, so the defenders take
+    over without going up (110 < 120). The filler keeps W holding clubs and diamonds, so both
+    versions are legal deals with the same filler."""
+    tricks = copy.deepcopy(_DEFENDERS["tricks"])
+    tricks[1]["plays"][2][1] = ["KC"]  # W's play at hand-written trick 2
+    bottom = list(_DEFENDERS["bottom"])
+    bottom[bottom.index("KC")] = "8D"
+    truth = deal(DEFENDERS_WIN, tricks=tricks, bottom=bottom, holds={"W": "CD"})
+    misread = copy.deepcopy(truth)
+    misread["tricks"][FILLER + 1]["plays"][2][1] = ["8D"]
+    return truth, misread
 
 
 def dealt_by(base: dict[str, Any], dealer: str, level: str) -> dict[str, Any]:

@@ -4,9 +4,10 @@ history, and every later state following."""
 from __future__ import annotations
 
 import base64
+import copy
 
 from tests.scoreboard.conftest import referee_headers
-from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER, deal, dealt_by
+from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER, deal, dealt_by, misread_w_kc
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
 
@@ -155,7 +156,7 @@ def test_ruling_on_a_deal_without_alert(client, make_table):
 def swapped(log: dict, a: tuple, b: tuple) -> dict:
     """``log`` with two cards swapped; a place is ``(trick, seat, index)`` (hand-written trick
     numbers) or ``("bottom", index)``: a correction that keeps the deal whole."""
-    out = deal(log)
+    out = copy.deepcopy(log)
 
     def where(place: tuple) -> tuple[list, int]:
         if place[0] == "bottom":
@@ -172,16 +173,17 @@ def swapped(log: dict, a: tuple, b: tuple) -> dict:
 def test_correction_fixes_a_play_and_later_states_follow(client, make_table):
     ref = referee_headers(client)
     t = make_table()
-    t.post_deal(DEFENDERS_WIN, "a")  # EW 2 -> 3, E deals
+    # The camera read W's KC at trick 2 of deal 1 and the bottom's 8D the wrong way round (as
+    # DEFENDERS_WIN has them: W follows with 8D, KC buried): D = 120, EW 2 -> 3, E deals.
+    truth, _ = misread_w_kc()
+    posted = swapped(truth, (2, "W", 0), ("bottom", truth["bottom"].index("8D")))
+    t.post_deal(posted, "a")
     t.post_deal(dealt_by(DEFENDERS_WIN, "E", "3"), "b")  # NS 2 -> 3, N deals
     t.post_deal(dealt_by(DEALER_SWEEP, "N", "3"), "c")  # NS 3 -> 6, S deals
     assert t.state()["levels"] == {"NS": "6", "EW": "3"}
-    # The camera read W's 8D at trick 2 of deal 1 and the bottom's KC the wrong way round: W
-    # discarded KC on E's AD (10 points, won by E) and 8D was buried. D = 10 + (50 x 2) = 110: the
-    # defenders take over without going up (110 < 120): EW stays at 2, E still deals deal 2.
-    v1 = client.get(f"/api/tables/{t.id}/deals/1").json()["versions"][0]["log"]
-    fixed = swapped(v1, (2, "W", 0), ("bottom", 4))
-    assert fixed["bottom"][4] == "8D"
+    # The truth (deals.misread_w_kc): D = 10 + (50 x 2) = 110, the defenders take over without
+    # going up (110 < 120): EW stays at 2, E still deals deal 2.
+    fixed = truth
     r = client.post(
         f"/api/tables/{t.id}/deals/1/versions",
         headers=ref,
@@ -229,7 +231,8 @@ def test_correction_fixes_a_play_and_later_states_follow(client, make_table):
         (2, "8D was KC"),
         (3, "last trick misread"),
     ]
-    assert versions[0]["log"] == DEFENDERS_WIN
+    assert versions[0]["log"] == posted
+    assert all(v["result"]["violations"] == [] for v in versions)  # each version a legal deal
 
 
 def test_bad_corrections_store_nothing(client, make_table):
