@@ -146,3 +146,50 @@ def test_cli_serve_bad_db_url_exits_2(tmp_path: Path):
     )
     assert r.returncode == 2
     assert r.stderr.strip().startswith("error:")
+
+
+def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).parent / "tractorcam"
+    return subprocess.run(
+        [str(exe), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TRACTORCAM_ADMIN_TOKEN": ADMIN},
+    )
+
+
+def test_cli_serve_refuses_a_port_it_cannot_use(tmp_path: Path):
+    """Issue 38: --port 99999 used to listen on a random port while printing 99999, and a port in
+    use exited 3 after start-up; now one line each, before anything starts."""
+    r = run_cli("scoreboard", "serve", "--db", f"sqlite:///{tmp_path / 'a.db'}", "--port", "99999")
+    assert (r.returncode, r.stderr.strip()) == (2, "error: --port 99999 is not a TCP port (1-65535)")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = run_cli("scoreboard", "serve", "--db", f"sqlite:///{tmp_path / 'a.db'}", "--port", str(port))
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [f"error: cannot listen on 127.0.0.1:{port}: the port is in use"]
+    assert not (tmp_path / "a.db").exists()  # refused before the database was touched
+
+
+def test_cli_add_user_with_a_bad_database_is_one_line(tmp_path: Path):
+    for db, code in (
+        ("nonsense://", 2),
+        (f"sqlite:///{tmp_path / 'missing' / 'x.db'}", 1),
+        ("postgresql://nobody@127.0.0.1:1/x", 1),
+    ):
+        r = run_cli("scoreboard", "add-user", "bob", "--db", db, stdin="correct horse\n")
+        assert r.returncode == code, (db, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:"), (db, r.stderr)
+    r = run_cli(
+        "scoreboard", "add-user", "bo b", "--db", f"sqlite:///{tmp_path / 'y.db'}", stdin="correct horse\n"
+    )
+    assert r.returncode == 2 and "username" in r.stderr
+    r = run_cli(
+        "scoreboard", "add-user", "bob", "--db", f"sqlite:///{tmp_path / 'y.db'}", stdin="correct horse\n"
+    )
+    assert r.returncode == 0 and "referee bob created" in r.stdout
