@@ -6,15 +6,32 @@
 or the options of the same names; without them the rule set is ``national-2deck``, the dealer the
 first trick's leader (the dealer leads the first trick), and level ``2`` / trump ``NT`` with a
 warning, since the score depends on them.
+
+Everything ``run`` is given is checked before the first frame is read (:func:`_check`): a bad
+option, ``--info`` key, table file, ``--log-out`` folder, reader backend or scoreboard URL, or a
+token the scoreboard refuses, exits 2 with one line on standard error; a scoreboard that cannot be
+reached is a warning (posts are queued and re-sent). SIGTERM and SIGINT end the run at the next
+frame boundary as if the source had ended: the log so far is written, the last posts get a few
+seconds, the report is printed.
 """
 
 from __future__ import annotations
 
-import json
+import os
+import signal
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
+
+if TYPE_CHECKING:
+    from calibration.table import TableGeometry
+    from scoreboard.client import ScoreboardClient
+    from vision.reader import CardReader
 
 
 def register(app: typer.Typer) -> None:
@@ -41,30 +58,191 @@ def demo(
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    """Print ``error: MESSAGE`` (its first line only) on standard error; the exit to raise (2)."""
+    typer.echo(f"error: {(str(message).strip().splitlines() or ['bad input'])[0]}", err=True)
     return typer.Exit(2)
+
+
+INFO_KEYS = ("rules", "level", "trump", "dealer")
+
+
+def _normal(key: str, value: object) -> str:
+    """One deal-info value checked with the engine's own parsers and written as the deal log writes
+    it; raises ``ValueError`` with the engine's message."""
+    from engine.cards import RANK_NAME, parse_rank, parse_suit
+    from engine.rules import get_rule_set
+    from engine.seats import parse_seat
+    from engine.text import shown
+
+    if key == "rules":
+        get_rule_set(value)
+        return str(value)
+    if key == "level":
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise ValueError(f"unknown rank {shown(value)}")
+        return RANK_NAME[parse_rank(str(value))]
+    if key == "trump":
+        text = value.strip().upper() if isinstance(value, str) else None
+        if text == "NT":
+            return text
+        try:
+            return parse_suit(str(text if text is not None else value))
+        except ValueError:
+            raise ValueError(f"unknown trump {shown(value)} (S, H, D, C or NT)") from None
+    return parse_seat(value).name
 
 
 def _info(
     info_file: Path | None, rules: str | None, level: str | None, trump: str | None, dealer: str | None
-) -> tuple[dict[str, Any], list[str]]:
-    given: dict[str, Any] = {}
+) -> tuple[dict[str, str], list[str]]:
+    """The deal info from ``--info`` and the options (the options win), each value checked; the keys
+    given by neither that the score depends on. Raises the exit 2."""
+    from engine.jsontext import load_json
+
+    given: dict[str, str] = {}
     if info_file is not None:
         try:
-            raw = json.loads(info_file.read_text())
+            raw = load_json(info_file.read_bytes())
         except (OSError, ValueError) as exc:
             raise _fail(f"cannot read --info {info_file}: {exc}") from None
         if not isinstance(raw, dict):
             raise _fail(f"--info {info_file} is not a JSON object")
-        given = {k: raw[k] for k in ("rules", "level", "trump", "dealer") if k in raw}
-    for key, value in (("rules", rules), ("level", level), ("trump", trump), ("dealer", dealer)):
+        for key in INFO_KEYS:
+            if key in raw:
+                try:
+                    given[key] = _normal(key, raw[key])
+                except ValueError as exc:
+                    raise _fail(f"--info {info_file}: {key}: {exc}") from None
+    for key, value in zip(INFO_KEYS, (rules, level, trump, dealer), strict=True):
         if value is not None:
-            given[key] = value
+            try:
+                given[key] = _normal(key, value)
+            except ValueError as exc:
+                raise _fail(f"--{key}: {exc}") from None
     missing = [k for k in ("level", "trump") if k not in given]
     given.setdefault("rules", "national-2deck")
     given.setdefault("level", "2")
     given.setdefault("trump", "NT")
     return given, missing
+
+
+@dataclass
+class _Checked:
+    """What ``run`` needs once everything it was given has been checked."""
+
+    info: dict[str, str]
+    geometry: TableGeometry
+    reader: CardReader
+    client: ScoreboardClient | None
+    warnings: list[str]
+
+
+def _check_log_out(log_out: Path) -> None:
+    """``--log-out``'s folder exists and takes a new file (one is created there and removed)."""
+    if log_out.is_dir():
+        raise _fail(f"--log-out {log_out} is a folder; give a file name")
+    folder = log_out.parent
+    if not folder.is_dir():
+        raise _fail(f"--log-out {log_out}: no folder {folder}")
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".tractorcam-check-", suffix=".tmp")
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        raise _fail(f"--log-out {log_out}: cannot write in {folder} ({exc.strerror or exc})") from None
+
+
+def _check_scoreboard(url: str, token: str) -> tuple[ScoreboardClient, str | None]:
+    """The client for ``url`` once the token is accepted (``GET /api/table``), and a warning when the
+    scoreboard cannot be reached now (the posts are then queued and re-sent). Raises the exit 2 for a
+    malformed URL or token, a refused token, or an answer that is not a scoreboard's."""
+    import httpx
+
+    from engine.text import shown
+    from scoreboard.client import ScoreboardClient
+
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        parts, port_ok = urlsplit(""), False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise _fail(f"--scoreboard {shown(url)} is not an http:// or https:// URL with a host")
+    if (
+        not token
+        or len(token) > 4096
+        or not token.isascii()
+        or not all(c.isprintable() and not c.isspace() for c in token)
+    ):
+        raise _fail("--token must be one word of printable ASCII (the table's token)")
+    client = ScoreboardClient(url, token)
+    try:
+        table = client.whoami()
+    except httpx.TransportError as exc:
+        return client, (
+            f"scoreboard {url} cannot be reached now ({type(exc).__name__}): "
+            "posts are queued and re-sent until it answers"
+        )
+    except httpx.HTTPStatusError as exc:
+        status = exc.response.status_code
+        if status in (401, 403):
+            raise _fail(f"the scoreboard refuses this token ({status} from {url}/api/table)") from None
+        if status >= 500:
+            return client, f"scoreboard {url} answers {status} now: posts are queued and re-sent"
+        raise _fail(
+            f"--scoreboard {url} answers {status} for /api/table: not a tractorcam scoreboard?"
+        ) from None
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+        raise _fail(f"--scoreboard {url}: not a tractorcam scoreboard ({type(exc).__name__})") from None
+    if not isinstance(table, dict) or "id" not in table:
+        raise _fail(f"--scoreboard {url}: not a tractorcam scoreboard (no table in its answer)")
+    return client, None
+
+
+def _check(
+    table: Path,
+    log_out: Path | None,
+    scoreboard: str | None,
+    token: str | None,
+    info: dict[str, str],
+    missing: list[str],
+    every: int,
+    inertia: int,
+    backend: str,
+) -> _Checked:
+    """Everything ``run`` was given, before the source is opened (see the module docstring)."""
+    from calibration.table import TableGeometry
+    from engine.jsontext import load_json
+    from vision.reader import CardReader, default_reader_config
+
+    if every < 1:
+        raise _fail(f"--every must be at least 1, got {every}")
+    if inertia < 1:
+        raise _fail(f"--inertia must be at least 1, got {inertia}")
+    if (scoreboard is None) != (token is None):
+        raise _fail("--scoreboard and --token go together")
+    try:
+        geometry = TableGeometry.model_validate(load_json(table.read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise _fail(f"cannot read --table {table}: {exc}") from None
+    if log_out is not None:
+        _check_log_out(log_out)
+    warnings = []
+    if missing:
+        warnings.append(
+            f"no {' or '.join(missing)} given: using level {info['level']}, trump {info['trump']}"
+            " (the score depends on them; pass --info or --level/--trump)"
+        )
+    client = None
+    if scoreboard is not None and token is not None:
+        client, unreachable = _check_scoreboard(scoreboard, token)
+        if unreachable:
+            warnings.append(unreachable)
+    try:
+        reader = CardReader(default_reader_config(backend))
+    except Exception as exc:  # any backend's failure to build: a missing package, weights, a typo
+        raise _fail(f"--backend {backend}: cannot build the card reader: {exc}") from None
+    return _Checked(info, geometry, reader, client, warnings)
 
 
 def run(
@@ -73,7 +251,8 @@ def run(
     ],
     table: Annotated[Path, typer.Option("--table", help="the table's calibration (table.json)")],
     log_out: Annotated[
-        Path | None, typer.Option("--log-out", help="write the recognised deal log here when the source ends")
+        Path | None,
+        typer.Option("--log-out", help="keep the recognised deal log here (rewritten after every trick)"),
     ] = None,
     scoreboard: Annotated[str | None, typer.Option("--scoreboard", help="scoreboard URL")] = None,
     token: Annotated[str | None, typer.Option("--token", help="this table's scoreboard token")] = None,
@@ -90,58 +269,66 @@ def run(
     inertia: Annotated[int, typer.Option("--inertia", help="readings a zone must hold before it counts")] = 2,
     backend: Annotated[str, typer.Option("--backend", help="onnx (default), ncnn, ultralytics")] = "onnx",
 ) -> None:
-    """The per-table service: read a source to its end, write the recognised deal log, post it."""
+    """The per-table service: read a source to its end (or SIGTERM / Ctrl-C), keep the recognised
+    deal log, post the deal when it is finished."""
     from tqdm import tqdm  # type: ignore[import-untyped]
 
-    from calibration.table import TableGeometry
     from edge_app.deal import DealInfo
-    from edge_app.pipeline import PipelineConfigError
     from edge_app.service import run_service
-    from engine.rules import UnknownRuleSetError
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
-    from vision.reader import CardReader, default_reader_config
-    from vision.tracking import TrackerConfigError
 
-    if (scoreboard is None) != (token is None):
-        raise _fail("--scoreboard and --token go together")
-    try:
-        geometry = TableGeometry.load(table)
-    except (OSError, ValueError) as exc:
-        raise _fail(f"cannot read --table {table}: {str(exc).splitlines()[0]}") from None
     given, missing = _info(info_file, rules, level, trump, dealer)
-    if missing:
-        typer.echo(
-            f"warning: no {' or '.join(missing)} given: using level {given['level']}, trump {given['trump']}"
-            " (the score depends on them; pass --info or --level/--trump)",
-            err=True,
-        )
+    checked = _check(table, log_out, scoreboard, token, given, missing, every, inertia, backend)
     try:
         src = open_source(source)
     except (SourceNotFoundError, CameraUnavailableError) as exc:
         raise _fail(str(exc)) from None
-    reader = CardReader(default_reader_config(backend))
-    client = None
-    if scoreboard is not None and token is not None:
-        from scoreboard.client import ScoreboardClient
+    for line in checked.warnings:
+        typer.echo(f"warning: {line}", err=True)
+    reader, client = checked.reader, checked.client
+    signals: list[int] = []
 
-        client = ScoreboardClient(scoreboard, token)
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        signals.append(signum)
+
+    previous: dict[int, Any] = {}
     try:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, on_signal)
+    except ValueError:  # not the main thread: no handlers (the caller owns the signals)
+        pass
+    try:
+        # said once the handlers are in place: from here a SIGTERM ends the run cleanly
+        typer.echo(
+            f"reading {source}: {given['rules']}, level {given['level']}, trump {given['trump']}, "
+            f"dealer {given.get('dealer', 'the first leader')}; SIGTERM or Ctrl-C stops and keeps the log",
+            err=True,
+        )
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
             result = run_service(
                 src,
                 lambda image: reader.read(image).cards,
-                geometry,
-                DealInfo(given["rules"], str(given["level"]), str(given["trump"]), given.get("dealer")),
+                checked.geometry,
+                DealInfo(given["rules"], given["level"], given["trump"], given.get("dealer")),
                 every=every,
                 inertia=inertia,
                 log_out=log_out,
                 client=client,
                 on_frame=lambda frame, state: bar.update(every),
+                stop=lambda: bool(signals),
             )
-    except (PipelineConfigError, TrackerConfigError, UnknownRuleSetError, CameraUnavailableError) as exc:
+    except CameraUnavailableError as exc:
         raise _fail(str(exc)) from None
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         src.close()
+    if result.stopped:
+        typer.echo(
+            f"stopped by {signal.Signals(signals[0]).name}: the deal as seen so far is kept"
+            + (f" in {log_out}" if log_out else ""),
+            err=True,
+        )
     _report(result)
     if client is not None:
         for r in client.refused:

@@ -9,7 +9,14 @@ dealer: declared before the first trick, outside the film). What it sees decides
 * the **bottom**: turned up after the last trick, all at once, it shows as one more "trick" that
   settled in one reading and includes the dealer's zone, or as loose cards, of the rule set's
   bottom size (:func:`_bottom`);
-* ``finished``: the bottom was seen, or every seat has played a full hand.
+* ``finished``: the bottom was seen, or every seat has played a full hand; never for the deal *so
+  far* (``so_far=True``: the live events while the source goes on), since the bottom is turned up
+  only after the last trick is cleared, and a finished log without its bottom is one the engine
+  refuses (a false ``mismatch`` alert, the last trick's result lost).
+
+A finished log the engine accepts accounts for the whole deal (every hand played out, a full
+bottom, every card of the decks): nothing seen later can belong to it, so the table service posts
+it at once (:func:`hands_played_out` tells, cheaply, when that is worth checking).
 
 The log is checked with the engine (:func:`engine.deal_log.parse_deal_log`); a log the engine
 refuses (a misread card three times in two decks, a play out of turn) is still returned, with the
@@ -92,9 +99,30 @@ def _bottom(tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size:
     return None
 
 
-def build_deal(tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo) -> RecognisedDeal:
-    """Assemble the deal log (see the module docstring). Raises ``UnknownRuleSetError`` (a
-    ``ValueError``) for a rule set id that is not one of the engine's."""
+def hands_played_out(tricks: Sequence[TrackedTrick], rules_id: str) -> bool:
+    """Whether every seat has laid at least a full hand over ``tricks``: a finished log needs it, so
+    until then there is no finished deal to look for. Raises ``UnknownRuleSetError``.
+
+    >>> p = lambda seat: TrackedPlay(seat, ("3C",) * 25, 1, 1, 0)
+    >>> hands_played_out([TrackedTrick(tuple(p(s) for s in "SENW"), True)], "national-2deck")
+    True
+    >>> hands_played_out([TrackedTrick(tuple(p(s) for s in "SEN"), True)], "national-2deck")
+    False
+    """
+    size = get_rule_set(rules_id).hand_size
+    played: Counter[str] = Counter()
+    for t in tricks:
+        for p in t.plays:
+            played[p.seat] += len(p.cards)
+    return all(played[s] >= size for s in TURN)
+
+
+def build_deal(
+    tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo, *, so_far: bool = False
+) -> RecognisedDeal:
+    """Assemble the deal log (see the module docstring); ``so_far``: the deal while the source goes
+    on, never ``finished``. Raises ``UnknownRuleSetError`` (a ``ValueError``) for a rule set id that
+    is not one of the engine's."""
     rules = get_rule_set(info.rules)
     tricks = list(tricks)
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
@@ -115,7 +143,9 @@ def build_deal(tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealI
     if bottom is not None:
         log["bottom"] = bottom
     log["tricks"] = [{"plays": [[p.seat, list(p.cards)] for p in in_turn(t)]} for t in tricks]
-    log["finished"] = bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
+    log["finished"] = (
+        not so_far and bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
+    )
     problem = None
     try:
         parse_deal_log(log)

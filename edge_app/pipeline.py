@@ -6,6 +6,13 @@ that shows the same picture as the last one read (:func:`same_picture`: no block
 changed its mean brightness by more than ``still_threshold`` levels) is not read again: its
 reading is the last one's, and it still counts as a vote. The reader is any callable from a BGR
 image to card instances (:class:`vision.reader.CardReader` in service, a scripted one in tests).
+
+The deal is over as soon as the recognised log is finished and the engine accepts it (every hand
+played out, a full bottom, every card of the decks): that log is the pipeline's deal from then on,
+handed once to ``on_finished`` (the table service posts it at once), and what the camera sees
+later (the bottom picked up, the next deal's cards) no longer changes it. Frames are still taken
+to the source's end, or until ``stop()`` says so: it is asked before each frame is taken (the
+service's SIGTERM), so a stop never leaves a frame half read.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableGeometry
-from edge_app.deal import DealInfo, RecognisedDeal, build_deal
+from edge_app.deal import DealInfo, RecognisedDeal, build_deal, hands_played_out
+from engine.rules import get_rule_set
 from vision.capture import Frame
 from vision.instances import CardInstance
 from vision.tracking import TableState, TrickTracker, table_state
@@ -42,11 +50,16 @@ class PipelineStats:
 
 @dataclass(frozen=True)
 class PipelineResult:
-    """The recognised deal, the table states of every sampled frame, and the counts."""
+    """The recognised deal, the table states of every sampled frame, and the counts.
+    ``finished_at`` is the index of the frame at which the deal was found finished with the engine
+    accepting it (then ``deal`` is that deal), None if it never was (``deal`` is then built from
+    everything seen); ``stopped`` whether ``stop()`` ended the run before the source did."""
 
     deal: RecognisedDeal
     states: tuple[TableState, ...]
     stats: PipelineStats
+    finished_at: int | None = None
+    stopped: bool = False
 
 
 def thumbnail(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
@@ -76,24 +89,41 @@ def run_pipeline(
     still_threshold: float = 2.0,
     on_frame: Callable[[Frame, TableState], None] | None = None,
     on_trick: Callable[[RecognisedDeal], None] | None = None,
+    on_finished: Callable[[RecognisedDeal], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> PipelineResult:
-    """Run the pipeline over ``frames`` to their end and build the deal log. ``on_frame`` is called
-    with each sampled frame and its table state; ``on_trick`` with the deal so far each time a
-    trick is cleared (the live events, :mod:`edge_app.events`).
+    """Run the pipeline over ``frames`` to their end (or until ``stop()`` is true before a frame is
+    taken) and build the deal log. ``on_frame`` is called with each sampled frame and its table
+    state; ``on_trick`` with the deal so far each time a trick is cleared (the live events,
+    :mod:`edge_app.events`) until the deal is finished; ``on_finished`` once, with the finished deal
+    the engine accepts, at the frame it is first seen (see the module docstring).
 
     Raises :class:`PipelineConfigError` for ``every`` below 1 or a negative ``still_threshold``,
-    ``TrackerConfigError`` for ``inertia`` below 1.
+    ``TrackerConfigError`` for ``inertia`` below 1, ``UnknownRuleSetError`` for an unknown rule set.
     """
     if every < 1:
         raise PipelineConfigError(f"every must be at least 1, got {every}")
     if still_threshold < 0:
         raise PipelineConfigError(f"still_threshold must not be negative, got {still_threshold}")
     tracker = TrickTracker(inertia)
+    get_rule_set(info.rules)  # an unknown rule set fails here, before any frame is read
     states: list[TableState] = []
     last_thumb: npt.NDArray[np.float32] | None = None
     last_cards: Sequence[CardInstance] = ()
     n = sampled = nread = 0
-    for frame in frames:
+    finished: RecognisedDeal | None = None
+    finished_at: int | None = None
+    counted = 0  # the tracker's cleared tricks when the hands were last counted
+    played_out = False
+    stopped = False
+    source = iter(frames)
+    while True:
+        if stop is not None and stop():
+            stopped = True
+            break
+        frame = next(source, None)
+        if frame is None:
+            break
         n += 1
         if frame.index % every:
             continue
@@ -107,9 +137,21 @@ def run_pipeline(
         done = tracker.completed
         tracker.update(state)
         states.append(state)
-        if on_trick is not None and tracker.completed > done:
-            on_trick(build_deal(tracker.tricks(), (), info))
+        if finished is None:
+            if on_trick is not None and tracker.completed > done:
+                on_trick(build_deal(tracker.tricks(), (), info, so_far=True))
+            if tracker.completed != counted:  # a clear, or a clear undone (a misread empty table)
+                counted = tracker.completed
+                played_out = hands_played_out(tracker.tricks()[:counted], info.rules)
+            if played_out:
+                deal = build_deal(tracker.tricks(), tracker.loose(), info)
+                if deal.log["finished"] and deal.problem is None:
+                    finished, finished_at = deal, frame.index
+                    if on_finished is not None:
+                        on_finished(deal)
         if on_frame is not None:
             on_frame(frame, state)
-    deal = build_deal(tracker.tricks(), tracker.loose(), info)
-    return PipelineResult(deal, tuple(states), PipelineStats(n, sampled, nread))
+    deal = finished if finished is not None else build_deal(tracker.tricks(), tracker.loose(), info)
+    return PipelineResult(
+        deal, tuple(states), PipelineStats(n, sampled, nread), finished_at=finished_at, stopped=stopped
+    )

@@ -7,11 +7,19 @@ the finished deal sent to the scoreboard.
   :class:`scoreboard.client.ScoreboardClient`: every post has its idempotency key from the moment it
   is queued; a post that fails on the network stays queued and is sent again after the next trick
   and at the end, so an outage during the deal loses nothing that the service is still running for.
+* The deal is posted **when it ends**, not when the source does: at the first frame where the
+  recognised log is finished and the engine accepts it (:mod:`edge_app.pipeline`), exactly once,
+  and the frames go on being read. At the end, a finished log not posted yet (one the engine
+  refuses: the scoreboard then answers 422 and raises an alert for a referee) is posted; an
+  unfinished one never is.
+* ``stop()`` (the ``run`` command's SIGTERM / SIGINT) ends the run at the next frame boundary like
+  the source's end, except that the last posts get at most :data:`STOP_FLUSH_S` seconds.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,15 +32,21 @@ from edge_app.pipeline import PipelineStats, ReadCards, run_pipeline
 from vision.capture import Frame
 from vision.tracking import TableState
 
+#: Seconds the last posts may take after a stop (SIGTERM): a service asked to stop must stop soon;
+#: what is not sent by then is reported as unsent (the log is on disk).
+STOP_FLUSH_S = 5.0
+
 
 class Poster(Protocol):
-    """What the service needs of a scoreboard client (:class:`scoreboard.client.ScoreboardClient`)."""
+    """What the service needs of a scoreboard client (:class:`scoreboard.client.ScoreboardClient`):
+    each call queues (if anything) and tries to send the queue, for at most ``within`` seconds when
+    given; True when nothing is left unsent."""
 
-    def event(self, event: dict[str, object]) -> bool: ...
+    def event(self, event: dict[str, object], within: float | None = None) -> bool: ...
 
-    def deal(self, log: dict[str, object]) -> bool: ...
+    def deal(self, log: dict[str, object], within: float | None = None) -> bool: ...
 
-    def flush(self) -> bool: ...
+    def flush(self, within: float | None = None) -> bool: ...
 
 
 @dataclass
@@ -42,9 +56,11 @@ class ServiceResult:
     deal: RecognisedDeal
     stats: PipelineStats
     events: int = 0  # events handed to the client
-    deal_posted: bool = False  # the finished deal was accepted (or there was nothing to post)
+    deal_posted: bool = False  # the finished deal was handed to the client, once, and went out
     all_sent: bool = True  # nothing is left in the client's queue
     alerts: list[str] = field(default_factory=list)  # the alerts raised, as one line each
+    posted_at: int | None = None  # the frame at which the deal was posted (None: at the end, or never)
+    stopped: bool = False  # stop() ended the run before the source did
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -65,11 +81,17 @@ def run_service(
     log_out: Path | None = None,
     client: Poster | None = None,
     on_frame: Callable[[Frame, TableState], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> ServiceResult:
-    """Run the pipeline over ``frames``; keep ``log_out`` current; send events and the deal."""
+    """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
+    send events, and the deal when it is finished (see the module docstring)."""
     stream = EventStream()
     sent = [0]
     alerts: list[str] = []
+    deadline: list[float] = []  # set once stopped: the last posts' time limit
+
+    def within() -> float | None:
+        return max(0.0, deadline[0] - time.monotonic()) if deadline else None
 
     def publish(deal: RecognisedDeal) -> None:
         if log_out is not None:
@@ -80,16 +102,37 @@ def run_service(
                     f"{e.kind} {e.seat or ''} trick {e.trick or '?'}: {e.reasoning}".replace("  ", " ")
                 )
             if client is not None:
-                client.event(event_body(e))
+                client.event(event_body(e), within())
                 sent[0] += 1
 
+    posted: list[bool] = []  # the deal was handed to the client: whether it went out at once
+
+    def post(deal: RecognisedDeal) -> None:
+        publish(deal)
+        if client is not None:
+            posted.append(client.deal(deal.log, within()))
+
     result = run_pipeline(
-        frames, read, geometry, info, every=every, inertia=inertia, on_frame=on_frame, on_trick=publish
+        frames,
+        read,
+        geometry,
+        info,
+        every=every,
+        inertia=inertia,
+        on_frame=on_frame,
+        on_trick=publish,
+        on_finished=post,
+        stop=stop,
     )
-    publish(result.deal)
-    out = ServiceResult(result.deal, result.stats, sent[0], alerts=alerts)
+    if result.stopped:
+        deadline.append(time.monotonic() + STOP_FLUSH_S)
+    if client is not None and not posted and result.deal.log["finished"]:
+        post(result.deal)  # a finished log the engine refuses: the scoreboard alerts a referee
+    else:
+        publish(result.deal)
+    out = ServiceResult(result.deal, result.stats, sent[0], alerts=alerts, stopped=result.stopped)
     if client is not None:
-        if result.deal.log["finished"] and result.deal.problem is None:
-            out.deal_posted = client.deal(result.deal.log)
-        out.all_sent = client.flush()
+        out.all_sent = client.flush(within())
+        out.deal_posted = bool(posted) and (posted[0] or out.all_sent)
+        out.posted_at = result.finished_at
     return out

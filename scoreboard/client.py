@@ -9,10 +9,16 @@ stays at the head of the queue and is retried by the next ``flush()``; one the s
     sb.event({"type": "play", "trick": 1, "seat": "S", "cards": ["AH"]})
     sb.deal(finished_log)
     sb.flush()   # after an outage: sends what is still queued
+    sb.flush(within=5.0)   # at shutdown: gives up after about 5 s, what is left stays queued
+
+``whoami()`` is the start-up check of the token (``GET /api/table``): it raises
+``httpx.HTTPStatusError`` for a refused token (401/403) and ``httpx.TransportError`` when the
+scoreboard cannot be reached.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections import deque
 from dataclasses import dataclass
@@ -47,6 +53,7 @@ class ScoreboardClient:
         max_queue: int = 100_000,
     ) -> None:
         self.http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
+        self.timeout = timeout
         self.headers = {"Authorization": f"Bearer {token}"}
         self.queue: deque[Pending] = deque(maxlen=max_queue)
         self.refused: list[Refused] = []
@@ -58,26 +65,37 @@ class ScoreboardClient:
         r.raise_for_status()
         return r.json()  # type: ignore[no-any-return]
 
-    def event(self, event: dict[str, Any]) -> bool:
-        """Queue an edge event and try to send the queue; True when everything went out."""
-        return self._queue("/api/events", event)
+    def event(self, event: dict[str, Any], within: float | None = None) -> bool:
+        """Queue an edge event and try to send the queue (see :meth:`flush`); True when everything
+        went out."""
+        return self._queue("/api/events", event, within)
 
-    def deal(self, log: dict[str, Any]) -> bool:
-        """Queue a finished deal log and try to send the queue; True when everything went out."""
-        return self._queue("/api/deals", log)
+    def deal(self, log: dict[str, Any], within: float | None = None) -> bool:
+        """Queue a finished deal log and try to send the queue (see :meth:`flush`); True when
+        everything went out."""
+        return self._queue("/api/deals", log, within)
 
-    def _queue(self, path: str, body: dict[str, Any]) -> bool:
+    def _queue(self, path: str, body: dict[str, Any], within: float | None) -> bool:
         self._n += 1
         self.queue.append(Pending(path, body, f"{self.session}-{self._n}"))
-        return self.flush()
+        return self.flush(within)
 
-    def flush(self) -> bool:
-        """Send queued posts in order; stop at the first network failure (retried next time)."""
+    def flush(self, within: float | None = None) -> bool:
+        """Send queued posts in order; stop at the first network failure (retried next time). With
+        ``within`` (seconds), give up once that much time has passed, each request's timeout cut to
+        what is left: what was not sent stays queued and False is returned."""
+        deadline = None if within is None else time.monotonic() + within
         while self.queue:
             item = self.queue[0]
+            limit: dict[str, Any] = {}
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                limit["timeout"] = httpx.Timeout(min(left, self.timeout))
             try:
                 r = self.http.post(
-                    item.path, json=item.body, headers={**self.headers, "Idempotency-Key": item.key}
+                    item.path, json=item.body, headers={**self.headers, "Idempotency-Key": item.key}, **limit
                 )
             except httpx.TransportError:
                 return False
@@ -86,8 +104,9 @@ class ScoreboardClient:
             self.queue.popleft()
             if r.status_code >= 400:
                 try:
-                    detail = str(r.json().get("detail", r.text))
+                    body = r.json()
                 except ValueError:
-                    detail = r.text
+                    body = None
+                detail = str(body.get("detail", r.text) if isinstance(body, dict) else r.text)
                 self.refused.append(Refused(item.path, item.key, r.status_code, detail))
         return True

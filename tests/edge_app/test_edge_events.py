@@ -1,7 +1,9 @@
-"""Live events (edge_app.events) and the service's bookkeeping (edge_app.service) with a fake poster."""
+"""Live events (edge_app.events) and the service's bookkeeping (edge_app.service) with a fake poster:
+the log on disk, the deal posted once when it ends (not when the source does), a stop."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -9,12 +11,14 @@ import numpy as np
 
 from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
-from edge_app.service import run_service, write_atomic
+from edge_app.service import STOP_FLUSH_S, run_service, write_atomic
 from engine.score import score_log
 from engine.sim import simulate_deal
 from models.synth.layout import Table
-from tests.edge_app.test_edge_pipeline import ONE_TRICK, scripted
-from tests.edge_app.test_edge_tracking import mm_geometry
+from tests.edge_app.test_edge_pipeline import ONE_TRICK, SPOT, scripted
+from tests.edge_app.test_edge_tracking import card_at, mm_geometry, truth_plays
+from vision.capture import Frame
+from vision.instances import CardInstance
 
 
 def truth_log(seed: int, **kw: Any) -> dict[str, Any]:
@@ -66,24 +70,31 @@ def test_refused_log_raises_one_mismatch_alert() -> None:
 
 
 class Poster:
-    def __init__(self, up: bool) -> None:
-        self.up = up
-        self.events: list[dict[str, Any]] = []
-        self.deals: list[dict[str, Any]] = []
-        self.queued = 0
+    """A fake scoreboard client; ``at`` gives the index of the frame the source yielded last, so each
+    deal post records when it happened."""
 
-    def event(self, event: dict[str, Any]) -> bool:
+    def __init__(self, up: bool, at: Any = None) -> None:
+        self.up = up
+        self.at = at or (lambda: None)
+        self.events: list[dict[str, Any]] = []
+        self.deals: list[tuple[dict[str, Any], int | None]] = []
+        self.queued = 0
+        self.within: list[float | None] = []
+
+    def event(self, event: dict[str, Any], within: float | None = None) -> bool:
         self.queued += 1
+        self.within.append(within)
         if self.up:
             self.events.append(event)
         return self.up
 
-    def deal(self, log: dict[str, Any]) -> bool:
-        if self.up:
-            self.deals.append(log)
+    def deal(self, log: dict[str, Any], within: float | None = None) -> bool:
+        self.within.append(within)
+        self.deals.append((log, self.at()))
         return self.up
 
-    def flush(self) -> bool:
+    def flush(self, within: float | None = None) -> bool:
+        self.within.append(within)
         return self.up
 
 
@@ -118,3 +129,134 @@ def test_write_atomic_replaces_whole(tmp_path: Path) -> None:
     write_atomic(p, "one")
     write_atomic(p, "two")
     assert p.read_text() == "two" and sorted(f.name for f in tmp_path.iterdir()) == ["x.json"]
+
+
+# ------------------------------------------------------------------ a whole deal, scripted
+
+
+def deal_pictures(log: dict[str, Any], *, tail: int) -> list[dict[str, list[str]]]:
+    """What the camera sees of a deal: each trick's plays landing one by one, the table cleared, the
+    bottom turned up in the dealer's zone, then ``tail`` more pictures (the bottom picked up, an
+    empty table, the next deal's first play): frames that keep coming after the deal is over."""
+    pictures: list[dict[str, list[str]]] = [{}]
+    for trick in log["tricks"]:
+        on_table: dict[str, list[str]] = {}
+        for seat, cards in trick["plays"]:
+            on_table = {**on_table, seat: list(cards)}
+            pictures.append(on_table)
+        pictures.append({})
+    pictures.append({log["dealer"]: list(log["bottom"])})
+    after: list[dict[str, list[str]]] = [{}, {"S": ["AS"]}, {"S": ["AS"], "E": ["2S"]}, {}]
+    return pictures + [after[i % len(after)] for i in range(tail)]
+
+
+def picture_frames(
+    pictures: list[dict[str, list[str]]], taken: list[int], misread: dict[str, str] | None = None
+) -> tuple[Any, Any]:
+    """Frames of the pictures (each held for two frames, so every picture gives ``inertia`` 2
+    readings at ``every=1``) that record in ``taken`` each frame the service takes, and a perfect
+    reader (``misread``: card names it always gets wrong)."""
+    swap = misread or {}
+
+    def frames() -> Any:
+        for k in range(2 * len(pictures)):
+            image = np.zeros((4, 4, 3), np.uint8)
+            p = k // 2
+            image[..., 0], image[..., 1], image[..., 2] = p % 256, p // 256, 255 * (p % 2)
+            taken.append(k)
+            yield Frame(image, k, k / 10, "scripted")
+
+    def read(image: np.ndarray) -> list[CardInstance]:
+        zones = pictures[int(image[0, 0, 0]) + 256 * int(image[0, 0, 1])]
+        return [card_at(swap.get(c, c), *SPOT[s]) for s, cards in zones.items() for c in cards]
+
+    return frames(), read
+
+
+def whole_deal(seed: int) -> dict[str, Any]:
+    log = truth_log(seed)
+    assert log["finished"] and score_log(log)["violations"] == []  # accepted, nothing to alert
+    return log
+
+
+def test_a_finished_deal_is_posted_once_when_it_ends_while_frames_keep_coming(tmp_path: Path) -> None:
+    log = whole_deal(5)
+    pictures = deal_pictures(log, tail=40)
+    taken: list[int] = []
+    frames, read = picture_frames(pictures, taken)
+    poster = Poster(up=True, at=lambda: taken[-1])
+    out = tmp_path / "log.json"
+    info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
+    result = run_service(
+        frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, log_out=out, client=poster
+    )
+    assert len(poster.deals) == 1, "exactly one deal post"
+    posted, at = poster.deals[0]
+    bottom_shown = 2 * (len(pictures) - 41)  # the first frame of the bottom's picture
+    assert at is not None and bottom_shown <= at < taken[-1] - 60  # posted while frames kept coming
+    assert result.posted_at == at and result.stats.frames == len(taken) == 2 * len(pictures)
+    assert posted["finished"] is True and truth_plays(posted) == truth_plays(log)
+    assert sorted(posted["bottom"]) == sorted(log["bottom"])
+    # what was seen after the deal (the bottom picked up, the next deal's cards) changes nothing
+    assert result.deal.log == posted and result.deal.problem is None
+    assert json.loads(out.read_text()) == posted
+    assert result.deal_posted and result.all_sent
+    # every trick's result went out live, and no alert: the last trick, cleared before the bottom
+    # was turned up, is not taken for a finished deal without its bottom
+    assert sum(e["type"] == "trick" for e in poster.events) == len(log["tricks"])
+    assert [e for e in poster.events if e["type"] == "alert"] == []
+
+
+def test_a_finished_log_the_engine_refuses_is_posted_at_the_end_once(tmp_path: Path) -> None:
+    log = whole_deal(6)
+    first = log["tricks"][0]["plays"][0][1][0]
+    wrong = next(c for c in ("BJ", "SJ", "AS", "AH") if c != first)
+    pictures = deal_pictures(log, tail=0)  # the source ends with the bottom still on the table
+    taken: list[int] = []
+    frames, read = picture_frames(pictures, taken, misread={first: wrong})
+    poster = Poster(up=True, at=lambda: taken[-1])
+    info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
+    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    assert result.deal.log["finished"] is True and result.deal.problem is not None
+    assert [log for log, _ in poster.deals] == [result.deal.log]  # once, for the referee
+    assert result.posted_at is None and poster.deals[0][1] == taken[-1]  # after the last frame
+
+
+def test_an_unfinished_deal_is_never_posted() -> None:
+    log = whole_deal(5)
+    cut = {**log, "tricks": log["tricks"][:-1]}
+    pictures = deal_pictures(cut, tail=0)[:-1]  # the last trick never played, no bottom
+    taken: list[int] = []
+    frames, read = picture_frames(pictures, taken)
+    poster = Poster(up=True)
+    info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
+    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    assert len(result.deal.log["tricks"]) == len(log["tricks"]) - 1
+    assert result.deal.log["finished"] is False and poster.deals == [] and not result.deal_posted
+
+
+def test_a_stop_ends_the_run_at_a_frame_boundary_and_bounds_the_last_posts(tmp_path: Path) -> None:
+    log = whole_deal(5)
+    pictures = deal_pictures(log, tail=0)
+    taken: list[int] = []
+    frames, read = picture_frames(pictures, taken)
+    poster = Poster(up=False)  # the scoreboard is down: the last posts must not wait for it
+    out = tmp_path / "log.json"
+    info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
+    stop_after = 2 * 15  # frames: some tricks in, mid-deal
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        every=1,
+        log_out=out,
+        client=poster,
+        stop=lambda: len(taken) >= stop_after,
+    )
+    assert result.stopped and len(taken) == stop_after == result.stats.frames  # no frame taken after
+    assert json.loads(out.read_text()) == result.deal.log and result.deal.log["tricks"]
+    assert result.deal.log["finished"] is False and poster.deals == []
+    assert not result.all_sent
+    # after the stop, every call to the client has a time limit of at most STOP_FLUSH_S
+    assert poster.within[-1] is not None and 0 <= poster.within[-1] <= STOP_FLUSH_S

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -77,6 +78,35 @@ def test_pipeline_refuses_bad_settings() -> None:
         run_pipeline([], lambda im: [], geometry, info, every=0)
     with pytest.raises(PipelineConfigError):
         run_pipeline([], lambda im: [], geometry, info, still_threshold=-1)
+
+
+def test_pipeline_stops_before_taking_another_frame() -> None:
+    frames, answers = scripted(ONE_TRICK, repeat=10)
+    taken: list[int] = []
+
+    def source() -> Any:
+        for f in frames:
+            taken.append(f.index)
+            yield f
+
+    geometry = mm_geometry(Table(900.0, 900.0))
+    result = run_pipeline(
+        source(),
+        lambda image: answers[int(image[0, 0, 0])],
+        geometry,
+        DealInfo("national-2deck", "5", "H", "S"),
+        every=5,
+        stop=lambda: len(taken) >= 26,
+    )
+    assert result.stopped and taken == list(range(26)) and result.stats.frames == 26
+    assert [p[0] for p in result.deal.log["tricks"][0]["plays"]] == ["S", "E"]  # what was seen
+    done = run_pipeline(
+        frames,
+        lambda image: answers[int(image[0, 0, 0])],
+        geometry,
+        DealInfo("national-2deck", "5", "H", "S"),
+    )
+    assert not done.stopped and done.stats.frames == 60
 
 
 def test_same_picture_sees_a_card_land() -> None:

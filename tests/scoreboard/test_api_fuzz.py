@@ -42,7 +42,9 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
             derandomize=True,
             suppress_health_check=list(HealthCheck),
         )
-        @given(case=op.as_strategy(generation_mode=mode), who=st.sampled_from(range(4)), use_real=st.booleans())
+        @given(
+            case=op.as_strategy(generation_mode=mode), who=st.sampled_from(range(4)), use_real=st.booleans()
+        )
         def check(case: Any, who: int, use_real: bool) -> None:
             if use_real and case.path_parameters:
                 case.path_parameters = {k: real.get(k, v) for k, v in case.path_parameters.items()}
@@ -52,7 +54,9 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
             response = case.call(headers=headers)
             sent[f"{op.method.upper()} {op.path}"] += 1
             if response.status_code >= 500:
-                errors.append(f"{case.method} {case.formatted_path} {response.status_code}: {response.text[:200]}")
+                errors.append(
+                    f"{case.method} {case.formatted_path} {response.status_code}: {response.text[:200]}"
+                )
 
         try:
             check()

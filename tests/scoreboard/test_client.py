@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from scoreboard.client import ScoreboardClient
 from tests.scoreboard.deals import DEFENDERS_WIN
@@ -64,3 +65,26 @@ def test_refused_posts_are_reported_not_retried(client, make_table):
     assert sb.event({"type": "play", "trick": 0, "seat": "S", "cards": ["AH"]}) is True
     assert [r.status for r in sb.refused] == [422]
     assert len(sb.queue) == 0
+
+
+def test_whoami_refuses_a_wrong_token(client, make_table):
+    make_table()
+    sb = ScoreboardClient("http://testserver", "not-a-table-token", http=client)
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        sb.whoami()
+    assert refused.value.response.status_code == 401
+
+
+def test_flush_within_a_time_limit_keeps_what_it_could_not_send(client, make_table):
+    t = make_table()
+    flaky = Flaky(client._transport)
+    sb = ScoreboardClient(
+        "http://testserver", t.token, http=httpx.Client(transport=flaky, base_url="http://testserver")
+    )
+    flaky.down = True
+    assert sb.event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}) is False
+    flaky.down = False
+    assert sb.flush(within=0.0) is False and len(sb.queue) == 1  # no time left: nothing tried
+    assert sb.flush(within=30.0) is True and not sb.queue and sb.refused == []
+    stored = client.get("/api/events", params={"table": t.id}).json()["events"]
+    assert [e["kind"] for e in stored].count("deal_start") == 1

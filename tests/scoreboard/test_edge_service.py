@@ -1,5 +1,6 @@
 """The table service (edge_app.service) against the real scoreboard app: a whole filmed deal read
-perfectly goes out as live events and one finished deal, through a network outage, exactly once."""
+perfectly goes out as live events and one finished deal (posted when the deal ends, before the film
+does), through a network outage, exactly once."""
 
 from __future__ import annotations
 
@@ -75,6 +76,8 @@ def test_filmed_deal_reaches_the_scoreboard_once_through_an_outage(
         client=sb,
     )
     assert result.all_sent and sb.refused == [] and not sb.queue
+    # the deal went out when the bottom was seen, while the film still showed it
+    assert result.posted_at is not None and result.posted_at < len(frames) - 1 and result.deal_posted
     assert json.loads(out.read_text()) == result.deal.log
     assert [t["plays"] for t in result.deal.log["tricks"]] == [
         [[s, sorted(c)] for s, c in tr["plays"]] for tr in truth["tricks"]
