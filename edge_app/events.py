@@ -70,8 +70,8 @@ class EventStream:
         for i in range(self.sent_tricks, len(tricks)):
             for seat, cards, *_ in tricks[i]["plays"]:
                 out.append(Play(type="play", trick=i + 1, seat=seat, cards=list(cards)))
-            if result is not None and i < len(result["tricks"]) and result["tricks"][i].get("winner"):
-                r = result["tricks"][i]
+            r = result["tricks"][i] if result is not None and i < len(result["tricks"]) else {}
+            if r.get("winner") and r.get("points") is not None:  # open values (unknown cards): no result
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
         self.sent_tricks = max(self.sent_tricks, len(tricks))
         for v in (result or {}).get("violations", []):

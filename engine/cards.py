@@ -132,6 +132,86 @@ def parse_card(text: str) -> Card:
     return ALL_CARDS[code]
 
 
+@dataclass(frozen=True, slots=True)
+class UnknownCard:
+    """A card the camera saw but could not name in full (``deal-log.md``, "Unknown cards"): ``??``
+    (a card, nothing more), ``J?`` (a jack, suit unknown), ``?H`` (a heart, rank unknown), ``?J``
+    (a joker, big or small unknown). At most one of ``rank``, ``suit`` and ``joker`` is set.
+
+    >>> parse_any("j?"), parse_any("?h"), parse_any("?J"), parse_any("t?")
+    (UnknownCard('J?'), UnknownCard('?H'), UnknownCard('?J'), UnknownCard('10?'))
+    >>> sorted(CARD_NAMES[c] for c in parse_any("?J").candidates), len(parse_any("??").candidates)
+    (['BJ', 'SJ'], 54)
+    """
+
+    rank: int | None = None
+    suit: str | None = None
+    joker: bool = False
+
+    @property
+    def candidates(self) -> frozenset[int]:
+        """The card codes it may be, from what is written of it."""
+        return _CANDIDATES[(self.rank, self.suit, self.joker)]
+
+    def __str__(self) -> str:
+        if self.joker:
+            return "?J"
+        if self.rank is not None:
+            return RANK_NAME[self.rank] + "?"
+        if self.suit is not None:
+            return "?" + self.suit
+        return "??"
+
+    def __repr__(self) -> str:
+        return f"UnknownCard({str(self)!r})"
+
+
+#: A card of a deal log: named, or seen but not (fully) named.
+AnyCard = Card | UnknownCard
+
+
+def _candidates(rank: int | None, suit: str | None, joker: bool) -> frozenset[int]:
+    if joker:
+        return frozenset((SMALL_JOKER, BIG_JOKER))
+    if rank is not None:
+        return frozenset(s * 13 + rank - 2 for s in range(4))
+    if suit is not None:
+        return frozenset(range(SUITS.index(suit) * 13, SUITS.index(suit) * 13 + 13))
+    return frozenset(range(N_CODES))
+
+
+_CANDIDATES: Final[dict[tuple[int | None, str | None, bool], frozenset[int]]] = {
+    **{(r, None, False): _candidates(r, None, False) for r in RANK_NAME},
+    **{(None, s, False): _candidates(None, s, False) for s in SUITS},
+    (None, None, True): _candidates(None, None, True),
+    (None, None, False): _candidates(None, None, False),
+}
+
+
+def parse_any(text: str) -> AnyCard:
+    """A named card, or an unknown one (``??``, ``J?``, ``?H``, ``?J``); raises
+    :class:`UnknownCardError` for anything else."""
+    fast = _BY_NAME.get(text) if isinstance(text, str) else None
+    if fast is not None:
+        return ALL_CARDS[fast]
+    if isinstance(text, str) and "?" in text:
+        key = text.strip().upper()
+        if key == "??":
+            return UnknownCard()
+        if key == "?J":
+            return UnknownCard(joker=True)
+        if len(key) == 2 and key[0] == "?" and key[1] in SUITS:
+            return UnknownCard(suit=key[1])
+        if key.endswith("?") and key[:-1] in (*RANK_VALUE, "T"):
+            return UnknownCard(rank=parse_rank(key[:-1]))
+        raise UnknownCardError(f"unknown card {shown(text)}")
+    return parse_card(text)
+
+
+def format_any(cards: Iterable[AnyCard]) -> list[str]:
+    return [str(c) for c in cards]
+
+
 def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
     return tuple(parse_card(t) for t in texts)
 

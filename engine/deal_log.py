@@ -21,7 +21,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from engine.cards import ALL_CARDS, RANK_NAME, SUITS, Card, format_cards, parse_card, parse_rank
+from engine.cards import (
+    ALL_CARDS,
+    RANK_NAME,
+    SUITS,
+    AnyCard,
+    Card,
+    UnknownCard,
+    format_any,
+    parse_any,
+    parse_rank,
+)
+from engine.inventory import options
 from engine.rules import RuleSet, get_rule_set
 from engine.seats import SEAT_ORDER, Seat, parse_seat
 from engine.text import shown
@@ -39,18 +50,22 @@ MAX_RULING_LEVELS: Final = 13
 _MISSING_SHOWN: Final = 12
 
 
+#: Where a card lies in a log: ``(trick, play, index)``, 0-based, or ``("bottom", index)``.
+Where = tuple[int, int, int] | tuple[str, int]
+
+
 @dataclass(frozen=True, slots=True)
 class Play:
     """One seat's cards laid in a trick; ``split`` is a throw's declared reading (``"as"``)."""
 
     seat: Seat
-    cards: tuple[Card, ...]
-    split: tuple[tuple[Card, ...], ...] | None = None
+    cards: tuple[AnyCard, ...]
+    split: tuple[tuple[AnyCard, ...], ...] | None = None
 
     def to_json(self) -> list[Any]:
-        out: list[Any] = [self.seat.name, format_cards(self.cards)]
+        out: list[Any] = [self.seat.name, format_any(self.cards)]
         if self.split is not None:
-            out.append({"as": [format_cards(part) for part in self.split]})
+            out.append({"as": [format_any(part) for part in self.split]})
         return out
 
 
@@ -105,9 +120,22 @@ class DealLog:
     trump: str | None
     dealer: Seat
     tricks: tuple[Trick, ...]
-    bottom: tuple[Card, ...] | None = None
+    bottom: tuple[AnyCard, ...] | None = None
     finished: bool = False
     rulings: tuple[Ruling, ...] = field(default=())
+    #: How many cards are written unknown (``??``, ``J?``, ``?H``, ``?J``).
+    unknown: int = 0
+
+    @property
+    def unknown_slots(self) -> tuple[tuple[Where, UnknownCard], ...]:
+        """Every unknown card with where it lies: ``(trick, play, index)`` (0-based) or
+        ``("bottom", index)``."""
+        out: list[tuple[Where, UnknownCard]] = []
+        for t, trick in enumerate(self.tricks):
+            for p, play in enumerate(trick.plays):
+                out += [((t, p, i), c) for i, c in enumerate(play.cards) if isinstance(c, UnknownCard)]
+        out += [(("bottom", i), c) for i, c in enumerate(self.bottom or ()) if isinstance(c, UnknownCard)]
+        return tuple(out)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -117,7 +145,7 @@ class DealLog:
             "dealer": self.dealer.name,
         }
         if self.bottom is not None:
-            out["bottom"] = format_cards(self.bottom)
+            out["bottom"] = format_any(self.bottom)
         out["tricks"] = [t.to_json() for t in self.tricks]
         out["finished"] = self.finished
         if self.rulings:
@@ -136,11 +164,11 @@ def _where(trick: int | None, play: int | None = None, seat: object = None) -> s
     return out + ": "
 
 
-def _cards(raw: object, where: str | Callable[[], str]) -> tuple[Card, ...]:
+def _cards(raw: object, where: str | Callable[[], str]) -> tuple[AnyCard, ...]:
     try:
         if not isinstance(raw, (list, tuple)):
             raise ValueError(f"cards must be a list of card names, got {shown(raw)}")
-        return tuple([parse_card(c) for c in raw])
+        return tuple([parse_any(c) for c in raw])
     except ValueError as exc:
         prefix = where if isinstance(where, str) else where()
         raise DealLogError(f"{prefix}{exc}") from None
@@ -200,7 +228,7 @@ def _check_complete(
     rules: RuleSet,
     dealer: Seat,
     tricks: Sequence[Trick],
-    bottom: tuple[Card, ...] | None,
+    bottom: tuple[AnyCard, ...] | None,
     seen: Counter[Card],
 ) -> None:
     """A finished log accounts for the whole deal: the dealer led the first trick, every hand was
@@ -226,10 +254,20 @@ def _check_complete(
     if size != rules.bottom_size:
         problems.append(f"the bottom has {size} of {rules.bottom_size} cards")
     missing = [c for c in ALL_CARDS for _ in range(rules.decks - seen[c])]
-    if missing:
-        named = " ".join(str(c) for c in missing[:_MISSING_SHOWN])
-        more = f" and {len(missing) - _MISSING_SHOWN} more" if len(missing) > _MISSING_SHOWN else ""
-        problems.append(f"{len(missing)} card(s) of the decks never appear ({named}{more})")
+    unknown = [c for t in tricks for p in t.plays for c in p.cards if isinstance(c, UnknownCard)]
+    unknown += [c for c in bottom or () if isinstance(c, UnknownCard)]
+    named = " ".join(str(c) for c in missing[:_MISSING_SHOWN])
+    more = f" and {len(missing) - _MISSING_SHOWN} more" if len(missing) > _MISSING_SHOWN else ""
+    if len(missing) > len(unknown):
+        also = f", {len(unknown)} unknown card(s) stand for some of" if unknown else ""
+        problems.append(
+            f"{len(missing) - len(unknown)} card(s) of the decks never appear{also} ({named}{more})"
+        )
+    elif unknown and not problems:
+        capacity = {c.code: rules.decks - seen[c] for c in ALL_CARDS}
+        if options([u.candidates for u in unknown], capacity, exact=True) is None:
+            written = " ".join(str(u) for u in unknown[:_MISSING_SHOWN])
+            problems.append(f"the unknown cards ({written}) cannot be the cards missing ({named}{more})")
     if problems:
         raise DealLogError(
             "finished, but the log does not account for the whole deal: " + "; ".join(problems)
@@ -265,6 +303,7 @@ def parse_deal_log(data: object) -> DealLog:
     if not isinstance(raw_tricks, Sequence) or isinstance(raw_tricks, str):
         raise DealLogError("tricks must be a list")
     tricks: list[Trick] = []
+    unknown = 0
     seen: Counter[Card] = Counter()
     decks = rules.decks
     for t, raw in enumerate(raw_tricks, start=1):
@@ -286,6 +325,9 @@ def parse_deal_log(data: object) -> DealLog:
                 )
             over = None
             for c in play.cards:
+                if isinstance(c, UnknownCard):
+                    unknown += 1
+                    continue
                 n = seen[c] + 1
                 seen[c] = n
                 if n > decks and over is None:
@@ -299,8 +341,9 @@ def parse_deal_log(data: object) -> DealLog:
             raise DealLogError(f"trick {t}: trick {t - 1} has only {len(tricks[-1].plays)} plays")
         tricks.append(Trick(plays))
     if bottom is not None:
-        seen.update(bottom)
-        over = [c for c in bottom if seen[c] > rules.decks]
+        unknown += sum(1 for c in bottom if isinstance(c, UnknownCard))
+        seen.update(c for c in bottom if isinstance(c, Card))
+        over = [c for c in bottom if isinstance(c, Card) and seen[c] > rules.decks]
         if over:
             raise DealLogError(f"bottom: {over[0]} appears more than {rules.decks} time(s) in the log")
     finished = data.get("finished", False)
@@ -315,5 +358,13 @@ def parse_deal_log(data: object) -> DealLog:
         raise DealLogError("rulings must be a list")
     rulings = tuple(_ruling(r, i) for i, r in enumerate(raw_rulings))
     return DealLog(
-        rules, level, None if trump == "NT" else trump, dealer, tuple(tricks), bottom, finished, rulings
+        rules,
+        level,
+        None if trump == "NT" else trump,
+        dealer,
+        tuple(tricks),
+        bottom,
+        finished,
+        rulings,
+        unknown,
     )

@@ -8,6 +8,13 @@ could have followed better (more cards of the led suit class, or a better shape:
 higher combination of the same shape as one of its components (seed 002 art. 11). ``proven_at``
 is the first trick k whose plays make it certain. Nothing is reported that the evidence does not
 prove: profiles are exact and monotone in the hand.
+
+With unknown cards (``deal-log.md``), a :class:`TrickView` holds each play's *named* cards and,
+per play, the suit classes each of its unknown cards could be. A violation is reported only when it
+holds for every completion of the unknowns: an unknown card is never evidence; an unknown card of
+the offender's play at trick t counts as of the led suit class whenever it could be; a lead with an
+unknown card has a sure suit class only when all its cards can only be of one, and its shape is then
+open, so only the count of led-class cards can prove a revoke there, and its throw cannot fail.
 """
 
 from __future__ import annotations
@@ -48,10 +55,23 @@ class Violation:
 
 @dataclass(frozen=True, slots=True)
 class TrickView:
-    """What the evidence model needs of one trick: its lead and each seat's cards."""
+    """What the evidence model needs of one trick: its lead and each seat's (named) cards; with
+    unknown cards, per play the suit classes each unknown card could be (``maybe``), the lead's
+    class sure but its shape open (``lead_open``), or its class open too (``lead_unsure``)."""
 
     lead: Lead
     plays: tuple[tuple[Seat, tuple[Card, ...]], ...]
+    maybe: tuple[tuple[frozenset[int], ...], ...] | None = None
+    lead_open: bool = False
+    lead_unsure: bool = False
+
+    def size(self, i: int) -> int:
+        """How many cards play ``i`` holds, named or not."""
+        return len(self.plays[i][1]) + (len(self.maybe[i]) if self.maybe is not None else 0)
+
+    def could_be(self, i: int, cls: int) -> int:
+        """How many of play ``i``'s unknown cards could be of suit class ``cls``."""
+        return 0 if self.maybe is None else sum(1 for m in self.maybe[i] if cls in m)
 
 
 def _suit(cards: Sequence[Card], ctx: TrumpContext, cls: int) -> list[Card]:
@@ -112,7 +132,10 @@ def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: Foll
     for t, view in enumerate(tricks):
         lead = view.lead
         leader, lead_cards = view.plays[0]
-        if lead.cls is None:
+        size = view.size(0)
+        if view.lead_unsure:
+            pass  # the lead's class is open: only the cards' count can break a rule
+        elif lead.cls is None:
             out.append(
                 Violation(
                     "failed_throw",
@@ -123,24 +146,26 @@ def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: Foll
                     lead_cards,
                 )
             )
-        elif lead.is_throw:
+        elif lead.is_throw and not view.lead_open:
             v = _failed_throw(ev, t, leader, lead, ctx)
             if v is not None:
                 out.append(v)
-        for seat, cards in view.plays[1:]:
-            if len(cards) != lead.size:
+        for i, (seat, cards) in enumerate(view.plays[1:], start=1):
+            if view.size(i) != size:
                 out.append(
                     Violation(
                         "card_count",
                         seat,
                         t + 1,
                         t + 1,
-                        f"{seat} played {len(cards)} cards to a {lead.size}-card lead",
+                        f"{seat} played {view.size(i)} cards to a {size}-card lead",
                         cards,
                     )
                 )
-            elif lead.cls is not None:
-                v = _revoke(ev, t, seat, cards, lead, ctx, follow)
+            elif lead.cls is not None and not view.lead_unsure:
+                v = _revoke(
+                    ev, t, seat, cards, lead, ctx, follow, size, view.could_be(i, lead.cls), view.lead_open
+                )
                 if v is not None:
                     out.append(v)
     return out
@@ -154,14 +179,19 @@ def _revoke(
     lead: Lead,
     ctx: TrumpContext,
     follow: FollowPolicy,
+    size: int,
+    maybe: int = 0,
+    lead_open: bool = False,
 ) -> Violation | None:
+    """``maybe``: the play's unknown cards that could be of the led class (counted as if they
+    were); ``lead_open``: the lead's shape is not known (only the count can prove a revoke)."""
     cls = lead.cls
     assert cls is not None
     in_suit = _suit(cards, ctx, cls)
-    if len(in_suit) == lead.size and not lead.structured:
-        return None  # followed suit with every card: nothing more is asked of a single-card lead
+    if len(in_suit) + maybe >= size and (maybe or lead_open or not lead.structured):
+        return None  # followed suit with every card (as far as can be known): nothing more to prove
     steps = ev.steps(seat, t, cls)
-    if len(in_suit) < lead.size:
+    if len(in_suit) + maybe < size:
         for k, known in steps:
             if sum(known.values()) > len(in_suit):
                 held = _held(known)

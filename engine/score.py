@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from engine.cards import Card
 from engine.context import TrumpContext, trump_context
@@ -22,27 +22,53 @@ from engine.scoring import bottom_multiplier, outcome, points
 from engine.seats import Seat
 from engine.trick import InvalidSplitError, Lead, read_lead, winning_play
 
+Range = tuple[int, int]
+
+
+def _value(out: dict[str, Any], name: str, value: int | None, bounds: Range | None) -> None:
+    """``name: value``, or ``name: null`` with ``name_range: [lo, hi]`` when the unknown cards
+    leave it open."""
+    out[name] = value
+    if value is None and bounds is not None:
+        out[f"{name}_range"] = list(bounds)
+
 
 @dataclass(frozen=True, slots=True)
 class TrickResult:
     trick: int
     leader: Seat
     winner: Seat | None
-    points: int
+    points: int | None
+    #: Bounds of ``points`` when the unknown cards leave them open (``points`` is then None).
+    points_range: Range | None = None
+    #: Whether the trick has its four plays (a complete trick whose winner is open has winner None).
+    complete: bool = True
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"trick": self.trick, "leader": self.leader.name}
-        if self.winner is not None:
-            out["winner"] = self.winner.name
-        out["points"] = self.points
+        if self.complete:
+            out["winner"] = None if self.winner is None else self.winner.name
+        _value(out, "points", self.points, self.points_range)
         return out
 
 
 @dataclass(frozen=True, slots=True)
 class BottomResult:
-    points: int
-    multiplier: int
-    awarded: int
+    points: int | None
+    multiplier: int | None
+    awarded: int | None
+    points_range: Range | None = None
+    multiplier_possible: tuple[int, ...] = ()
+    awarded_range: Range | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _value(out, "points", self.points, self.points_range)
+        out["multiplier"] = self.multiplier
+        if self.multiplier is None:
+            out["multiplier_possible"] = list(self.multiplier_possible)
+        _value(out, "awarded", self.awarded, self.awarded_range)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,51 +79,113 @@ class Outcome:
     #: Levels awarded by referee rulings, by side (``NS``/``EW``).
     ruling_levels: dict[str, int] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"side": self.side, "levels": self.levels, "next_dealer": self.next_dealer.name}
+        if self.ruling_levels:
+            out["ruling_levels"] = dict(self.ruling_levels)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """An unknown card that every completion of the log makes the same card (``index`` 0-based in
+    its play; ``trick`` and ``seat`` None for a card of the bottom)."""
+
+    trick: int | None
+    seat: Seat | None
+    index: int
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "trick": self.trick,
+            "seat": None if self.seat is None else self.seat.name,
+            "index": self.index,
+            "card": str(self.card),
+        }
+        if self.trick is None:
+            out["bottom"] = True
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class DealResult:
+    """The ``score`` result. With unknown cards, a value they leave open is None and its bounds (or
+    the outcomes still possible) are given beside it; ``unknown`` counts the cards still open."""
+
     tricks: tuple[TrickResult, ...]
-    captured: int
-    defender_total: int
+    captured: int | None
+    defender_total: int | None
     violations: tuple[Violation, ...]
     bottom: BottomResult | None = None
     outcome: Outcome | None = None
     penalty: int = 0
+    captured_range: Range | None = None
+    defender_total_range: Range | None = None
+    outcome_possible: tuple[Outcome, ...] = ()
+    resolved: tuple[Resolved, ...] = ()
+    unknown: int = 0
+    finished: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"tricks": [t.to_json() for t in self.tricks], "captured": self.captured}
+        out: dict[str, Any] = {"tricks": [t.to_json() for t in self.tricks]}
+        _value(out, "captured", self.captured, self.captured_range)
         if self.bottom is not None:
-            out["bottom"] = {
-                "points": self.bottom.points,
-                "multiplier": self.bottom.multiplier,
-                "awarded": self.bottom.awarded,
-            }
-        out["defender_total"] = self.defender_total
-        if self.outcome is not None:
-            out["outcome"] = {
-                "side": self.outcome.side,
-                "levels": self.outcome.levels,
-                "next_dealer": self.outcome.next_dealer.name,
-            }
-            if self.outcome.ruling_levels:
-                out["outcome"]["ruling_levels"] = dict(self.outcome.ruling_levels)
+            out["bottom"] = self.bottom.to_json()
+        _value(out, "defender_total", self.defender_total, self.defender_total_range)
+        if self.finished:
+            out["outcome"] = None if self.outcome is None else self.outcome.to_json()
+            if self.outcome is None:
+                out["outcome_possible"] = [o.to_json() for o in self.outcome_possible]
         if self.penalty:
             out["penalty"] = self.penalty
         out["violations"] = [v.to_json() for v in self.violations]
+        if self.resolved:
+            out["resolved"] = [r.to_json() for r in self.resolved]
+        out["unknown"] = self.unknown
         return out
+
+
+def rulings_applied(log: DealLog, side: str, levels: int, next_dealer: Seat) -> Outcome:
+    """An outcome with the log's rulings: levels to the non-offending side, the next deal to it."""
+    dealer_side = log.dealer.side
+    ruling_levels: dict[str, int] = {}
+    for ruling in log.rulings:
+        other = "EW" if ruling.seat.side == "NS" else "NS"
+        if ruling.levels:
+            ruling_levels[other] = ruling_levels.get(other, 0) + ruling.levels
+        if ruling.deals_next:
+            next_dealer = log.dealer.partner if other == dealer_side else log.dealer.next
+    return Outcome(side, levels, next_dealer, ruling_levels)
+
+
+def penalty_of(log: DealLog) -> int:
+    """The rulings' points in the defenders' total (against the dealer side adds, else subtracts)."""
+    return sum(r.points if r.seat.side == log.dealer.side else -r.points for r in log.rulings)
 
 
 def _lead(log: DealLog, t: int, ctx: TrumpContext) -> Lead:
     play = log.tricks[t].plays[0]
     try:
-        return read_lead(play.cards, play.split, ctx)
+        return read_lead(
+            cast(_Cards, play.cards), None if play.split is None else cast(_Split, play.split), ctx
+        )
     except InvalidSplitError as exc:
         raise DealLogError(f"trick {t + 1}, play 1 ({play.seat}): {exc}") from None
 
 
+_Cards = tuple[Card, ...]
+_Split = tuple[_Cards, ...]
+
+
 def evaluate(log: DealLog) -> DealResult:
     """Score a parsed log; raises :class:`DealLogError` for a leader who did not win the previous
-    trick or an impossible declared split."""
+    trick or an impossible declared split. A log with unknown cards is scored by
+    :func:`engine.unknowns.evaluate_open`."""
+    if log.unknown:
+        from engine.unknowns import evaluate_open
+
+        return evaluate_open(log)
     ctx = trump_context(log.level, log.trump)
     dealer_side = log.dealer.side
     views: list[TrickView] = []
@@ -111,7 +199,7 @@ def evaluate(log: DealLog) -> DealResult:
                 f"trick {t + 1}, play 1 ({leader}): {leader} led but {prev_winner} won trick {t}"
             )
         lead = _lead(log, t, ctx)
-        cards = [p.cards for p in trick.plays]
+        cards = [cast(_Cards, p.cards) for p in trick.plays]  # every card named (see above)
         pts = points([c for p in cards for c in p])
         winner = None
         if trick.complete:
@@ -119,34 +207,34 @@ def evaluate(log: DealLog) -> DealResult:
             if winner.side != dealer_side:
                 captured += pts
         prev_winner = winner
-        results.append(TrickResult(t + 1, leader, winner, pts))
-        views.append(TrickView(lead, tuple((p.seat, p.cards) for p in trick.plays)))
+        results.append(TrickResult(t + 1, leader, winner, pts, complete=trick.complete))
+        views.append(TrickView(lead, tuple((p.seat, cards[i]) for i, p in enumerate(trick.plays))))
     violations = find_violations(views, ctx, log.rules.follow)
-    penalty = 0
-    for ruling in log.rulings:
-        penalty += ruling.points if ruling.seat.side == dealer_side else -ruling.points
+    penalty = penalty_of(log)
     bottom = None
     result_outcome = None
     total = captured + penalty
     if log.finished:
-        bottom_cards: tuple[Card, ...] = log.bottom or ()
+        bottom_cards = cast(tuple[Card, ...], log.bottom or ())
         bpts = points(bottom_cards)
         mult = 0
         last = results[-1] if results else None
         if last is not None and last.winner is not None and last.winner.side != dealer_side:
             mult = bottom_multiplier(log.rules.bottom, views[-1].lead.components)
         bottom = BottomResult(bpts, mult, bpts * mult)
-        total += bottom.awarded
+        total += bpts * mult
         side, levels, next_dealer = outcome(log.rules, log.dealer, total)
-        ruling_levels: dict[str, int] = {}
-        for ruling in log.rulings:
-            other = "EW" if ruling.seat.side == "NS" else "NS"
-            if ruling.levels:
-                ruling_levels[other] = ruling_levels.get(other, 0) + ruling.levels
-            if ruling.deals_next:
-                next_dealer = log.dealer.partner if other == dealer_side else log.dealer.next
-        result_outcome = Outcome(side, levels, next_dealer, ruling_levels)
-    return DealResult(tuple(results), captured, total, tuple(violations), bottom, result_outcome, penalty)
+        result_outcome = rulings_applied(log, side, levels, next_dealer)
+    return DealResult(
+        tuple(results),
+        captured,
+        total,
+        tuple(violations),
+        bottom,
+        result_outcome,
+        penalty,
+        finished=log.finished,
+    )
 
 
 def score_log(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,20 @@ def score(log: Mapping[str, Any]) -> dict[str, Any]:
         raise ScoringError(str(exc)) from exc
 
 
+def open_outcome(result: Mapping[str, Any]) -> str | None:
+    """Why a finished deal cannot move the levels yet: its unknown cards leave the outcome open (a
+    referee settles them); None when the outcome is known."""
+    if result.get("outcome") is not None:
+        return None
+    possible = "; ".join(
+        f"{o.get('side')} +{o.get('levels')}" for o in result.get("outcome_possible") or []
+    )
+    return (
+        f"the outcome depends on {result.get('unknown', 0)} unknown card(s): a referee settles them "
+        f"(possible: {possible})"
+    )
+
+
 def rules_known(rules: str) -> bool:
     """Whether the engine knows this rule set id."""
     from engine import RULE_SETS

@@ -216,6 +216,8 @@ class Scoreboard:
                 result = scoring.score(log)
             except scoring.ScoringError as exc:
                 refusal = f"the rules engine refuses the log: {exc}"
+            else:
+                refusal = scoring.open_outcome(result)
         try:
             with self.db.write() as s:
                 self.db.lock_table_row(s, table_id)
@@ -380,6 +382,8 @@ class Scoreboard:
         if log.get("finished") is not True:
             raise ServiceError(422, 'a corrected deal log must be finished ("finished": true)')
         result = scoring.score(log)  # ScoringError -> 422: the referee sees what is still wrong
+        if (still_open := scoring.open_outcome(result)) is not None:
+            raise ServiceError(422, still_open)
         with self.db.write() as s:
             self.db.lock_table_row(s, refused_table := alert.table_id)
             alert = s.get(Alert, alert_id)
@@ -476,6 +480,8 @@ class Scoreboard:
         if not isinstance(log, dict) or log.get("finished") is not True:
             raise ServiceError(422, 'a corrected deal log must be finished ("finished": true)')
         result = scoring.score(log)
+        if (still_open := scoring.open_outcome(result)) is not None:
+            raise ServiceError(422, still_open)
         with self.db.write() as s:
             self.db.lock_table_row(s, table_id)
             table = self.table(s, table_id)

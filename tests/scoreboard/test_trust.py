@@ -265,3 +265,44 @@ def test_the_second_deal_after_a_refused_one_keeps_its_number(client, make_table
     assert t.post_deal(dealt_by(DEFENDERS_WIN, "S", "2"), "good").status_code == 201
     assert client.get(f"/api/tables/{t.id}/deals/1").status_code == 200
     assert [x["deal_id"] for x in alerts(client, ref, kind="refused")] == [None]
+
+
+# --- unknown cards ----------------------------------------------------------------------------------
+
+
+def test_a_deal_with_an_unread_card_counts_when_the_inventory_settles_it(client, make_table):
+    """One card the camera could not name ('??'): the other 107 name it, so the deal counts as
+    if it had been read (deals.py: D = 120, EW take over +1)."""
+    t = make_table()
+    log = deal(DEFENDERS_WIN)
+    real = log["tricks"][3]["plays"][2][1][0]
+    log["tricks"][3]["plays"][2][1][0] = "??"
+    r = t.post_deal(log, "k")
+    assert r.status_code == 201, r.text
+    assert r.json()["unknown"] == 0 and r.json()["resolved"][0]["card"] == real
+    assert t.state()["levels"] == {"NS": "2", "EW": "3"}
+
+
+def test_a_deal_whose_outcome_hangs_on_unknown_cards_waits_for_a_referee(client, make_table):
+    """S's lead of trick 1 (AD, a filler trick S wins) and a bottom KD unread: one is AD, the other
+    KD, but which is which decides D (the bottom counts double): 120 (EW +1) or 100 (EW take over,
+    +0). The deal moves no level and waits as a refused log; a referee names the cards."""
+    ref = referee_headers(client)
+    t = make_table()
+    log = deal(DEFENDERS_WIN)
+    assert (log["tricks"][0]["plays"][0], log["bottom"][0]) == (["S", ["AD"]], "KD")
+    log["tricks"][0]["plays"][0][1] = ["??"]
+    log["bottom"][0] = "??"
+    r = t.post_deal(log, "k")
+    assert r.status_code == 422, r.text
+    assert "outcome depends on 2 unknown card(s)" in r.json()["detail"]
+    assert "defenders +0; defenders +1" in r.json()["detail"]
+    assert t.state()["levels"] == {"NS": "2", "EW": "2"}
+    [alert] = alerts(client, ref, kind="refused")
+    r = client.post(
+        f"/api/alerts/{alert['id']}/resolve",
+        json={"reason": "read by hand", "log": deal(DEFENDERS_WIN)},
+        headers=ref,
+    )
+    assert r.status_code == 201, r.text
+    assert t.state()["levels"] == {"NS": "2", "EW": "3"}

@@ -1,0 +1,360 @@
+"""Scoring a log with unknown cards (``deal-log.md``, "Unknown cards").
+
+An unknown card is any card consistent with everything else in the log: what is written of it
+(``J?``, ``?H``, ``?J``, ``??``), the deck inventory (:mod:`engine.inventory`: each card exactly
+``decks`` times over a finished deal, at most that often before), and the order of leaders (the
+leader of trick k + 1 won trick k). What every completion agrees on is printed as known; the rest
+is ``None`` with bounds beside it. The bounds come from each trick's completions taken one trick at
+a time (the inventory's coupling between tricks is not followed further), so they always contain
+the true value and may be wider than the tightest ones. A trick with more than :data:`MAX_READINGS`
+completions is bounded card by card.
+
+Violations are those the named cards prove for every completion (:mod:`engine.evidence`); an
+unknown card, settled by the inventory or not, is never their proof.
+
+>>> from engine.deal_log import parse_deal_log
+>>> log = parse_deal_log({"rules": "national-2deck", "level": "2", "trump": "S", "dealer": "S",
+...     "tricks": [{"plays": [["S", ["AH"]], ["E", ["??"]], ["N", ["3H"]], ["W", ["?H"]]]}]})
+>>> r = evaluate_open(log).to_json()
+>>> r["tricks"], r["captured"], r["captured_range"], r["unknown"]
+([{'trick': 1, 'leader': 'S', 'winner': None, 'points': None, 'points_range': [0, 20]}], None, [0, 20], 2)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Final
+
+from engine.cards import ALL_CARDS, CARD_POINTS, Card, UnknownCard
+from engine.context import TrumpContext, trump_context
+from engine.deal_log import DealLog, DealLogError, Play, Where
+from engine.evidence import TrickView, find_violations
+from engine.inventory import options
+from engine.score import (
+    BottomResult,
+    DealResult,
+    Outcome,
+    Range,
+    Resolved,
+    TrickResult,
+    penalty_of,
+    rulings_applied,
+)
+from engine.scoring import bottom_multiplier, outcome
+from engine.seats import Seat
+from engine.trick import InvalidSplitError, Lead, read_lead, winning_play
+
+#: Completions of one trick read one by one at most; beyond, bounds come card by card.
+MAX_READINGS: Final = 4096
+#: Every multiplier a bottom can get, for a last trick too open to read.
+_ANY_MULTIPLIER: Final = tuple(range(0, 65))
+
+
+@dataclass(frozen=True, slots=True)
+class _Case:
+    """One way the last trick can go: who takes it, its points, the bottom's multiplier."""
+
+    winner: Seat
+    points: int
+    multiplier: int
+
+
+def _span(values: Sequence[int]) -> Range:
+    return (min(values), max(values))
+
+
+def _known(bounds: Range) -> int | None:
+    return bounds[0] if bounds[0] == bounds[1] else None
+
+
+class _Open:
+    """The log's unknown cards and the codes each may be."""
+
+    def __init__(self, log: DealLog) -> None:
+        self.log = log
+        named: Counter[int] = Counter()
+        for trick in log.tricks:
+            for play in trick.plays:
+                named.update(c.code for c in play.cards if isinstance(c, Card))
+        named.update(c.code for c in log.bottom or () if isinstance(c, Card))
+        slots = log.unknown_slots
+        capacity = {c.code: log.rules.decks - named[c.code] for c in ALL_CARDS}
+        found = options([u.candidates for _, u in slots], capacity, exact=log.finished)
+        if found is None:
+            written = " ".join(str(u) for _, u in slots[:12])
+            raise DealLogError(f"the unknown cards ({written}) cannot all be cards the log leaves over")
+        self.where: dict[Where, frozenset[int]] = {w: o for (w, _), o in zip(slots, found, strict=True)}
+        # A finished deal's unknown cards are exactly the cards its named ones leave over, so the
+        # points they hold together are known, and a group of them holds the total less the rest.
+        self.total: int | None = None
+        if log.finished:
+            self.total = sum(CARD_POINTS[code] * n for code, n in capacity.items())
+
+    def bound(self, group: Sequence[Where], named: int, bounds: Range) -> Range:
+        """``bounds`` of the points a trick or the bottom holds (``named`` from its named cards, the
+        rest from its unknown ones, the ``group``), narrowed by the total the unknown cards of a
+        finished deal hold: the group holds that total less what the others can hold."""
+        if self.total is None:
+            return bounds
+        inside = set(group)
+        rest = [codes for where, codes in self.where.items() if where not in inside]
+        lo = max(bounds[0], named + self.total - sum(max(CARD_POINTS[c] for c in codes) for codes in rest))
+        hi = min(bounds[1], named + self.total - sum(min(CARD_POINTS[c] for c in codes) for codes in rest))
+        assert lo <= hi, "the truth lies in both bounds"
+        return (lo, hi)
+
+    def unknown_in(self, t: int) -> list[Where]:
+        return [w for w in self.where if w[0] == t]
+
+    def choices(self, t: int, p: int, play: Play) -> list[tuple[int, ...]]:
+        """Each card of a play as the codes it may be."""
+        return [
+            tuple(sorted(self.where[(t, p, i)])) if isinstance(c, UnknownCard) else (c.code,)
+            for i, c in enumerate(play.cards)
+        ]
+
+    def resolved(self) -> tuple[Resolved, ...]:
+        out = []
+        for where, codes in self.where.items():
+            if len(codes) != 1:
+                continue
+            code = next(iter(codes))
+            if where[0] == "bottom":
+                out.append(Resolved(None, None, int(where[1]), ALL_CARDS[code]))
+            else:
+                t, p, i = where  # type: ignore[misc]
+                out.append(Resolved(t + 1, self.log.tricks[t].plays[p].seat, i, ALL_CARDS[code]))
+        return tuple(out)
+
+
+def _readings(choices: list[list[tuple[int, ...]]]) -> int:
+    n = 1
+    for play in choices:
+        for card in play:
+            n *= len(card)
+    return n
+
+
+def _each(choices: list[list[tuple[int, ...]]]) -> Iterator[list[tuple[Card, ...]]]:
+    """Every completion of a trick, play by play."""
+    sizes = [len(p) for p in choices]
+    flat = [card for play in choices for card in play]
+    for combo in product(*flat):
+        out: list[tuple[Card, ...]] = []
+        i = 0
+        for n in sizes:
+            out.append(tuple(ALL_CARDS[c] for c in combo[i : i + n]))
+            i += n
+        yield out
+
+
+def _lead(play: Play, cards: tuple[Card, ...], ctx: TrumpContext) -> Lead:
+    """The lead as read for one completion: its declared split applies when every card of it is
+    named, else the canonical reading."""
+    split = None
+    if play.split is not None and all(isinstance(c, Card) for part in play.split for c in part):
+        split = tuple(tuple(c for c in part if isinstance(c, Card)) for part in play.split)
+    try:
+        return read_lead(cards, split, ctx)
+    except InvalidSplitError:
+        return read_lead(cards, None, ctx)
+
+
+def _named_points(cards: Sequence[object]) -> int:
+    """Points of the named cards among ``cards`` (unknown ones, settled or not, left out)."""
+    return sum(c.points for c in cards if isinstance(c, Card))
+
+
+def _points_bounds(choices: list[list[tuple[int, ...]]]) -> Range:
+    lo = sum(min(CARD_POINTS[c] for c in card) for play in choices for card in play)
+    hi = sum(max(CARD_POINTS[c] for c in card) for play in choices for card in play)
+    return (lo, hi)
+
+
+def _view(log: DealLog, t: int, state: _Open, ctx: TrumpContext) -> TrickView:
+    """What the evidence model may use of trick ``t``: named cards, and the classes each unknown
+    card could be (settled ones included: an unknown card is never proof)."""
+    trick = log.tricks[t]
+    named = tuple((p.seat, tuple(c for c in p.cards if isinstance(c, Card))) for p in trick.plays)
+    maybe = tuple(
+        tuple(
+            frozenset(ctx.cls[code] for code in state.where[(t, j, i)])
+            for i, c in enumerate(p.cards)
+            if isinstance(c, UnknownCard)
+        )
+        for j, p in enumerate(trick.plays)
+    )
+    lead_play = trick.plays[0]
+    if not maybe[0]:
+        lead = _lead(lead_play, named[0][1], ctx)
+        return TrickView(lead, named, maybe)
+    classes = {ctx.cls[c.code] for c in named[0][1]}
+    sure = set(classes)
+    for m in maybe[0]:
+        sure |= m
+    if len(classes) > 1:  # the named cards already mix classes: a failed throw whatever the rest
+        return TrickView(read_lead(named[0][1], None, ctx), named, maybe)
+    if len(sure) == 1:
+        return TrickView(Lead(sure.pop(), (), (), len(lead_play.cards), True), named, maybe, lead_open=True)
+    return TrickView(Lead(None, (), (), len(lead_play.cards), True), named, maybe, lead_unsure=True)
+
+
+def _last_cases(
+    log: DealLog, choices: list[list[tuple[int, ...]]], ctx: TrumpContext
+) -> tuple[set[Seat], list[int], list[_Case]]:
+    """The last trick's completions: its possible winners, points and cases."""
+    trick = log.tricks[-1]
+    dealer_side = log.dealer.side
+    winners: set[Seat] = set()
+    pts: list[int] = []
+    cases: list[_Case] = []
+    if _readings(choices) <= MAX_READINGS:
+        for cards in _each(choices):
+            lead = _lead(trick.plays[0], cards[0], ctx)
+            seat = trick.plays[winning_play(cards, lead, ctx)].seat
+            value = sum(c.points for play in cards for c in play)
+            mult = bottom_multiplier(log.rules.bottom, lead.components) if seat.side != dealer_side else 0
+            winners.add(seat)
+            pts.append(value)
+            cases.append(_Case(seat, value, mult))
+        return winners, pts, cases
+    bounds = _points_bounds(choices)
+    for play in trick.plays:
+        winners.add(play.seat)
+        mults = _ANY_MULTIPLIER if play.seat.side != dealer_side else (0,)
+        cases += [_Case(play.seat, v, m) for v in bounds for m in mults]
+    return winners, list(bounds), cases
+
+
+def _check_winner(log: DealLog, t: int, choices: list[list[tuple[int, ...]]], ctx: TrumpContext) -> list[int]:
+    """The points of trick ``t``'s completions in which the next trick's leader wins it (the order
+    of leaders); raises :class:`DealLogError` when there is none. Past :data:`MAX_READINGS`
+    completions, the card-by-card bounds."""
+    trick, leader = log.tricks[t], log.tricks[t + 1].leader
+    if _readings(choices) > MAX_READINGS:
+        return list(_points_bounds(choices))
+    pts = []
+    for cards in _each(choices):
+        lead = _lead(trick.plays[0], cards[0], ctx)
+        if trick.plays[winning_play(cards, lead, ctx)].seat is leader:
+            pts.append(sum(c.points for play in cards for c in play))
+    if not pts:
+        raise DealLogError(
+            f"trick {t + 2}, play 1 ({leader}): {leader} led, but no reading of trick {t + 1}'s "
+            f"unknown cards lets {leader} win it"
+        )
+    return pts
+
+
+def evaluate_open(log: DealLog) -> DealResult:
+    """Score a parsed log that holds unknown cards (see the module docstring)."""
+    ctx = trump_context(log.level, log.trump)
+    state = _Open(log)
+    dealer_side = log.dealer.side
+    results: list[TrickResult] = []
+    prior = [0, 0]  # what the defenders take in the tricks before the last complete one
+    cases: list[_Case] = []
+    n = len(log.tricks)
+    for t, trick in enumerate(log.tricks):
+        choices = [state.choices(t, p, play) for p, play in enumerate(trick.plays)]
+        if not trick.complete:
+            bounds = state.bound(
+                state.unknown_in(t),
+                _named_points([c for p in trick.plays for c in p.cards]),
+                _points_bounds(choices),
+            )
+            results.append(TrickResult(t + 1, trick.leader, None, _known(bounds), bounds, complete=False))
+            continue
+        if t + 1 < n:
+            winner: Seat | None = log.tricks[t + 1].leader
+            pts = _check_winner(log, t, choices, ctx)
+            bounds = state.bound(
+                state.unknown_in(t), _named_points([c for p in trick.plays for c in p.cards]), _span(pts)
+            )
+            if winner is not None and winner.side != dealer_side:
+                prior[0] += bounds[0]
+                prior[1] += bounds[1]
+        else:
+            winners, pts, cases = _last_cases(log, choices, ctx)
+            winner = next(iter(winners)) if len(winners) == 1 else None
+            bounds = state.bound(
+                state.unknown_in(t), _named_points([c for p in trick.plays for c in p.cards]), _span(pts)
+            )
+            cases = [c for c in cases if bounds[0] <= c.points <= bounds[1]]
+        results.append(TrickResult(t + 1, trick.leader, winner, _known(bounds), bounds))
+    took = [c.points if c.winner.side != dealer_side else 0 for c in cases] or [0]
+    captured = (prior[0] + min(took), prior[1] + max(took))
+    penalty = penalty_of(log)
+    violations = find_violations([_view(log, t, state, ctx) for t in range(n)], ctx, log.rules.follow)
+    resolved = state.resolved()
+    open_count = sum(1 for codes in state.where.values() if len(codes) > 1)
+    if not log.finished:
+        total = (captured[0] + penalty, captured[1] + penalty)
+        return DealResult(
+            tuple(results),
+            _known(captured),
+            _known(total),
+            tuple(violations),
+            penalty=penalty,
+            captured_range=captured,
+            defender_total_range=total,
+            resolved=resolved,
+            unknown=open_count,
+        )
+    # The bottom's points card by card; each way the last trick goes gives its multiplier.
+    bottom_choices = [
+        tuple(sorted(state.where[("bottom", i)])) if isinstance(c, UnknownCard) else (c.code,)
+        for i, c in enumerate(log.bottom or ())
+    ]
+    bottom_pts = state.bound(
+        [w for w in state.where if w[0] == "bottom"],
+        _named_points(log.bottom or ()),
+        _points_bounds([bottom_choices]),
+    )
+    totals: list[int] = []
+    awarded: list[int] = []
+    outcomes: dict[tuple[str, int, str], Outcome] = {}
+    for case in set(cases):
+        taken = case.points if case.winner.side != dealer_side else 0
+        award = (bottom_pts[0] * case.multiplier, bottom_pts[1] * case.multiplier)
+        lo = prior[0] + taken + award[0] + penalty
+        hi = prior[1] + taken + award[1] + penalty
+        awarded += award
+        totals += [lo, hi]
+        for d in range(lo, hi + 1):
+            side, levels, next_dealer = outcome(log.rules, log.dealer, d)
+            got = rulings_applied(log, side, levels, next_dealer)
+            outcomes[(got.side, got.levels, got.next_dealer.name)] = got
+    mults = sorted({c.multiplier for c in cases})
+    award_span = _span(awarded)
+    bottom = BottomResult(
+        _known(bottom_pts),
+        mults[0] if len(mults) == 1 else None,
+        _known(award_span),
+        bottom_pts,
+        tuple(mults),
+        award_span,
+    )
+    total = _span(totals)
+    possible = tuple(outcomes[k] for k in sorted(outcomes))
+    return DealResult(
+        tuple(results),
+        _known(captured),
+        _known(total),
+        tuple(violations),
+        bottom,
+        possible[0] if len(possible) == 1 else None,
+        penalty,
+        captured_range=captured,
+        defender_total_range=total,
+        outcome_possible=possible,
+        resolved=resolved,
+        unknown=open_count,
+        finished=True,
+    )
+
+
+__all__ = ["MAX_READINGS", "evaluate_open"]
