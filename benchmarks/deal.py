@@ -98,19 +98,30 @@ def main() -> None:
     ap.add_argument("--inertia", type=int, default=2)
     ap.add_argument("--oracle", action="store_true")
     ap.add_argument("--oracle-visible", type=float, default=0.0)
+    ap.add_argument(
+        "--unknown-cards",
+        action="store_true",
+        help="keep indices the classifier cannot name as cards written ?? (vision.reader.UnknownCards)",
+    )
     args = ap.parse_args()
     reader = None
     if not args.oracle:
-        from vision.reader import CardReader, default_reader_config
+        from dataclasses import replace
 
-        reader = CardReader(default_reader_config("onnx"))
+        from vision.reader import CardReader, UnknownCards, default_reader_config
+
+        config = default_reader_config("onnx")
+        if args.unknown_cards:
+            config = replace(config, unknown_cards=UnknownCards())
+        reader = CardReader(config)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     tot: dict[str, float] = {}
     for folder in args.deals:
         c, secs, reads = run_one(folder, args, reader)
         design = json.loads((folder / "timeline.json").read_text()).get("design", "?")
         print(
-            f"{folder.name} ({design}): plays exact {c.plays_exact}/{c.plays}, cards right {c.cards_right}/{c.cards}, "
+            f"{folder.name} ({design}): plays exact {c.plays_exact}/{c.plays} (right as far as named "
+            f"{c.plays_consistent}), cards right {c.cards_right}/{c.cards}, "
             f"tricks {c.tricks_read}/{c.tricks}, bottom {'right' if c.bottom_exact else 'wrong'}, "
             f"outcome {'right' if c.outcome_right else 'wrong'}, false alerts {len(c.false_alerts)} "
             f"{list(c.false_alerts)}, missed alerts {len(c.missed_alerts)}, refused: {c.refused or 'no'}; "

@@ -34,6 +34,9 @@ class DealComparison:
     tricks_read: int
     plays: int  # in the truth
     plays_exact: int
+    #: plays of the truth's length whose named cards are the truth's and whose other cards are
+    #: unknown (``??``: seen, not named): right as far as they go (exact ones included)
+    plays_consistent: int
     cards: int  # in the truth's plays
     cards_right: int  # per matched play, the multiset intersection
     bottom_exact: bool
@@ -92,7 +95,7 @@ def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison
     """Compare a recognised log with the truth. Raises ``DealLogError`` when the *truth* is unreadable."""
     rp, tp = _plays(read), _plays(truth)
     matched = dict((j, i) for i, j in align_tricks(rp, tp))
-    plays = exact = cards = right = 0
+    plays = exact = consistent = cards = right = 0
     for j, trick in enumerate(tp):
         got_trick = dict(rp[matched[j]]) if j in matched else {}
         for seat, want in trick:
@@ -103,6 +106,8 @@ def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison
                 continue
             right += sum((want & got).values())
             exact += want == got
+            named = Counter({c: n for c, n in got.items() if "?" not in c})
+            consistent += sum(got.values()) == sum(want.values()) and not (named - want)
     truth_score = score_log(truth)
     refused = None
     try:
@@ -121,6 +126,7 @@ def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison
         tricks_read=len(rp),
         plays=plays,
         plays_exact=exact,
+        plays_consistent=consistent,
         cards=cards,
         cards_right=right,
         bottom_exact=Counter(c.upper() for c in read.get("bottom") or [])

@@ -20,7 +20,13 @@ from vision.detectors.base import (
     default_suit_head,
     default_upright_head,
 )
-from vision.instances import CardInstance, InstanceConfig, group_corners
+from vision.instances import (
+    JOKER_CLASSES,
+    CardInstance,
+    InstanceConfig,
+    expected_pair_distance,
+    group_corners,
+)
 from vision.pairnaming import PairNaming, name_pairs
 from vision.tiling import TiledDetector, TilingConfig
 
@@ -35,6 +41,20 @@ class ReaderConfig:
     #: a card's two visible indices named together before grouping (:mod:`vision.pairnaming`; with
     #: the classifier only); None: every box named alone
     pair_naming: PairNaming | None = field(default_factory=PairNaming)
+    #: keep the indices the classifier cannot name as cards written ``??`` (:class:`UnknownCards`;
+    #: with the classifier only); None: drop them
+    unknown_cards: UnknownCards | None = None
+
+
+@dataclass(frozen=True)
+class UnknownCards:
+    """Which indices the classifier could not name still count as a card (``??``): their best class
+    has at least ``floor`` probability (below it a box is rather not an index at all), and no index
+    the classifier named the same lies within ``same_card`` of the card's index-to-index distance
+    (then it is that card's other corner, already counted)."""
+
+    floor: float = 0.25
+    same_card: float = 1.6
 
 
 #: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
@@ -116,9 +136,49 @@ class CardReader:
     def read(self, image: npt.NDArray[np.uint8]) -> Reading:
         """Corners and cards of one image."""
         corners = self.tiled.detect(image)
+        unsure: Detections | None = None
         if self.classifier is not None:
             d = self.config.detector
-            corners = self.classifier.name_boxes(
-                image, corners, d.det_conf, d.conf, d.joker_conf, adjust=self.adjust
-            )
-        return Reading(corners, group_corners(corners, self.config.instances))
+            if self.config.unknown_cards is None:
+                corners = self.classifier.name_boxes(
+                    image, corners, d.det_conf, d.conf, d.joker_conf, adjust=self.adjust
+                )
+            else:
+                every = self.classifier.name_boxes(image, corners, d.det_conf, 0.0, adjust=self.adjust)
+                sure = every.confidence >= d.conf
+                if d.joker_conf is not None:
+                    sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= d.joker_conf)
+                corners = every[sure]
+                unsure = every[~sure & (every.confidence >= self.config.unknown_cards.floor)]
+        cards = group_corners(corners, self.config.instances)
+        if unsure is not None and len(unsure):
+            cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
+        return Reading(corners, cards)
+
+
+def unknown_cards(
+    named: Detections, unsure: Detections, instances: InstanceConfig, config: UnknownCards | None
+) -> list[CardInstance]:
+    """The cards of the indices the classifier could not name, each written ``??``: indices far from
+    every named index of their best class, grouped into cards as named ones are (by their best
+    class and the card's geometry)."""
+    config = config or UnknownCards()
+    if not len(unsure):
+        return []
+    both = Detections(
+        np.concatenate([named.xyxy, unsure.xyxy]),
+        np.concatenate([named.confidence, unsure.confidence]),
+        np.concatenate([named.class_id, unsure.class_id]),
+    )
+    reach = config.same_card * np.array(
+        [expected_pair_distance(both, len(named) + k, len(named) + k, instances) for k in range(len(unsure))]
+    )
+    keep = []
+    for k in range(len(unsure)):
+        same = named.class_id == unsure.class_id[k]
+        near = (
+            np.linalg.norm(named.centers[same] - unsure.centers[k], axis=1) <= reach[k] if same.any() else []
+        )
+        keep.append(not np.any(near))
+    lone = unsure[np.array(keep, bool)]
+    return [CardInstance("??", -1, c.score, c.box, c.corners) for c in group_corners(lone, instances)]

@@ -120,11 +120,59 @@ class _Open:
     votes: Counter[tuple[str, ...]] = field(default_factory=Counter)
 
     def decide(self) -> TrackedPlay:
-        # the multiset read most often; a tie goes to the one with more cards (a card hidden in one
-        # frame is likelier than one invented), then to the one read first
-        order = {k: i for i, k in enumerate(self.votes)}
-        cards, n = max(self.votes.items(), key=lambda kv: (kv[1], len(kv[0]), -order[kv[0]]))
-        return TrackedPlay(self.seat, cards, sum(self.votes.values()), n, self.first_frame)
+        total = sum(self.votes.values())
+        if not any(_is_unknown(c) for key in self.votes for c in key):
+            # the multiset read most often; a tie goes to the one with more cards (a card hidden in
+            # one frame is likelier than one invented), then to the one read first
+            order = {k: i for i, k in enumerate(self.votes)}
+            cards, n = max(self.votes.items(), key=lambda kv: (kv[1], len(kv[0]), -order[kv[0]]))
+            return TrackedPlay(self.seat, cards, total, n, self.first_frame)
+        return _decide_with_unknown(self.seat, self.votes, self.first_frame)
+
+
+#: Readings that must name a card before a play with unknown cards takes that name.
+MIN_SUPPORT = 2
+
+
+def _is_unknown(card: str) -> bool:
+    return "?" in card
+
+
+def _decide_with_unknown(seat: Seat, votes: Counter[tuple[str, ...]], first_frame: int) -> TrackedPlay:
+    """A play some readings saw without naming every card (``??``, ``J?``, ``?H``, ``?J``): its
+    length is the length read most often (a tie: the longer); a card is named when at least
+    :data:`MIN_SUPPORT` readings of that length name it (the most supported first); the rest stay
+    unknown, with what every such reading agrees on (``?J`` when all say a joker), else ``??``.
+
+    >>> v = Counter({("AH", "??"): 3, ("AH", "KH"): 2, ("QH",): 1})
+    >>> _decide_with_unknown("S", v, 0).cards
+    ('AH', 'KH')
+    >>> _decide_with_unknown("S", Counter({("??",): 3, ("QH",): 1}), 0).cards
+    ('??',)
+    """
+    lengths: Counter[int] = Counter()
+    for key, n in votes.items():
+        lengths[len(key)] += n
+    size = max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
+    same = {key: n for key, n in votes.items() if len(key) == size}
+    support: Counter[tuple[str, int]] = Counter()
+    for key, n in same.items():
+        seen: Counter[str] = Counter(c for c in key if not _is_unknown(c))
+        for card, copies in seen.items():
+            for k in range(1, copies + 1):
+                support[(card, k)] += n
+    named = [ck for ck, n in sorted(support.items(), key=lambda kv: (-kv[1], kv[0])) if n >= MIN_SUPPORT][
+        :size
+    ]
+    cards = [card for card, _ in named]
+    forms = {c for key in same for c in key if _is_unknown(c)}
+    filler = forms.pop() if len(forms) == 1 else "??"
+    cards += [filler] * (size - len(cards))
+    chosen = Counter(c for c in cards if not _is_unknown(c))
+    agreeing = sum(
+        n for key, n in same.items() if not (Counter(c for c in key if not _is_unknown(c)) - chosen)
+    )
+    return TrackedPlay(seat, tuple(sorted(cards)), sum(votes.values()), agreeing, first_frame)
 
 
 class TrickTracker:

@@ -305,3 +305,56 @@ def test_compare_aligns_tricks_so_a_missed_trick_costs_only_itself() -> None:
     t0 = truth["tricks"][0]["plays"]
     swapped = {**truth, "tricks": [{"plays": [[t0[1][0], t0[0][1]], *t0[1:]]}, *truth["tricks"][1:]]}
     assert compare_deals(swapped, truth).plays_exact <= c.plays - 1
+
+
+# ------------------------------------------------------------------ unknown cards (issue 39)
+
+
+@needs_aisleriot
+@pytest.mark.parametrize("rules", ["national-2deck", "national-3deck"])
+def test_a_joker_the_reader_never_names_costs_nothing(rules: str) -> None:
+    """A filmed deal whose jokers the reader sees but never names (``??`` in every reading): the
+    plays keep their length, the log the engine accepts names them from the inventory, and the
+    score is the one that was played."""
+    from engine import score_log
+
+    log = simulate_deal(rules, 3)
+    table = Table(900.0, 880.0)
+    film = plan_deal(log, np.random.default_rng(3), "guyenne-classic", table)
+    tracker = TrickTracker(inertia=2)
+    for kf in film.keyframes:
+        cards = [
+            card_at("??" if p.card in ("BJ", "SJ") else p.card, p.x, p.y) for p in film_face_up(kf.placements)
+        ]
+        for _ in range(max(1, round(kf.hold * 2))):
+            tracker.update(table_state(cards, mm_geometry(table)))
+    deal = build_deal(
+        tracker.tricks(), tracker.loose(), DealInfo(rules, log["level"], log["trump"], log["dealer"])
+    )
+    assert deal.problem is None
+    unread = sum(c == "??" for t in deal.log["tricks"] for _, cs, *_ in t["plays"] for c in cs)
+    unread += sum(c == "??" for c in deal.log["bottom"])
+    assert unread == 2 * {"national-2deck": 2, "national-3deck": 3}[rules]  # every joker, as seen
+    got, want = score_log(deal.log), score_log(log)
+    # Which '??' is the big joker and which the small one the order of leaders may settle or not;
+    # jokers hold no points, so every value is known all the same.
+    assert got["unknown"] + len(got.get("resolved", [])) == unread
+    assert {r["card"] for r in got.get("resolved", [])} <= {"BJ", "SJ"}
+    for key in ("captured", "defender_total", "outcome", "bottom"):
+        assert got[key] == want[key], key
+
+
+def test_a_card_named_in_some_readings_names_the_unknown_one() -> None:
+    t = TrickTracker(inertia=1)
+    for cards in (["AH", "??"], ["AH", "KH"], ["AH", "??"], ["AH", "KH"]):
+        t.update(state(N=cards))
+    (play,) = t.tricks()[0].plays
+    assert play.cards == ("AH", "KH") and (play.readings, play.agreeing) == (4, 4)
+
+
+def test_a_card_named_once_among_unknown_readings_stays_unknown() -> None:
+    """One reading is no evidence: an alert must rest on cards read across several readings."""
+    t = TrickTracker(inertia=1)
+    for cards in (["??"], ["??"], ["QH"], ["??"]):
+        t.update(state(E=cards))
+    assert t.tricks()[0].plays[0].cards == ("??",)
