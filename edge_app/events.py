@@ -1,6 +1,7 @@
 """The live events a table sends while a deal goes on (the scoreboard's edge events,
 :mod:`scoreboard.schemas`): the deal's start, every play and trick result once the trick is
-cleared, and an alert for each violation the engine finds proven in the log so far.
+cleared, an alert for each violation the engine finds proven in the log so far, and a ``look``
+alert when an unknown card (``??``: seen, not named) could change a trick's winner or the outcome.
 
 :class:`EventStream` is fed the recognised deal each time a trick is cleared and returns only what
 is new since the last call, so a re-scored log never repeats an event. A log the engine refuses
@@ -38,6 +39,7 @@ class EventStream:
         self.sent_tricks = 0
         self.alerts: set[tuple[str, str, int]] = set()
         self.problems: set[str] = set()
+        self.looks: set[tuple[str, int]] = set()
 
     def update(self, deal: RecognisedDeal) -> list[Event]:
         """The events not sent yet for ``deal`` (complete tricks only)."""
@@ -74,6 +76,7 @@ class EventStream:
             if r.get("winner") and r.get("points") is not None:  # open values (unknown cards): no result
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
         self.sent_tricks = max(self.sent_tricks, len(tricks))
+        out += self._looks(result, len(tricks))
         for v in (result or {}).get("violations", []):
             key = (v["kind"], v["seat"], int(v["trick"]))
             if key in self.alerts:
@@ -87,6 +90,37 @@ class EventStream:
                     trick=v["trick"],
                     proven_at=v.get("proven_at"),
                     reasoning=str(v.get("reason") or v.get("evidence") or v["kind"]),
+                )
+            )
+        return out
+
+    def _looks(self, result: dict[str, Any] | None, complete: int) -> list[AlertIn]:
+        """A ``look`` alert for each value the unknown cards leave open that decides something: the
+        winner of a cleared trick, the outcome of the deal (once each)."""
+        if result is None or not result.get("unknown"):
+            return []
+        out = []
+        for r in result["tricks"][:complete]:
+            key = ("winner", int(r["trick"]))
+            if "winner" in r and r["winner"] is None and key not in self.looks:
+                self.looks.add(key)
+                out.append(
+                    AlertIn(
+                        type="alert",
+                        kind="look",
+                        trick=r["trick"],
+                        reasoning=f"trick {r['trick']}: an unknown card could change who won it; "
+                        "a look at the cards settles it",
+                    )
+                )
+        if "outcome" in result and result["outcome"] is None and ("outcome", 0) not in self.looks:
+            self.looks.add(("outcome", 0))
+            possible = "; ".join(f"{o['side']} +{o['levels']}" for o in result.get("outcome_possible", []))
+            out.append(
+                AlertIn(
+                    type="alert",
+                    kind="look",
+                    reasoning=f"the outcome depends on {result['unknown']} unknown card(s) (possible: {possible})",
                 )
             )
         return out

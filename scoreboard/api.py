@@ -55,7 +55,7 @@ MAX_KEY = 200
 MAX_REPLAY = 2000
 TABLE_ID = re.compile(r"^[0-9a-f]{32}$")
 ALERT_STATUSES = ("open", "acknowledged", "ruled", "dismissed", "resolved")
-ALERT_KINDS = ("revoke", "failed_throw", "mismatch", "refused")
+ALERT_KINDS = ("revoke", "failed_throw", "mismatch", "refused", "look")
 
 
 # --- dependencies --------------------------------------------------------------------------------
@@ -414,7 +414,7 @@ def list_alerts(
     _: Referee,
     table: TableFilter,
     status: Annotated[list[str], Depends(alert_statuses)],
-    kind: Annotated[Literal["revoke", "failed_throw", "mismatch", "refused"] | None, Query()] = None,
+    kind: Annotated[Literal["revoke", "failed_throw", "mismatch", "refused", "look"] | None, Query()] = None,
     order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
 ) -> dict[str, Any]:
     """The referee queue, newest first unless ``order=oldest``, filtered by table and kind."""

@@ -99,7 +99,7 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
         return {"t": board(request).summary(s, table), "history": history, "cursor": cursor_now(s)}
 
 
-GROUPED_KINDS = ("mismatch", "refused")
+GROUPED_KINDS = ("mismatch", "refused", "look")
 
 
 def alerts_context(request: Request, table: str | None = None, kind: str | None = None) -> dict[str, Any]:
@@ -140,7 +140,7 @@ def alerts_context(request: Request, table: str | None = None, kind: str | None 
             "cursor": cursor_now(s),
             "filters": {"table": table or "", "kind": kind or ""},
             "table_names": [(i, n) for i, n in names],
-            "kinds": ("revoke", "failed_throw", "mismatch", "refused"),
+            "kinds": ALERT_KINDS,
         }
 
 

@@ -133,7 +133,7 @@ class EvidenceImage(Strict):
 
 class AlertIn(Strict):
     type: Literal["alert"]
-    kind: Literal["revoke", "failed_throw", "mismatch"]
+    kind: Literal["revoke", "failed_throw", "mismatch", "look"]
     seat: Seat | None = None
     trick: int | None = Field(default=None, ge=1, le=60)
     proven_at: int | None = Field(default=None, ge=1, le=60)

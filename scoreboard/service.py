@@ -81,6 +81,22 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+#: A table that has said nothing for this long is shown offline.
+ONLINE_S = 120
+
+
+def _online(live: dict[str, Any] | None, health: dict[str, Any] | None) -> bool:
+    """Whether the table's last play, trick or health report is at most :data:`ONLINE_S` old."""
+    stamps = [v for v in ((live or {}).get("seen"), (health or {}).get("at")) if isinstance(v, str)]
+    if not stamps:
+        return False
+    try:
+        last = max(datetime.fromisoformat(v) for v in stamps)
+    except ValueError:
+        return False
+    return (now() - last).total_seconds() <= ONLINE_S
+
+
 class Scoreboard:
     def __init__(self, db: Database, notifier: feed.Notifier) -> None:
         self.db = db
@@ -168,6 +184,11 @@ class Scoreboard:
                 Alert.table_id == table.id, Alert.status.in_(("open", "acknowledged"))
             )
         )
+        looks = s.scalar(
+            select(func.count(Alert.id)).where(
+                Alert.table_id == table.id, Alert.kind == "look", Alert.status.in_(("open", "acknowledged"))
+            )
+        )
         state = table.state or scoring.initial_state(None, table.start)
         live = table.live or {}
         if slim:  # feed events carry the current trick only, not the whole deal
@@ -187,7 +208,11 @@ class Scoreboard:
             "deals": table.deal_count,
             "open_alerts": int(open_alerts or 0),
             "live": live,
-            "health": table.health or {},
+            "health": {
+                **(table.health or {}),
+                "online": _online(table.live, table.health),
+                "looks": int(looks or 0),
+            },
         }
 
     # --- deals -------------------------------------------------------------------------------
@@ -626,6 +651,7 @@ class Scoreboard:
                         row.status_code, row.response, {**row.headers, "Idempotent-Replayed": "true"}
                     )
                 live = apply_live(row.live or {}, row.rules, event)
+                live["seen"] = now().isoformat()  # the table's last word: is it online
                 conn.execute(_UPDATE_LIVE, {"tid": table_id, "live": live})
                 payload = event.model_dump(exclude_none=True)
                 if isinstance(event, Play):

@@ -260,3 +260,26 @@ def test_a_stop_ends_the_run_at_a_frame_boundary_and_bounds_the_last_posts(tmp_p
     assert not result.all_sent
     # after the stop, every call to the client has a time limit of at most STOP_FLUSH_S
     assert poster.within[-1] is not None and 0 <= poster.within[-1] <= STOP_FLUSH_S
+
+
+def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
+    """Issue 39: '??' in the last cleared trick could be a trump that wins it: one look alert, once."""
+    from edge_app.deal import RecognisedDeal
+    from edge_app.events import EventStream
+
+    log = {
+        "rules": "national-2deck",
+        "level": "5",
+        "trump": "H",
+        "dealer": "S",
+        "finished": False,
+        "tricks": [{"plays": [["S", ["AS"]], ["E", ["??"]], ["N", ["3S"]], ["W", ["4S"]]]}],
+    }
+    stream = EventStream()
+    events = stream.update(RecognisedDeal(log, None, ()))
+    looks = [e for e in events if e.type == "alert" and e.kind == "look"]
+    assert [(e.trick, "who won" in e.reasoning) for e in looks] == [(1, True)]
+    assert not [e for e in events if e.type == "trick"]  # no result sent while the winner is open
+    assert stream.update(RecognisedDeal(log, None, ())) == []
+    log["tricks"][0]["plays"][0][1] = ["BJ"]  # nothing beats a big joker led: nothing to look at
+    assert not [e for e in EventStream().update(RecognisedDeal(log, None, ())) if e.type == "alert"]

@@ -306,3 +306,24 @@ def test_a_deal_whose_outcome_hangs_on_unknown_cards_waits_for_a_referee(client,
     )
     assert r.status_code == 201, r.text
     assert t.state()["levels"] == {"NS": "2", "EW": "3"}
+
+
+def test_table_health_says_online_and_how_many_cards_wait_for_a_look(client, make_table):
+    ref = referee_headers(client)
+    t = make_table()
+    assert t.state()["health"] == {"online": False, "looks": 0}
+    assert (
+        t.post_event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}, "s").status_code
+        == 201
+    )
+    look = {
+        "type": "alert",
+        "kind": "look",
+        "trick": 1,
+        "reasoning": "trick 1: an unknown card could change who won it",
+    }
+    assert t.post_event(look, "l1").status_code == 201
+    health = t.state()["health"]
+    assert health["online"] is True and health["looks"] == 1
+    assert [a["kind"] for a in alerts(client, ref, kind="look")] == ["look"]
+    assert "? 1" in client.get("/").text
