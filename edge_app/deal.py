@@ -34,8 +34,8 @@ the camera saw is dropped.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.deal_log import DealLogError, parse_deal_log
@@ -64,6 +64,16 @@ class RecognisedDeal:
     log: dict[str, Any]
     problem: str | None
     agreement: tuple[tuple[int, str, float], ...]
+    #: a JPEG of each play as it lay on the table, by (trick, seat): the evidence an alert carries
+    crops: Mapping[tuple[int, str], bytes] = field(default_factory=dict)
+
+    def agreement_of(self, trick: int, seat: str) -> float:
+        """The share of readings that read the play of ``seat`` at ``trick`` as the log has it: 0 for
+        a play the readings do not hold, 1 for every play of a log that was given, not read (no
+        ``agreement`` at all)."""
+        if not self.agreement:
+            return 1.0
+        return next((a for t, s, a in self.agreement if (t, s) == (trick, seat)), 0.0)
 
 
 TURN = "SENW"

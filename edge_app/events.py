@@ -20,12 +20,13 @@ reason, for the referee to look at; its tricks are sent as plays without a resul
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from edge_app.deal import RecognisedDeal
 from engine.deal_log import DealLogError
 from engine.score import score_log
-from scoreboard.schemas import AlertIn, DealStart, Play, TrickResult
+from scoreboard.schemas import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 
 Event = DealStart | Play | TrickResult | AlertIn
 ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
@@ -82,16 +83,7 @@ class EventStream:
             if key in self.alerts:
                 continue
             self.alerts.add(key)
-            out.append(
-                AlertIn(
-                    type="alert",
-                    kind=ALERT_KIND.get(v["kind"], "mismatch"),  # type: ignore[arg-type]
-                    seat=v["seat"],
-                    trick=v["trick"],
-                    proven_at=v.get("proven_at"),
-                    reasoning=str(v.get("reason") or v.get("evidence") or v["kind"]),
-                )
-            )
+            out.append(_violation_alert(deal, v))
         return out
 
     def _looks(self, result: dict[str, Any] | None, complete: int) -> list[AlertIn]:
@@ -124,6 +116,69 @@ class EventStream:
                 )
             )
         return out
+
+
+#: The share of its readings that must agree on a play before it may prove a rule break in front of
+#: a table; below it the referee is asked to look instead.
+MIN_AGREEMENT = 0.6
+
+
+def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
+    """The plays a violation rests on: the one that broke the rule, and those that prove it (the
+    offender's at ``proven_at`` for a revoke; for a failed throw, the plays there holding its
+    evidence)."""
+    trick, proven = int(v["trick"]), int(v.get("proven_at") or v["trick"])
+    tricks = deal.log["tricks"]
+    if v["kind"] == "failed_throw":
+        leader = tricks[trick - 1]["plays"][0][0] if trick <= len(tricks) else v["seat"]
+        evidence = set(v.get("evidence") or [])
+        proving = [
+            (proven, seat)
+            for seat, cards, *_ in (tricks[proven - 1]["plays"] if proven <= len(tricks) else [])
+            if seat != leader and evidence & set(cards)
+        ]
+        return [(trick, leader), *proving]
+    plays = [(trick, str(v["seat"]))]
+    if proven != trick:
+        plays.append((proven, str(v["seat"])))
+    return plays
+
+
+def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
+    """The alert for a proven violation, with a picture of each play it rests on; a ``look`` instead
+    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings)."""
+    plays = _plays_of(deal, v)
+    images = [
+        EvidenceImage(
+            content_type="image/jpeg",
+            data=base64.b64encode(deal.crops[p]).decode(),
+            caption=f"trick {p[0]}, {p[1]}",
+        )
+        for p in plays
+        if deal.crops.get(p)
+    ]
+    doubt = min((deal.agreement_of(t, s) for t, s in plays), default=1.0)
+    reason = str(v.get("reason") or v.get("evidence") or v["kind"])
+    if doubt < MIN_AGREEMENT:
+        return AlertIn(
+            type="alert",
+            kind="look",
+            seat=v["seat"],
+            trick=v["trick"],
+            proven_at=v.get("proven_at"),
+            reasoning=f"a {v['kind'].replace('_', ' ')} would follow from cards read with doubt "
+            f"(only {doubt:.0%} of the readings agree): look at the pictures. {reason}",
+            images=images,
+        )
+    return AlertIn(
+        type="alert",
+        kind=ALERT_KIND.get(v["kind"], "mismatch"),  # type: ignore[arg-type]
+        seat=v["seat"],
+        trick=v["trick"],
+        proven_at=v.get("proven_at"),
+        reasoning=reason,
+        images=images,
+    )
 
 
 def event_body(event: Event) -> dict[str, Any]:

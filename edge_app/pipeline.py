@@ -7,6 +7,9 @@ changed its mean brightness by more than ``still_threshold`` levels) is not read
 reading is the last one's, and it still counts as a vote. The reader is any callable from a BGR
 image to card instances (:class:`vision.reader.CardReader` in service, a scripted one in tests).
 
+Each play's picture is kept (:func:`play_crop`: its zone from the last reading that read the play
+as decided, a small JPEG) so that an alert can show the referee the cards (:mod:`edge_app.events`).
+
 The deal is over as soon as the recognised log is finished and the engine accepts it (every hand
 played out, a full bottom, every card of the decks): that log is the pipeline's deal from then on,
 handed once to ``on_finished`` (the table service posts it at once), and what the camera sees
@@ -18,7 +21,7 @@ service's SIGTERM), so a stop never leaves a frame half read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -78,6 +81,24 @@ def same_picture(a: npt.NDArray[np.float32] | None, b: npt.NDArray[np.float32], 
     return a is not None and float(np.abs(a - b).max()) <= threshold
 
 
+#: Longest side of a play's picture, pixels, and its JPEG quality: enough to read the cards by eye.
+CROP_PX = 480
+CROP_QUALITY = 75
+
+
+def play_crop(image: npt.NDArray[np.uint8], geometry: TableGeometry, seat: str) -> bytes:
+    """The seat's play zone of ``image`` as a JPEG (longest side at most :data:`CROP_PX`)."""
+    corners = geometry.table_to_pixel(np.asarray(geometry.zones[seat], np.float64))  # type: ignore[index]
+    h, w = image.shape[:2]
+    x1, y1 = np.clip(np.floor(corners.min(axis=0)).astype(int), 0, [w, h])
+    x2, y2 = np.clip(np.ceil(corners.max(axis=0)).astype(int), 0, [w, h])
+    crop: npt.NDArray[np.uint8] = image[y1:y2, x1:x2] if y2 > y1 and x2 > x1 else image
+    scale = CROP_PX / max(crop.shape[:2])
+    small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else crop
+    ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, CROP_QUALITY])
+    return data.tobytes() if ok else b""
+
+
 def run_pipeline(
     frames: Iterable[Frame],
     read: ReadCards,
@@ -112,6 +133,7 @@ def run_pipeline(
     last_cards: Sequence[CardInstance] = ()
     n = sampled = nread = 0
     finished: RecognisedDeal | None = None
+    crops: dict[tuple[int, str], bytes] = {}
     finished_at: int | None = None
     counted = 0  # the tracker's cleared tricks when the hands were last counted
     played_out = False
@@ -137,21 +159,29 @@ def run_pipeline(
         done = tracker.completed
         tracker.update(state)
         states.append(state)
+        for seat, cards in state.zones.items():
+            play = tracker.current(seat) if cards else None
+            if play is not None and play.cards == cards:
+                crops[(tracker.completed + 1, seat)] = play_crop(frame.image, geometry, seat)
         if finished is None:
             if on_trick is not None and tracker.completed > done:
-                on_trick(build_deal(tracker.tricks(), (), info, so_far=True))
+                on_trick(replace(build_deal(tracker.tricks(), (), info, so_far=True), crops=crops))
             if tracker.completed != counted:  # a clear, or a clear undone (a misread empty table)
                 counted = tracker.completed
                 played_out = hands_played_out(tracker.tricks()[:counted], info.rules)
             if played_out:
-                deal = build_deal(tracker.tricks(), tracker.loose(), info)
+                deal = replace(build_deal(tracker.tricks(), tracker.loose(), info), crops=crops)
                 if deal.log["finished"] and deal.problem is None:
                     finished, finished_at = deal, frame.index
                     if on_finished is not None:
                         on_finished(deal)
         if on_frame is not None:
             on_frame(frame, state)
-    deal = finished if finished is not None else build_deal(tracker.tricks(), tracker.loose(), info)
+    deal = (
+        finished
+        if finished is not None
+        else replace(build_deal(tracker.tricks(), tracker.loose(), info), crops=crops)
+    )
     return PipelineResult(
         deal, tuple(states), PipelineStats(n, sampled, nread), finished_at=finished_at, stopped=stopped
     )

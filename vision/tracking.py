@@ -244,6 +244,11 @@ class TrickTracker:
         self._open = []
         self._loose.clear()
 
+    def current(self, seat: Seat) -> TrackedPlay | None:
+        """The seat's play in the trick on the table, as decided so far (None: no play yet)."""
+        play = next((p for p in self._open if p.seat == seat), None)
+        return None if play is None else play.decide()
+
     @property
     def completed(self) -> int:
         """How many tricks have been cleared so far."""

@@ -283,3 +283,32 @@ def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
     assert stream.update(RecognisedDeal(log, None, ())) == []
     log["tricks"][0]["plays"][0][1] = ["BJ"]  # nothing beats a big joker led: nothing to look at
     assert not [e for e in EventStream().update(RecognisedDeal(log, None, ())) if e.type == "alert"]
+
+
+def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
+    """Issue 39: a revoke alert shows the play that broke the rule and the one that proves it; when
+    one of them was read with doubt, the referee is asked to look instead of told of a revoke."""
+    from edge_app.deal import RecognisedDeal
+    from edge_app.events import EventStream
+
+    log = {
+        "rules": "national-2deck",
+        "level": "2",
+        "trump": "S",
+        "dealer": "S",
+        "finished": False,
+        "tricks": [
+            {"plays": [["S", ["6H"]], ["E", ["7C"]], ["N", ["AH"]], ["W", ["8H"]]]},
+            {"plays": [["N", ["9H"]], ["W", ["JH"]], ["S", ["QH"]], ["E", ["7H"]]]},
+        ],
+    }
+    crops = {(t, s): b"\\xff\\xd8\\xff" + f"{t}{s}".encode() for t in (1, 2) for s in "SENW"}
+    sure = tuple((t, s, 1.0) for t in (1, 2) for s in "SENW")
+    [alert] = [e for e in EventStream().update(RecognisedDeal(log, None, sure, crops)) if e.type == "alert"]
+    assert (alert.kind, alert.seat, alert.trick, alert.proven_at) == ("revoke", "E", 1, 2)
+    assert [i.caption for i in alert.images] == ["trick 1, E", "trick 2, E"]
+    doubtful = tuple((t, s, 0.4 if (t, s) == (2, "E") else 1.0) for t in (1, 2) for s in "SENW")
+    [alert] = [
+        e for e in EventStream().update(RecognisedDeal(log, None, doubtful, crops)) if e.type == "alert"
+    ]
+    assert alert.kind == "look" and "40%" in alert.reasoning and len(alert.images) == 2
