@@ -1,15 +1,19 @@
 """Engine throughput: score N simulated full deals per rule set and print deals per second.
 
-    .venv/bin/python benchmarks/engine.py [--deals 300] [--rules national-2deck ...]
+    .venv/bin/python benchmarks/engine.py [--deals 300] [--rules national-2deck ...] [--unknown 0.05]
 
 Deals are simulated first (not timed); only ``score_log`` (parse + tricks + evidence model +
-outcome) is timed, as the scoreboard and the table service call it.
+outcome) is timed, as the scoreboard and the table service call it. ``--unknown F`` writes a
+share F of each deal's cards (seeded) as the camera would when it cannot name them (``??``, or
+their rank or suit alone; a joker ``?J``): the engine's unknown-card path.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
+import random
 import sys
 import time
 from pathlib import Path
@@ -28,6 +32,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--rules", nargs="*", default=list(RULE_SET_IDS))
     parser.add_argument("--repeat", type=int, default=3, help="timed passes; the best is reported")
+    parser.add_argument("--unknown", type=float, default=0.0, help="share of cards written unknown")
     args = parser.parse_args()
     print(
         f"engine benchmark on {platform.machine()} {platform.processor() or ''} python {platform.python_version()}"
@@ -37,7 +42,7 @@ def main() -> None:
         f"{'rule set':18} {'deals':>6} {'tricks/deal':>12} {'deals/s':>10} {'ms/deal':>9} {'CPU deals/s':>12}"
     )
     for rules in args.rules:
-        logs = [simulate_deal(rules, seed) for seed in range(args.deals)]
+        logs = [hide(simulate_deal(rules, seed), args.unknown, seed) for seed in range(args.deals)]
         tricks = sum(len(log["tricks"]) for log in logs) / len(logs)
         best = cpu_best = float("inf")
         for _ in range(args.repeat):
@@ -49,6 +54,27 @@ def main() -> None:
         rate = len(logs) / best
         cpu_rate = len(logs) / max(cpu_best, 1e-9)
         print(f"{rules:18} {len(logs):6d} {tricks:12.1f} {rate:10.0f} {1000 / rate:9.2f} {cpu_rate:12.0f}")
+
+
+def hide(log: dict, share: float, seed: int) -> dict:
+    """``log`` with a share of its cards (plays and bottom) written as partly or wholly unknown."""
+    if share <= 0:
+        return log
+    rng = random.Random(seed)
+    out = json.loads(json.dumps(log))
+    lists = [play[1] for trick in out["tricks"] for play in trick["plays"]] + [out["bottom"]]
+    for cards in lists:
+        for i, card in enumerate(cards):
+            if rng.random() < share:
+                how = rng.randrange(3)
+                if card in ("BJ", "SJ"):
+                    cards[i] = "?J" if how else "??"
+                else:
+                    cards[i] = ["??", card[:-1] + "?", "?" + card[-1]][how]
+    for trick in out["tricks"]:
+        for play in trick["plays"]:
+            del play[2:]  # a declared split names its cards
+    return out
 
 
 if __name__ == "__main__":

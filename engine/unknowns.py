@@ -92,6 +92,9 @@ class _Open:
         self.total: int | None = None
         if log.finished:
             self.total = sum(CARD_POINTS[code] * n for code, n in capacity.items())
+        self.low = {w: min(CARD_POINTS[c] for c in codes) for w, codes in self.where.items()}
+        self.high = {w: max(CARD_POINTS[c] for c in codes) for w, codes in self.where.items()}
+        self.low_all, self.high_all = sum(self.low.values()), sum(self.high.values())
 
     def bound(self, group: Sequence[Where], named: int, bounds: Range) -> Range:
         """``bounds`` of the points a trick or the bottom holds (``named`` from its named cards, the
@@ -99,10 +102,10 @@ class _Open:
         finished deal hold: the group holds that total less what the others can hold."""
         if self.total is None:
             return bounds
-        inside = set(group)
-        rest = [codes for where, codes in self.where.items() if where not in inside]
-        lo = max(bounds[0], named + self.total - sum(max(CARD_POINTS[c] for c in codes) for codes in rest))
-        hi = min(bounds[1], named + self.total - sum(min(CARD_POINTS[c] for c in codes) for codes in rest))
+        lo_in = sum(self.low[w] for w in group)
+        hi_in = sum(self.high[w] for w in group)
+        lo = max(bounds[0], named + self.total - (self.high_all - hi_in))
+        hi = min(bounds[1], named + self.total - (self.low_all - lo_in))
         assert lo <= hi, "the truth lies in both bounds"
         return (lo, hi)
 
