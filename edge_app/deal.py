@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.deal_log import DealLogError, parse_deal_log
+from engine.score import score_log
 from engine.rules import get_rule_set
 from vision.tracking import TrackedPlay, TrackedTrick
 
@@ -127,6 +128,65 @@ def hands_played_out(tricks: Sequence[TrackedTrick], rules_id: str) -> bool:
     return all(played[s] >= size for s in TURN)
 
 
+def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
+    """The lead's length: the leader's play if seen, else the length most seen (a tie: the longer)."""
+    if leader in seen:
+        return len(seen[leader])
+    lengths = Counter(len(c) for c in seen.values())
+    return max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
+
+
+def _winner(log: dict[str, Any], tricks: list[dict[str, Any]]) -> str | None:
+    """Who took the last of ``tricks`` as the engine reads the log so far (None: open or refused)."""
+    try:
+        result = score_log({**log, "tricks": tricks, "finished": False})
+    except (DealLogError, ValueError):
+        return None
+    winner = result["tricks"][-1].get("winner")
+    return winner if isinstance(winner, str) else None
+
+
+def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[dict[str, Any]]:
+    """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
+    leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
+    reads the log so far) and leads, whatever play settled first; otherwise the play seen first
+    leads. Every seat plays in every cleared trick, so a seat the camera never saw there played
+    cards it could not name (``??``, the lead's length), and a play read short of the lead's length
+    is filled up with ``??`` (the tracker's prior: the rules make a follow as long as the lead; a
+    real short play is rarer than a card the camera missed). In a trick still on the table, a seat
+    skipped before one seen played unseen cards too. The engine then settles what it can.
+
+    >>> from vision.tracking import TrackedPlay, TrackedTrick
+    >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
+    >>> head = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"}
+    >>> decode_tricks([TrackedTrick((p("S", "AS", "AS"), p("E", "3S"), p("W", "4S", "4S")), True)], head)
+    [{'plays': [['S', ['AS', 'AS']], ['E', ['3S', '??']], ['N', ['??', '??']], ['W', ['4S', '4S']]]}]
+    """
+    out: list[dict[str, Any]] = []
+    leader: str | None = str(head["dealer"])
+    for t in tricks:
+        seen = {p.seat: list(p.cards) for p in in_turn(t)}
+        if not seen:
+            continue
+        first = in_turn(t)[0].seat
+        if leader is None or (leader not in seen and not (t.complete and len(seen) < 4)):
+            leader = first
+        size = _lead_length(seen, leader)
+        order = [TURN[(TURN.index(leader) + k) % 4] for k in range(4)]
+        last_seen = max(order.index(seat) for seat in seen)
+        plays: list[list[Any]] = []
+        for k, seat in enumerate(order):
+            if not t.complete and k > last_seen:
+                break
+            cards = seen.get(seat, [])
+            if t.complete or seat not in seen:  # a cleared trick's plays, or a gap: the lead's length
+                cards = cards + ["??"] * max(0, size - len(cards))
+            plays.append([seat, cards])
+        out.append({"plays": plays})
+        leader = _winner(head, out) if t.complete else None
+    return out
+
+
 def build_deal(
     tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo, *, so_far: bool = False
 ) -> RecognisedDeal:
@@ -152,7 +212,7 @@ def build_deal(
     }
     if bottom is not None:
         log["bottom"] = bottom
-    log["tricks"] = [{"plays": [[p.seat, list(p.cards)] for p in in_turn(t)]} for t in tricks]
+    log["tricks"] = decode_tricks(tricks, log)
     log["finished"] = (
         not so_far and bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
     )

@@ -358,3 +358,43 @@ def test_a_card_named_once_among_unknown_readings_stays_unknown() -> None:
     for cards in (["??"], ["??"], ["QH"], ["??"]):
         t.update(state(E=cards))
     assert t.tricks()[0].plays[0].cards == ("??",)
+
+
+def test_a_play_the_camera_never_saw_is_there_unnamed() -> None:
+    """Issue 39: N's joker is never seen, not even as a box: trick 1 shows S, E and W only. N played
+    (every seat plays in a cleared trick): ['??'], and the engine names it from the inventory."""
+    from engine import score_log
+
+    p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)  # noqa: E731
+    tricks = [
+        TrackedTrick((p("S", "AS"), p("E", "3S"), p("W", "4S")), True),
+        TrackedTrick((p("N", "5D"), p("S", "7D")), False),
+    ]
+    deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "H", "S"))
+    assert deal.log["tricks"][0]["plays"] == [["S", ["AS"]], ["E", ["3S"]], ["N", ["??"]], ["W", ["4S"]]]
+    # N leads trick 2, so N's unseen card took trick 1 (a trump); W, between N and S, played too
+    assert deal.log["tricks"][1]["plays"] == [["N", ["5D"]], ["W", ["??"]], ["S", ["7D"]]]
+    assert deal.problem is None and score_log(deal.log)["tricks"][0]["winner"] == "N"
+
+
+@needs_aisleriot
+def test_a_filmed_deal_whose_jokers_are_never_seen_still_counts() -> None:
+    """The localiser misses every joker (no box at all): missing plays and short plays are filled
+    with '??' of the lead's length, and the finished deal scores as played."""
+    from engine import score_log
+
+    rules = "national-2deck"
+    log = simulate_deal(rules, 3)
+    table = Table(900.0, 880.0)
+    film = plan_deal(log, np.random.default_rng(3), "guyenne-classic", table)
+    tracker = TrickTracker(inertia=2)
+    for kf in film.keyframes:
+        cards = [card_at(p.card, p.x, p.y) for p in film_face_up(kf.placements) if p.card not in ("BJ", "SJ")]
+        for _ in range(max(1, round(kf.hold * 2))):
+            tracker.update(table_state(cards, mm_geometry(table)))
+    deal = build_deal(
+        tracker.tricks(), tracker.loose(), DealInfo(rules, log["level"], log["trump"], log["dealer"])
+    )
+    got, want = score_log(deal.log), score_log(log)
+    for key in ("captured", "defender_total", "outcome"):
+        assert got[key] == want[key], (key, deal.problem)
