@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.deal_log import DealLogError, parse_deal_log
-from engine.score import score_log
 from engine.rules import get_rule_set
+from engine.score import score_log
 from vision.tracking import TrackedPlay, TrackedTrick
 
 
@@ -164,8 +164,11 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
     """
     out: list[dict[str, Any]] = []
     leader: str | None = str(head["dealer"])
+    decks = get_rule_set(str(head["rules"])).decks
+    agreement: dict[tuple[int, str], float] = {}
+    counts: Counter[str] = Counter()
     for t in tricks:
-        seen = {p.seat: list(p.cards) for p in in_turn(t)}
+        seen: dict[str, list[str]] = {p.seat: list(p.cards) for p in in_turn(t)}
         if not seen:
             continue
         first = in_turn(t)[0].seat
@@ -182,9 +185,44 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
             if t.complete or seat not in seen:  # a cleared trick's plays, or a gap: the lead's length
                 cards = cards + ["??"] * max(0, size - len(cards))
             plays.append([seat, cards])
+        for p in t.plays:
+            agreement[(len(out), p.seat)] = p.agreement
         out.append({"plays": plays})
+        _fit_inventory(out, size, decks, counts, agreement)
         leader = _winner(head, out) if t.complete else None
     return out
+
+
+def _fit_inventory(
+    out: list[dict[str, Any]],
+    size: int,
+    decks: int,
+    counts: Counter[str],
+    agreement: dict[tuple[int, str], float],
+) -> None:
+    """Make the newest trick fit the deck inventory: a follow longer than the lead drops a card the
+    log already holds ``decks`` times; then a card named more often than there are decks loses its
+    least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``."""
+    newest = out[-1]["plays"]
+    for play in newest[1:]:
+        while len(play[1]) > size:
+            extra = next((c for c in play[1] if "?" not in c and counts[c] + play[1].count(c) > decks), None)
+            if extra is None:
+                break
+            play[1].remove(extra)
+    counts.update(c for _, cards, *_ in newest for c in cards if "?" not in c)
+    for card in [c for c, n in counts.items() if n > decks]:
+        while counts[card] > decks:
+            places = [
+                (agreement.get((k, seat), 0.0), -k, -i, -j, k, i, j)
+                for k, trick in enumerate(out)
+                for i, (seat, cards, *_) in enumerate(trick["plays"])
+                for j, c in enumerate(cards)
+                if c == card
+            ]
+            *_, k, i, j = min(places)
+            out[k]["plays"][i][1][j] = "??"
+            counts[card] -= 1
 
 
 def build_deal(
