@@ -103,10 +103,25 @@ def _bottom(tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size:
     last = tricks[-1]
     if not last.complete and len({p.first_frame for p in last.plays}) == 1:
         cards = [c for p in last.plays for c in p.cards] + list(loose)
-        if any(p.seat == dealer for p in last.plays) and len(cards) == size:
-            return sorted(cards)
-    if last.complete and len(loose) == size:
-        return sorted(loose)
+        if any(p.seat == dealer for p in last.plays):
+            return _fit(cards, size)
+    if last.complete:
+        return _fit(list(loose), size)
+    return None
+
+
+def _fit(cards: list[str], size: int) -> list[str] | None:
+    """``cards`` as a bottom of ``size`` cards: as many, or more only by unknown ones (an index the
+    reader could not name beside a card it did: the same card's other corner), which are dropped.
+
+    >>> _fit(["3S", "??", "4C"], 2), _fit(["3S", "4C", "5C"], 2), _fit(["3S"], 2)
+    (['3S', '4C'], None, None)
+    """
+    named = [c for c in cards if "?" not in c]
+    if len(cards) == size:
+        return sorted(cards)
+    if len(cards) > size and len(named) <= size:
+        return sorted(named + [c for c in cards if "?" in c][: size - len(named)])
     return None
 
 
@@ -136,14 +151,29 @@ def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
     return max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
 
 
-def _winner(log: dict[str, Any], tricks: list[dict[str, Any]]) -> str | None:
-    """Who took the last of ``tricks`` as the engine reads the log so far (None: open or refused)."""
+def _winners(log: dict[str, Any], tricks: list[dict[str, Any]]) -> list[str]:
+    """Who may have taken the last of ``tricks`` as the engine reads the log so far: one seat, the
+    seats the unknown cards leave possible, or none (the engine refuses the log)."""
     try:
         result = score_log({**log, "tricks": tricks, "finished": False})
     except (DealLogError, ValueError):
-        return None
-    winner = result["tricks"][-1].get("winner")
-    return winner if isinstance(winner, str) else None
+        return []
+    last = result["tricks"][-1]
+    if isinstance(last.get("winner"), str):
+        return [last["winner"]]
+    return [str(s) for s in last.get("winner_possible", [])]
+
+
+def _likeliest_leader(candidates: Sequence[str], settled: Sequence[str]) -> str:
+    """Of the seats that may lead, the one whose turn order agrees best with the order the plays
+    settled in (pairs in the right order; a tie: the seat that settled first, then seat order)."""
+
+    def agree(leader: str) -> tuple[int, bool]:
+        pos = {TURN[(TURN.index(leader) + k) % 4]: k for k in range(4)}
+        pairs = sum(pos[a] < pos[b] for i, a in enumerate(settled) for b in settled[i + 1 :])
+        return pairs, bool(settled) and settled[0] == leader
+
+    return max(candidates, key=agree)
 
 
 def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[dict[str, Any]]:
@@ -163,7 +193,7 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
     [{'plays': [['S', ['AS', 'AS']], ['E', ['3S', '??']], ['N', ['??', '??']], ['W', ['4S', '4S']]]}]
     """
     out: list[dict[str, Any]] = []
-    leader: str | None = str(head["dealer"])
+    leaders: list[str] = [str(head["dealer"])]
     decks = get_rule_set(str(head["rules"])).decks
     agreement: dict[tuple[int, str], float] = {}
     counts: Counter[str] = Counter()
@@ -172,7 +202,9 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
         if not seen:
             continue
         first = in_turn(t)[0].seat
-        if leader is None or (leader not in seen and not (t.complete and len(seen) < 4)):
+        settled = [p.seat for p in t.plays]
+        leader: str = _likeliest_leader(leaders, settled) if leaders else first
+        if leader not in seen and not (t.complete and len(seen) < 4):
             leader = first
         size = _lead_length(seen, leader)
         order = [TURN[(TURN.index(leader) + k) % 4] for k in range(4)]
@@ -189,7 +221,7 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
             agreement[(len(out), p.seat)] = p.agreement
         out.append({"plays": plays})
         _fit_inventory(out, size, decks, counts, agreement)
-        leader = _winner(head, out) if t.complete else None
+        leaders = _winners(head, out) if t.complete else []
     return out
 
 
@@ -200,13 +232,15 @@ def _fit_inventory(
     counts: Counter[str],
     agreement: dict[tuple[int, str], float],
 ) -> None:
-    """Make the newest trick fit the deck inventory: a follow longer than the lead drops a card the
-    log already holds ``decks`` times; then a card named more often than there are decks loses its
+    """Make the newest trick fit the deck inventory: a follow longer than the lead drops an unknown
+    card, else a card the log already holds ``decks`` times; then a card named more often than there are decks loses its
     least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``."""
     newest = out[-1]["plays"]
     for play in newest[1:]:
         while len(play[1]) > size:
-            extra = next((c for c in play[1] if "?" not in c and counts[c] + play[1].count(c) > decks), None)
+            extra = next((c for c in play[1] if "?" in c), None) or next(
+                (c for c in play[1] if counts[c] + play[1].count(c) > decks), None
+            )
             if extra is None:
                 break
             play[1].remove(extra)

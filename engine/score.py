@@ -43,11 +43,15 @@ class TrickResult:
     points_range: Range | None = None
     #: Whether the trick has its four plays (a complete trick whose winner is open has winner None).
     complete: bool = True
+    #: The seats that may have won it, when the unknown cards leave the winner open.
+    winner_possible: tuple[Seat, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"trick": self.trick, "leader": self.leader.name}
         if self.complete:
             out["winner"] = None if self.winner is None else self.winner.name
+            if self.winner is None and self.winner_possible:
+                out["winner_possible"] = [s.name for s in self.winner_possible]
         _value(out, "points", self.points, self.points_range)
         return out
 

@@ -17,7 +17,7 @@ unknown card, settled by the inventory or not, is never their proof.
 ...     "tricks": [{"plays": [["S", ["AH"]], ["E", ["??"]], ["N", ["3H"]], ["W", ["?H"]]]}]})
 >>> r = evaluate_open(log).to_json()
 >>> r["tricks"], r["captured"], r["captured_range"], r["unknown"]
-([{'trick': 1, 'leader': 'S', 'winner': None, 'points': None, 'points_range': [0, 20]}], None, [0, 20], 2)
+([{'trick': 1, 'leader': 'S', 'winner': None, 'winner_possible': ['S', 'E', 'W'], 'points': None, 'points_range': [0, 20]}], None, [0, 20], 2)
 """
 
 from __future__ import annotations
@@ -271,6 +271,7 @@ def evaluate_open(log: DealLog) -> DealResult:
             )
             results.append(TrickResult(t + 1, trick.leader, None, _known(bounds), bounds, complete=False))
             continue
+        winners: set[Seat] = set()
         if t + 1 < n:
             winner: Seat | None = log.tricks[t + 1].leader
             pts = _check_winner(log, t, choices, ctx)
@@ -287,7 +288,10 @@ def evaluate_open(log: DealLog) -> DealResult:
                 state.unknown_in(t), _named_points([c for p in trick.plays for c in p.cards]), _span(pts)
             )
             cases = [c for c in cases if bounds[0] <= c.points <= bounds[1]]
-        results.append(TrickResult(t + 1, trick.leader, winner, _known(bounds), bounds))
+        could_win = () if winner is not None else tuple(sorted(winners, key=lambda seat: seat.value))
+        results.append(
+            TrickResult(t + 1, trick.leader, winner, _known(bounds), bounds, winner_possible=could_win)
+        )
     took = [c.points if c.winner.side != dealer_side else 0 for c in cases] or [0]
     captured = (prior[0] + min(took), prior[1] + max(took))
     penalty = penalty_of(log)
