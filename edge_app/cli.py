@@ -13,6 +13,13 @@ token the scoreboard refuses, exits 2 with one line on standard error; a scorebo
 reached is a warning (posts are queued and re-sent). SIGTERM and SIGINT end the run at the next
 frame boundary as if the source had ended: the log so far is written, the last posts get a few
 seconds, the report is printed.
+
+With a scoreboard, every post goes through the durable outbox (:mod:`edge_app.outbox`, ``--outbox
+FILE``; by default next to ``--log-out`` as ``<log-out without its suffix>.outbox.sqlite``, else
+``$XDG_CACHE_HOME/tractorcam/outbox-<token tag>.sqlite``). Before the first frame is read, what a
+previous run left there is sent (one line on standard error says how much was pending), and the
+posts' keys come from the deal and the source (:class:`edge_app.outbox.DealKeys`), so a run killed
+at any moment and started again on the same film stores nothing twice.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from urllib.parse import urlsplit
 import typer
 
 if TYPE_CHECKING:
+    import httpx
+
     from calibration.table import TableGeometry
     from scoreboard.client import ScoreboardClient
     from vision.reader import CardReader
@@ -135,6 +144,7 @@ class _Checked:
     reader: CardReader
     client: ScoreboardClient | None
     warnings: list[str]
+    outbox: Path | None = None
 
 
 def _check_log_out(log_out: Path) -> None:
@@ -152,10 +162,40 @@ def _check_log_out(log_out: Path) -> None:
         raise _fail(f"--log-out {log_out}: cannot write in {folder} ({exc.strerror or exc})") from None
 
 
-def _check_scoreboard(url: str, token: str) -> tuple[ScoreboardClient, str | None]:
+def default_outbox(log_out: Path | None, token: str) -> Path:
+    """Where ``run`` keeps its outbox without ``--outbox``: beside ``--log-out`` (``read.json`` →
+    ``read.outbox.sqlite``), else ``$XDG_CACHE_HOME/tractorcam/outbox-<token tag>.sqlite``
+    (``~/.cache`` without it). The token's tag, not the table's id, names it: the id needs the
+    scoreboard, and a restart while it is down must find the same file."""
+    from edge_app.outbox import token_tag
+
+    if log_out is not None:
+        return log_out.with_name(log_out.stem + ".outbox.sqlite")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "tractorcam" / f"outbox-{token_tag(token)}.sqlite"
+
+
+def _open_client(url: str, token: str, outbox: Path, http: httpx.Client) -> ScoreboardClient:
+    """The client with its outbox at ``outbox`` (its folder made if missing); raises the exit 2
+    when the file cannot be opened as an outbox."""
+    import sqlite3
+
+    from scoreboard.client import ScoreboardClient
+
+    if outbox.is_dir():
+        raise _fail(f"--outbox {outbox} is a folder; give a file name")
+    try:
+        outbox.parent.mkdir(parents=True, exist_ok=True)
+        return ScoreboardClient(url, token, outbox=outbox, http=http)
+    except (OSError, sqlite3.Error) as exc:
+        raise _fail(f"--outbox {outbox}: cannot open it as an outbox ({exc})") from None
+
+
+def _check_scoreboard(url: str, token: str, outbox: Path) -> tuple[ScoreboardClient, str | None]:
     """The client for ``url`` once the token is accepted (``GET /api/table``), and a warning when the
     scoreboard cannot be reached now (the posts are then queued and re-sent). Raises the exit 2 for a
-    malformed URL or token, a refused token, or an answer that is not a scoreboard's."""
+    malformed URL or token, a refused token, an answer that is not a scoreboard's, or an outbox
+    that cannot be opened."""
     import httpx
 
     from engine.text import shown
@@ -175,11 +215,15 @@ def _check_scoreboard(url: str, token: str) -> tuple[ScoreboardClient, str | Non
         or not all(c.isprintable() and not c.isspace() for c in token)
     ):
         raise _fail("--token must be one word of printable ASCII (the table's token)")
-    client = ScoreboardClient(url, token)
+    probe = ScoreboardClient(url, token)
+
+    def client() -> ScoreboardClient:  # the outbox is opened once the token is not refused
+        return _open_client(url, token, outbox, probe.http)
+
     try:
-        table = client.whoami()
+        table = probe.whoami()
     except httpx.TransportError as exc:
-        return client, (
+        return client(), (
             f"scoreboard {url} cannot be reached now ({type(exc).__name__}): "
             "posts are queued and re-sent until it answers"
         )
@@ -188,7 +232,7 @@ def _check_scoreboard(url: str, token: str) -> tuple[ScoreboardClient, str | Non
         if status in (401, 403):
             raise _fail(f"the scoreboard refuses this token ({status} from {url}/api/table)") from None
         if status >= 500:
-            return client, f"scoreboard {url} answers {status} now: posts are queued and re-sent"
+            return client(), f"scoreboard {url} answers {status} now: posts are queued and re-sent"
         raise _fail(
             f"--scoreboard {url} answers {status} for /api/table: not a tractorcam scoreboard?"
         ) from None
@@ -196,7 +240,7 @@ def _check_scoreboard(url: str, token: str) -> tuple[ScoreboardClient, str | Non
         raise _fail(f"--scoreboard {url}: not a tractorcam scoreboard ({type(exc).__name__})") from None
     if not isinstance(table, dict) or "id" not in table:
         raise _fail(f"--scoreboard {url}: not a tractorcam scoreboard (no table in its answer)")
-    return client, None
+    return client(), None
 
 
 def _check(
@@ -209,6 +253,7 @@ def _check(
     every: int,
     inertia: int,
     backend: str,
+    outbox: Path | None = None,
 ) -> _Checked:
     """Everything ``run`` was given, before the source is opened (see the module docstring)."""
     from calibration.table import TableGeometry
@@ -221,6 +266,8 @@ def _check(
         raise _fail(f"--inertia must be at least 1, got {inertia}")
     if (scoreboard is None) != (token is None):
         raise _fail("--scoreboard and --token go together")
+    if outbox is not None and scoreboard is None:
+        raise _fail("--outbox goes with --scoreboard and --token")
     try:
         geometry = TableGeometry.model_validate(load_json(table.read_bytes()))
     except (OSError, ValueError) as exc:
@@ -235,14 +282,31 @@ def _check(
         )
     client = None
     if scoreboard is not None and token is not None:
-        client, unreachable = _check_scoreboard(scoreboard, token)
+        outbox = outbox or default_outbox(log_out, token)
+        client, unreachable = _check_scoreboard(scoreboard, token, outbox)
         if unreachable:
             warnings.append(unreachable)
     try:
         reader = CardReader(default_reader_config(backend))
     except Exception as exc:  # any backend's failure to build: a missing package, weights, a typo
         raise _fail(f"--backend {backend}: cannot build the card reader: {exc}") from None
-    return _Checked(info, geometry, reader, client, warnings)
+    return _Checked(info, geometry, reader, client, warnings, outbox if client is not None else None)
+
+
+def _send_leftovers(client: ScoreboardClient, outbox: Path) -> str:
+    """Send what a previous run left in the outbox; the line that says how it went."""
+    box = client.outbox
+    assert box is not None
+    left = len(box)
+    others = box.pending_elsewhere()
+    line = f"outbox {outbox}: {left} posts pending from a previous run"
+    if left:
+        client.flush()
+        still = len(box)
+        line += "; all sent" if not still else f"; {left - still} sent, {still} still queued"
+    if others:
+        line += f" ({others} more of another table's token, not sent by this run)"
+    return line
 
 
 def run(
@@ -268,17 +332,26 @@ def run(
     every: Annotated[int, typer.Option("--every", help="read every N-th frame")] = 5,
     inertia: Annotated[int, typer.Option("--inertia", help="readings a zone must hold before it counts")] = 2,
     backend: Annotated[str, typer.Option("--backend", help="onnx (default), ncnn, ultralytics")] = "onnx",
+    outbox: Annotated[
+        Path | None,
+        typer.Option(
+            "--outbox",
+            help="the posts' durable outbox, SQLite (default: beside --log-out as NAME.outbox.sqlite, "
+            "else ~/.cache/tractorcam/outbox-<token tag>.sqlite)",
+        ),
+    ] = None,
 ) -> None:
     """The per-table service: read a source to its end (or SIGTERM / Ctrl-C), keep the recognised
     deal log, post the deal when it is finished."""
     from tqdm import tqdm  # type: ignore[import-untyped]
 
     from edge_app.deal import DealInfo
+    from edge_app.outbox import DealKeys, source_identity
     from edge_app.service import run_service
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
     given, missing = _info(info_file, rules, level, trump, dealer)
-    checked = _check(table, log_out, scoreboard, token, given, missing, every, inertia, backend)
+    checked = _check(table, log_out, scoreboard, token, given, missing, every, inertia, backend, outbox)
     try:
         src = open_source(source)
     except (SourceNotFoundError, CameraUnavailableError) as exc:
@@ -286,6 +359,10 @@ def run(
     for line in checked.warnings:
         typer.echo(f"warning: {line}", err=True)
     reader, client = checked.reader, checked.client
+    keys = None
+    if client is not None and checked.outbox is not None:
+        typer.echo(_send_leftovers(client, checked.outbox), err=True)
+        keys = DealKeys.of(client.tab, given, source_identity(source))
     signals: list[int] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -316,6 +393,7 @@ def run(
                 client=client,
                 on_frame=lambda frame, state: bar.update(every),
                 stop=lambda: bool(signals),
+                keys=keys,
             )
     except CameraUnavailableError as exc:
         raise _fail(str(exc)) from None
@@ -331,11 +409,14 @@ def run(
         )
     _report(result)
     if client is not None:
+        unsent = len(client.queue)
+        client.close()
         for r in client.refused:
             typer.echo(f"scoreboard refused {r.path} ({r.status}): {r.detail}", err=True)
         if not result.all_sent:
             typer.echo(
-                f"error: scoreboard {scoreboard} unreachable: {len(client.queue)} posts not sent"
+                f"error: scoreboard {scoreboard} unreachable: {unsent} posts not sent"
+                + (f", kept in the outbox {checked.outbox} for the next run" if checked.outbox else "")
                 + (f" (the deal log is in {log_out})" if log_out else ""),
                 err=True,
             )

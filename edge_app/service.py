@@ -7,6 +7,9 @@ the finished deal sent to the scoreboard.
   :class:`scoreboard.client.ScoreboardClient`: every post has its idempotency key from the moment it
   is queued; a post that fails on the network stays queued and is sent again after the next trick
   and at the end, so an outage during the deal loses nothing that the service is still running for.
+  With ``keys`` (:class:`edge_app.outbox.DealKeys`) each post's key is derived from the deal and the
+  post's place in it, so a restarted run that reads the same film again regenerates the same keys:
+  with the client's durable outbox, what was queued before is neither queued nor stored twice.
 * The deal is posted **when it ends**, not when the source does: at the first frame where the
   recognised log is finished and the engine accepts it (:mod:`edge_app.pipeline`), exactly once,
   and the frames go on being read. At the end, a finished log not posted yet (one the engine
@@ -28,6 +31,7 @@ from typing import Protocol
 from calibration.table import TableGeometry
 from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
+from edge_app.outbox import DealKeys
 from edge_app.pipeline import PipelineStats, ReadCards, run_pipeline
 from vision.capture import Frame
 from vision.tracking import TableState
@@ -40,11 +44,14 @@ STOP_FLUSH_S = 5.0
 class Poster(Protocol):
     """What the service needs of a scoreboard client (:class:`scoreboard.client.ScoreboardClient`):
     each call queues (if anything) and tries to send the queue, for at most ``within`` seconds when
-    given; True when nothing is left unsent."""
+    given; True when nothing is left unsent. ``key`` (passed only when the service has
+    :class:`~edge_app.outbox.DealKeys`) is the post's idempotency key."""
 
-    def event(self, event: dict[str, object], within: float | None = None) -> bool: ...
+    def event(
+        self, event: dict[str, object], within: float | None = None, key: str | None = None
+    ) -> bool: ...
 
-    def deal(self, log: dict[str, object], within: float | None = None) -> bool: ...
+    def deal(self, log: dict[str, object], within: float | None = None, key: str | None = None) -> bool: ...
 
     def flush(self, within: float | None = None) -> bool: ...
 
@@ -82,9 +89,11 @@ def run_service(
     client: Poster | None = None,
     on_frame: Callable[[Frame, TableState], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    keys: DealKeys | None = None,
 ) -> ServiceResult:
     """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
-    send events, and the deal when it is finished (see the module docstring)."""
+    send events, and the deal when it is finished, under ``keys`` when given (see the module
+    docstring)."""
     stream = EventStream()
     sent = [0]
     alerts: list[str] = []
@@ -102,7 +111,11 @@ def run_service(
                     f"{e.kind} {e.seat or ''} trick {e.trick or '?'}: {e.reasoning}".replace("  ", " ")
                 )
             if client is not None:
-                client.event(event_body(e), within())
+                body = event_body(e)
+                if keys is None:
+                    client.event(body, within())
+                else:
+                    client.event(body, within(), key=keys.event(body))
                 sent[0] += 1
 
     posted: list[bool] = []  # the deal was handed to the client: whether it went out at once
@@ -110,7 +123,10 @@ def run_service(
     def post(deal: RecognisedDeal) -> None:
         publish(deal)
         if client is not None:
-            posted.append(client.deal(deal.log, within()))
+            if keys is None:
+                posted.append(client.deal(deal.log, within()))
+            else:
+                posted.append(client.deal(deal.log, within(), key=keys.deal_post()))
 
     result = run_pipeline(
         frames,

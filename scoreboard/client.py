@@ -1,15 +1,23 @@
 """A small client for the edge (`tractorcam run --scoreboard URL --token TOKEN`).
 
-Every post gets an Idempotency-Key when it is queued, so re-sending after a timeout or an outage
-can never store anything twice. Posts go out in order; one that fails on the network (or with a 5xx)
-stays at the head of the queue and is retried by the next ``flush()``; one the scoreboard refuses
-(4xx) is dropped and reported, since sending it again would be refused again.
+Every post gets an Idempotency-Key when it is queued (the caller's, or a per-process one), so
+re-sending after a timeout or an outage can never store anything twice. Posts go out in order; one
+that fails on the network (or with a 5xx, 408, 425 or 429) stays at the head of the queue and is
+retried by the next ``flush()``; one the scoreboard refuses (another 4xx) is dropped and reported,
+since sending it again would be refused again.
 
     sb = ScoreboardClient("http://scoreboard:8000", token)
     sb.event({"type": "play", "trick": 1, "seat": "S", "cards": ["AH"]})
     sb.deal(finished_log)
     sb.flush()   # after an outage: sends what is still queued
     sb.flush(within=5.0)   # at shutdown: gives up after about 5 s, what is left stays queued
+
+Without ``outbox`` the queue lives in this process. With ``outbox=PATH`` it is the durable outbox of
+:mod:`edge_app.outbox` (one SQLite file): each post is committed to the file before it is sent and
+marked only once the scoreboard answered, so a process killed at any moment and started again
+sends what was left (``flush()`` first thing) with the same keys; a key already in the file, sent
+or not, is not queued again. ``refused`` lists this process's refusals; the outbox keeps every
+refusal with its detail (``outbox.refusals()``).
 
 ``whoami()`` is the start-up check of the token (``GET /api/table``): it raises
 ``httpx.HTTPStatusError`` for a refused token (401/403) and ``httpx.TransportError`` when the
@@ -20,26 +28,17 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections import deque
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from edge_app.outbox import MemoryQueue, Outbox, Pending, Refused, token_tag
 
-@dataclass
-class Pending:
-    path: str
-    body: dict[str, Any]
-    key: str
+__all__ = ["Pending", "Refused", "RETRY_STATUS", "ScoreboardClient"]
 
-
-@dataclass
-class Refused:
-    path: str
-    key: str
-    status: int
-    detail: str
+#: 4xx answers that mean "later", not "never" (a proxy's timeout or rate limit): kept and retried.
+RETRY_STATUS = frozenset({408, 425, 429})
 
 
 class ScoreboardClient:
@@ -51,33 +50,47 @@ class ScoreboardClient:
         http: httpx.Client | None = None,
         timeout: float = 5.0,
         max_queue: int = 100_000,
+        outbox: Path | None = None,
     ) -> None:
         self.http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
         self.timeout = timeout
         self.headers = {"Authorization": f"Bearer {token}"}
-        self.queue: deque[Pending] = deque(maxlen=max_queue)
-        self.refused: list[Refused] = []
+        self.tab = token_tag(token)
+        self.queue: MemoryQueue | Outbox = (
+            MemoryQueue(max_queue) if outbox is None else Outbox(Path(outbox), self.tab)
+        )
+        self.refused: list[Refused] = []  # this process's refusals (an outbox keeps them all)
         self.session = uuid.uuid4().hex[:12]
         self._n = 0
+
+    @property
+    def outbox(self) -> Outbox | None:
+        """The durable outbox, when there is one."""
+        return self.queue if isinstance(self.queue, Outbox) else None
+
+    def close(self) -> None:
+        self.queue.close()
 
     def whoami(self) -> dict[str, Any]:
         r = self.http.get("/api/table", headers=self.headers)
         r.raise_for_status()
         return r.json()  # type: ignore[no-any-return]
 
-    def event(self, event: dict[str, Any], within: float | None = None) -> bool:
-        """Queue an edge event and try to send the queue (see :meth:`flush`); True when everything
-        went out."""
-        return self._queue("/api/events", event, within)
+    def event(self, event: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
+        """Queue an edge event (under ``key``, or a key of this process) and try to send the queue
+        (see :meth:`flush`); True when everything went out."""
+        return self._queue("/api/events", event, within, key)
 
-    def deal(self, log: dict[str, Any], within: float | None = None) -> bool:
-        """Queue a finished deal log and try to send the queue (see :meth:`flush`); True when
-        everything went out."""
-        return self._queue("/api/deals", log, within)
+    def deal(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
+        """Queue a finished deal log (under ``key``, or a key of this process) and try to send the
+        queue (see :meth:`flush`); True when everything went out."""
+        return self._queue("/api/deals", log, within, key)
 
-    def _queue(self, path: str, body: dict[str, Any], within: float | None) -> bool:
-        self._n += 1
-        self.queue.append(Pending(path, body, f"{self.session}-{self._n}"))
+    def _queue(self, path: str, body: dict[str, Any], within: float | None, key: str | None) -> bool:
+        if key is None:
+            self._n += 1
+            key = f"{self.session}-{self._n}"
+        self.queue.add(path, body, key)
         return self.flush(within)
 
     def flush(self, within: float | None = None) -> bool:
@@ -85,8 +98,7 @@ class ScoreboardClient:
         ``within`` (seconds), give up once that much time has passed, each request's timeout cut to
         what is left: what was not sent stays queued and False is returned."""
         deadline = None if within is None else time.monotonic() + within
-        while self.queue:
-            item = self.queue[0]
+        while (item := self.queue.head()) is not None:
             limit: dict[str, Any] = {}
             if deadline is not None:
                 left = deadline - time.monotonic()
@@ -97,16 +109,20 @@ class ScoreboardClient:
                 r = self.http.post(
                     item.path, json=item.body, headers={**self.headers, "Idempotency-Key": item.key}, **limit
                 )
-            except httpx.TransportError:
+            except httpx.TransportError as exc:
+                self.queue.failed(item, f"{type(exc).__name__}: {exc}"[:500])
                 return False
-            if r.status_code >= 500:
+            if r.status_code >= 500 or r.status_code in RETRY_STATUS:
+                self.queue.failed(item, f"{r.status_code}: {r.text}"[:500])
                 return False
-            self.queue.popleft()
             if r.status_code >= 400:
                 try:
                     body = r.json()
                 except ValueError:
                     body = None
                 detail = str(body.get("detail", r.text) if isinstance(body, dict) else r.text)
+                self.queue.answered(item, r.status_code, detail, refused=True)
                 self.refused.append(Refused(item.path, item.key, r.status_code, detail))
+            else:
+                self.queue.answered(item, r.status_code, r.text, refused=False)
         return True

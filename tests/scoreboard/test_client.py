@@ -88,3 +88,30 @@ def test_flush_within_a_time_limit_keeps_what_it_could_not_send(client, make_tab
     assert sb.flush(within=30.0) is True and not sb.queue and sb.refused == []
     stored = client.get("/api/events", params={"table": t.id}).json()["events"]
     assert [e["kind"] for e in stored].count("deal_start") == 1
+
+
+def test_a_rate_limit_is_retried_and_a_given_key_is_queued_once(client, make_table):
+    """429 (a proxy's rate limit) means later, not never: the post stays at the head. A post queued
+    again under a key this client already has is not queued twice."""
+    t = make_table()
+    limited = [True]
+    inner = client._transport
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if limited[0]:
+            return httpx.Response(429, headers={"Retry-After": "1"}, text="slow down")
+        return inner.handle_request(request)
+
+    sb = ScoreboardClient(
+        "http://testserver",
+        t.token,
+        http=httpx.Client(transport=httpx.MockTransport(handle), base_url="http://testserver"),
+    )
+    start = {"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}
+    assert sb.event(start, key="start") is False and len(sb.queue) == 1 and sb.refused == []
+    assert sb.event(start, key="start") is False and len(sb.queue) == 1
+    limited[0] = False
+    assert sb.flush() is True and sb.refused == []
+    assert sb.event(start, key="start") is True and not sb.queue  # sent already: not again
+    stored = client.get("/api/events", params={"table": t.id}).json()["events"]
+    assert [e["kind"] for e in stored].count("deal_start") == 1

@@ -1,6 +1,7 @@
 """The table service (edge_app.service) against the real scoreboard app: a whole filmed deal read
 perfectly goes out as live events and one finished deal (posted when the deal ends, before the film
-does), through a network outage, exactly once."""
+does), through a network outage, exactly once; and through a run that dies mid-deal and a restart
+that reads the film again (the durable outbox and the deal's keys)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 
 import httpx
 import numpy as np
+import pytest
 
 from edge_app.deal import DealInfo
+from edge_app.outbox import DealKeys, token_tag
 from edge_app.service import run_service
 from engine.score import score_log
 from engine.sim import simulate_deal
@@ -96,3 +99,56 @@ def test_filmed_deal_reaches_the_scoreboard_once_through_an_outage(
     assert alerts == [(v["kind"], v["seat"], v["trick"]) for v in want["violations"]]
     assert t.state()["deals"] == 1
     assert len(result.alerts) == len(want["violations"])
+
+
+class Crash(Exception):
+    """The process dying mid-deal (what a SIGKILL leaves: only what was committed)."""
+
+
+@needs_aisleriot
+def test_a_run_that_dies_mid_deal_and_reads_the_film_again_stores_everything_once(
+    client, make_table, tmp_path: Path
+) -> None:
+    """With the durable outbox and the deal's keys, a run that dies while the scoreboard is down and
+    a second run over the same film (a restart) leave the scoreboard as one uninterrupted run does:
+    every play and trick once, the deal once, nothing refused, nothing pending."""
+    log = simulate_deal("national-2deck", 3, inject_revoke=True)
+    truth = {k: v for k, v in log.items() if k not in ("hands", "injected")}
+    frames, read, table = filmed(log, 3)
+    info = DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"])
+    t = make_table()
+    box = tmp_path / "outbox.sqlite"
+    keys = DealKeys.of(token_tag(t.token), truth, "film:seed-3")
+
+    def connect() -> tuple[ScoreboardClient, Flaky]:
+        flaky = Flaky(client._transport)
+        http = httpx.Client(transport=flaky, base_url="http://testserver")
+        return ScoreboardClient("http://testserver", t.token, http=http, outbox=box), flaky
+
+    sb, flaky = connect()
+
+    def dies(frames: list[Frame]) -> Any:
+        for f in frames:  # the scoreboard goes down at a third of the film; the run dies at 2/3
+            flaky.down = f.index >= len(frames) // 3
+            if f.index == 2 * len(frames) // 3:
+                raise Crash
+            yield f
+
+    with pytest.raises(Crash):
+        run_service(dies(frames), read, mm_geometry(table), info, every=1, client=sb, keys=keys)
+    assert sb.outbox is not None and len(sb.outbox) > 0  # posts left pending by the dead run
+    sb.close()
+    again, _ = connect()
+    assert again.flush() is True  # what the dead run left (`tractorcam run` does this first)
+    result = run_service(frames, read, mm_geometry(table), info, every=1, client=again, keys=keys)
+    assert result.all_sent and result.deal_posted and again.refused == [] and not again.queue
+    stored = client.get("/api/events", params={"table": t.id, "limit": 1000}).json()["events"]
+    kinds = [e["kind"] for e in stored]
+    assert kinds.count("deal_start") == 1
+    assert kinds.count("play") == sum(len(tr["plays"]) for tr in truth["tricks"])
+    assert kinds.count("trick") == len(truth["tricks"])
+    plays = [(e["data"]["trick"], e["data"]["seat"]) for e in stored if e["kind"] == "play"]
+    assert len(set(plays)) == len(plays)
+    assert t.state()["deals"] == 1
+    assert again.outbox is not None and set(again.outbox.counts()) == {"sent"}
+    again.close()
