@@ -93,14 +93,21 @@ def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
     return sorted(trick.plays, key=lambda p: (TURN.index(p.seat) - lead) % 4)
 
 
-def _bottom(tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size: int) -> list[str] | None:
-    """The bottom, if the end of the film shows it: after at least one complete trick, either a
+def _bottom(
+    tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size: int, hand_size: int | None = None
+) -> list[str] | None:
+    """The bottom, if the end of the film shows it: once every hand is played out (``hand_size``),
+    the cards on the table; else, after at least one complete trick, either a
     trailing incomplete "trick" whose plays all settled in the same reading (the bottom is turned up
     at once, and a row of it may reach a neighbour's zone), that includes the dealer's zone, and
     whose cards with the loose ones number the bottom's size; or loose cards of that number."""
     if not any(t.complete for t in tricks):
         return None
     last = tricks[-1]
+    if not last.complete and hand_size is not None and _rounds(tricks[:-1]) >= hand_size:
+        # every hand is played out (each cleared trick took the lead's length from every seat,
+        # seen or not): whatever lies on the table now is the bottom
+        return _fit([c for p in last.plays for c in p.cards] + list(loose), size)
     if not last.complete and len({p.first_frame for p in last.plays}) == 1:
         cards = [c for p in last.plays for c in p.cards] + list(loose)
         if any(p.seat == dealer for p in last.plays):
@@ -108,6 +115,16 @@ def _bottom(tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size:
     if last.complete:
         return _fit(list(loose), size)
     return None
+
+
+def _rounds(tricks: Sequence[TrackedTrick]) -> int:
+    """Cards each seat has played in the cleared ``tricks``: every seat plays the lead's length (the
+    length most seen in each trick, a tie the longer), whether the camera saw its play or not."""
+    total = 0
+    for t in tricks:
+        if t.complete and t.plays:
+            total += _lead_length({p.seat: list(p.cards) for p in t.plays}, "")
+    return total
 
 
 def _fit(cards: list[str], size: int) -> list[str] | None:
@@ -126,21 +143,17 @@ def _fit(cards: list[str], size: int) -> list[str] | None:
 
 
 def hands_played_out(tricks: Sequence[TrackedTrick], rules_id: str) -> bool:
-    """Whether every seat has laid at least a full hand over ``tricks``: a finished log needs it, so
-    until then there is no finished deal to look for. Raises ``UnknownRuleSetError``.
+    """Whether every seat has played a full hand over the cleared ``tricks`` (each takes the lead's
+    length from every seat, seen or not: :func:`_rounds`): a finished log needs it, so until then
+    there is no finished deal to look for. Raises ``UnknownRuleSetError``.
 
-    >>> p = lambda seat: TrackedPlay(seat, ("3C",) * 25, 1, 1, 0)
-    >>> hands_played_out([TrackedTrick(tuple(p(s) for s in "SENW"), True)], "national-2deck")
-    True
+    >>> p = lambda seat, n=25: TrackedPlay(seat, ("3C",) * n, 1, 1, 0)
     >>> hands_played_out([TrackedTrick(tuple(p(s) for s in "SEN"), True)], "national-2deck")
+    True
+    >>> hands_played_out([TrackedTrick(tuple(p(s, 24) for s in "SENW"), True)], "national-2deck")
     False
     """
-    size = get_rule_set(rules_id).hand_size
-    played: Counter[str] = Counter()
-    for t in tricks:
-        for p in t.plays:
-            played[p.seat] += len(p.cards)
-    return all(played[s] >= size for s in TURN)
+    return _rounds(tricks) >= get_rule_set(rules_id).hand_size
 
 
 def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
@@ -268,7 +281,7 @@ def build_deal(
     rules = get_rule_set(info.rules)
     tricks = list(tricks)
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
-    bottom = _bottom(tricks, loose, dealer, rules.bottom_size)
+    bottom = _bottom(tricks, loose, dealer, rules.bottom_size, rules.hand_size)
     if bottom is not None and tricks and not tricks[-1].complete:
         tricks.pop()
     played: Counter[str] = Counter()
