@@ -67,6 +67,8 @@ class RecognisedDeal:
     agreement: tuple[tuple[int, str, float], ...]
     #: a JPEG of each play as it lay on the table, by (trick, seat): the evidence an alert carries
     crops: Mapping[tuple[int, str], bytes] = field(default_factory=dict)
+    #: tricks (1-based) whose reading the decoding had to question (:func:`decode_tricks`)
+    doubtful: frozenset[int] = frozenset()
 
     def agreement_of(self, trick: int, seat: str) -> float:
         """The share of readings that read the play of ``seat`` at ``trick`` as the log has it: 0 for
@@ -106,8 +108,8 @@ def _bottom(
     last = tricks[-1]
     if not last.complete and hand_size is not None and _rounds(tricks[:-1]) >= hand_size:
         # every hand is played out (each cleared trick took the lead's length from every seat,
-        # seen or not): whatever lies on the table now is the bottom
-        return _fit([c for p in last.plays for c in p.cards] + list(loose), size)
+        # seen or not): whatever lies on the table now is the bottom, a card not seen in it ??
+        return _fit([c for p in last.plays for c in p.cards] + list(loose), size, pad=True)
     if not last.complete and len({p.first_frame for p in last.plays}) == 1:
         cards = [c for p in last.plays for c in p.cards] + list(loose)
         if any(p.seat == dealer for p in last.plays):
@@ -127,16 +129,19 @@ def _rounds(tricks: Sequence[TrackedTrick]) -> int:
     return total
 
 
-def _fit(cards: list[str], size: int) -> list[str] | None:
+def _fit(cards: list[str], size: int, *, pad: bool = False) -> list[str] | None:
     """``cards`` as a bottom of ``size`` cards: as many, or more only by unknown ones (an index the
-    reader could not name beside a card it did: the same card's other corner), which are dropped.
+    reader could not name beside a card it did: the same card's other corner), which are dropped;
+    with ``pad``, fewer (at least half) filled up with ``??``.
 
-    >>> _fit(["3S", "??", "4C"], 2), _fit(["3S", "4C", "5C"], 2), _fit(["3S"], 2)
-    (['3S', '4C'], None, None)
+    >>> _fit(["3S", "??", "4C"], 2), _fit(["3S", "4C", "5C"], 2), _fit(["3S"], 2), _fit(["3S"], 2, pad=True)
+    (['3S', '4C'], None, None, ['3S', '??'])
     """
     named = [c for c in cards if "?" not in c]
     if len(cards) == size:
         return sorted(cards)
+    if pad and 2 * len(cards) >= size and len(cards) < size:
+        return sorted(cards) + ["??"] * (size - len(cards))
     if len(cards) > size and len(named) <= size:
         return sorted(named + [c for c in cards if "?" in c][: size - len(named)])
     return None
@@ -189,7 +194,9 @@ def _likeliest_leader(candidates: Sequence[str], settled: Sequence[str]) -> str:
     return max(candidates, key=agree)
 
 
-def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[dict[str, Any]]:
+def decode_tricks(
+    tricks: Sequence[TrackedTrick], head: dict[str, Any], doubtful: set[int] | None = None
+) -> list[dict[str, Any]]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
     reads the log so far) and leads, whatever play settled first; otherwise the play seen first
@@ -199,6 +206,11 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
     real short play is rarer than a card the camera missed). In a trick still on the table, a seat
     skipped before one seen played unseen cards too. The engine then settles what it can.
 
+    ``doubtful`` collects the tricks (1-based) whose reading the decoding had to question: the leader
+    was a guess (the engine left the winner open, or refused the log so far), a play other than the
+    leader's settled first (then the trick before is doubtful too: a misread there moves the lead),
+    or cards were added, dropped or made unknown. No alert may rest on them (:mod:`edge_app.events`).
+
     >>> from vision.tracking import TrackedPlay, TrackedTrick
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
     >>> head = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"}
@@ -206,6 +218,7 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
     [{'plays': [['S', ['AS', 'AS']], ['E', ['3S', '??']], ['N', ['??', '??']], ['W', ['4S', '4S']]]}]
     """
     out: list[dict[str, Any]] = []
+    doubt: set[int] = set() if doubtful is None else doubtful
     leaders: list[str] = [str(head["dealer"])]
     decks = get_rule_set(str(head["rules"])).decks
     agreement: dict[tuple[int, str], float] = {}
@@ -219,6 +232,11 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
         leader: str = _likeliest_leader(leaders, settled) if leaders else first
         if leader not in seen and not (t.complete and len(seen) < 4):
             leader = first
+        number = len(out) + 1
+        if len(leaders) != 1:
+            doubt.add(number)
+        if leader != settled[0]:
+            doubt.update((number, number - 1))
         size = _lead_length(seen, leader)
         order = [TURN[(TURN.index(leader) + k) % 4] for k in range(4)]
         last_seen = max(order.index(seat) for seat in seen)
@@ -228,12 +246,14 @@ def decode_tricks(tricks: Sequence[TrackedTrick], head: dict[str, Any]) -> list[
                 break
             cards = seen.get(seat, [])
             if t.complete or seat not in seen:  # a cleared trick's plays, or a gap: the lead's length
+                if len(cards) < size:
+                    doubt.add(number)
                 cards = cards + ["??"] * max(0, size - len(cards))
             plays.append([seat, cards])
         for p in t.plays:
             agreement[(len(out), p.seat)] = p.agreement
         out.append({"plays": plays})
-        _fit_inventory(out, size, decks, counts, agreement)
+        doubt.update(_fit_inventory(out, size, decks, counts, agreement))
         leaders = _winners(head, out) if t.complete else []
     return out
 
@@ -244,10 +264,12 @@ def _fit_inventory(
     decks: int,
     counts: Counter[str],
     agreement: dict[tuple[int, str], float],
-) -> None:
+) -> set[int]:
     """Make the newest trick fit the deck inventory: a follow longer than the lead drops an unknown
     card, else a card the log already holds ``decks`` times; then a card named more often than there are decks loses its
-    least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``."""
+    least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``.
+    Returns the tricks (1-based) it changed."""
+    changed: set[int] = set()
     newest = out[-1]["plays"]
     for play in newest[1:]:
         while len(play[1]) > size:
@@ -257,6 +279,7 @@ def _fit_inventory(
             if extra is None:
                 break
             play[1].remove(extra)
+            changed.add(len(out))
     counts.update(c for _, cards, *_ in newest for c in cards if "?" not in c)
     for card in [c for c, n in counts.items() if n > decks]:
         while counts[card] > decks:
@@ -270,6 +293,8 @@ def _fit_inventory(
             *_, k, i, j = min(places)
             out[k]["plays"][i][1][j] = "??"
             counts[card] -= 1
+            changed.add(k + 1)
+    return changed
 
 
 def build_deal(
@@ -282,13 +307,9 @@ def build_deal(
     tricks = list(tricks)
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
     bottom = _bottom(tricks, loose, dealer, rules.bottom_size, rules.hand_size)
-    if bottom is not None and tricks and not tricks[-1].complete:
-        tricks.pop()
-    played: Counter[str] = Counter()
-    for t in tricks:
-        for p in t.plays:
-            played[p.seat] += len(p.cards)
-    hands_done = all(played[s] >= rules.hand_size for s in "SENW")
+    hands_done = _rounds([t for t in tricks if t.complete]) >= rules.hand_size
+    if tricks and not tricks[-1].complete and (bottom is not None or hands_done):
+        tricks.pop()  # the bottom turned up, or cards after the last hand: never a play
     log: dict[str, Any] = {
         "rules": info.rules,
         "level": info.level,
@@ -297,7 +318,8 @@ def build_deal(
     }
     if bottom is not None:
         log["bottom"] = bottom
-    log["tricks"] = decode_tricks(tricks, log)
+    doubtful: set[int] = set()
+    log["tricks"] = decode_tricks(tricks, log, doubtful)
     log["finished"] = (
         not so_far and bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
     )
@@ -307,4 +329,4 @@ def build_deal(
     except (DealLogError, ValueError) as exc:
         problem = str(exc)
     agreement = tuple((i + 1, p.seat, round(p.agreement, 3)) for i, t in enumerate(tricks) for p in t.plays)
-    return RecognisedDeal(log, problem, agreement)
+    return RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful))

@@ -146,7 +146,8 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
 
 def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
     """The alert for a proven violation, with a picture of each play it rests on; a ``look`` instead
-    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings)."""
+    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings) or a
+    trick from the offence to its proof is one the decoding questioned (``deal.doubtful``)."""
     plays = _plays_of(deal, v)
     images = [
         EvidenceImage(
@@ -159,6 +160,18 @@ def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
     ]
     doubt = min((deal.agreement_of(t, s) for t, s in plays), default=1.0)
     reason = str(v.get("reason") or v.get("evidence") or v["kind"])
+    span = set(range(int(v["trick"]), int(v.get("proven_at") or v["trick"]) + 1))
+    if span & deal.doubtful:
+        return AlertIn(
+            type="alert",
+            kind="look",
+            seat=v["seat"],
+            trick=v["trick"],
+            proven_at=v.get("proven_at"),
+            reasoning=f"a {v['kind'].replace('_', ' ')} would follow from tricks the camera read with doubt "
+            f"(trick(s) {', '.join(map(str, sorted(span & deal.doubtful)))}): look at the pictures. {reason}",
+            images=images,
+        )
     if doubt < MIN_AGREEMENT:
         return AlertIn(
             type="alert",

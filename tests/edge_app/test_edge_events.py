@@ -315,3 +315,24 @@ def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
         e for e in EventStream().update(RecognisedDeal(log, None, doubtful, crops)) if e.type == "alert"
     ]
     assert alert.kind == "look" and "40%" in alert.reasoning and len(alert.images) == 2
+
+
+def test_no_alert_rests_on_a_trick_the_decoding_questioned():
+    from edge_app.deal import RecognisedDeal
+    from edge_app.events import EventStream
+
+    log = {
+        "rules": "national-2deck",
+        "level": "2",
+        "trump": "S",
+        "dealer": "S",
+        "finished": False,
+        "tricks": [
+            {"plays": [["S", ["6H"]], ["E", ["7C"]], ["N", ["AH"]], ["W", ["8H"]]]},
+            {"plays": [["N", ["9H"]], ["W", ["JH"]], ["S", ["QH"]], ["E", ["7H"]]]},
+        ],
+    }
+    for doubtful, kind in ((frozenset(), "revoke"), (frozenset({2}), "look"), (frozenset({3}), "revoke")):
+        deal = RecognisedDeal(log, None, (), doubtful=doubtful)
+        [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
+        assert alert.kind == kind, doubtful

@@ -275,7 +275,9 @@ def test_cards_read_more_often_than_the_decks_hold_become_unknown() -> None:
 def test_log_the_engine_refuses_is_kept_with_the_reason() -> None:
     tricks = [full_trick("AS"), TrackedTrick(tuple(TrackedPlay(s, ("3S",), 2, 2, 0) for s in "SENW"), False)]
     # the bottom (all eight cards settled at once in the dealer's zone) holds a third AS
-    bottom = TrackedTrick((TrackedPlay("S", ("AS", "3C", "4C", "5C", "6C", "7C", "8C", "9C"), 2, 2, 0),), False)
+    bottom = TrackedTrick(
+        (TrackedPlay("S", ("AS", "3C", "4C", "5C", "6C", "7C", "8C", "9C"), 2, 2, 0),), False
+    )
     deal = build_deal([tricks[0], bottom], (), DealInfo("national-2deck", "4", "H", "S"))
     assert deal.log["finished"] is True and deal.problem is not None and "AS" in deal.problem
     assert len(deal.log["tricks"]) == 1
@@ -408,3 +410,16 @@ def test_a_filmed_deal_whose_jokers_are_never_seen_still_counts() -> None:
     got, want = score_log(deal.log), score_log(log)
     for key in ("captured", "defender_total", "outcome"):
         assert got[key] == want[key], (key, deal.problem)
+
+
+def test_the_decoding_marks_the_tricks_it_questions() -> None:
+    """A missing play (filled) and a trick whose expected leader did not settle first (the trick
+    before may have been misread) are doubtful; a trick read as laid is not."""
+    p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)  # noqa: E731
+    tricks = [
+        TrackedTrick((p("S", "AS"), p("E", "3S"), p("N", "4S"), p("W", "5S")), True),
+        TrackedTrick((p("S", "AH"), p("E", "3H"), p("W", "5H")), True),  # N unseen
+        TrackedTrick((p("E", "4D"), p("S", "AD"), p("N", "5D"), p("W", "6D")), True),  # S should lead
+    ]
+    deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "C", "S"))
+    assert deal.doubtful == frozenset({2, 3})
