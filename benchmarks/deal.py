@@ -9,8 +9,10 @@ the deal info (rules, level, trump, dealer) is taken from ``truth.json`` as an o
 it. ``--oracle`` replaces the reader by the film's own labels (``timeline.json``: every face-up
 card with more than ``--oracle-visible`` of it in view) to measure the tracker alone.
 
-Prints one line per deal and a total: plays exact, cards right, tricks found, bottom, outcome,
-false and missed alerts, and seconds per reader call.
+Prints one line per deal and a total: plays exact (and right as far as named: unknown cards
+standing for the rest), cards right, tricks found, bottom, outcome, false and missed alerts (the
+alerts the table service raises: :mod:`edge_app.events`, which turns doubtful ones into looks),
+looks asked of the referee, and seconds per reader call.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.table import TableGeometry  # noqa: E402
 from edge_app.compare import DealComparison, compare_deals  # noqa: E402
 from edge_app.deal import DealInfo  # noqa: E402
+from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
 from vision.capture import VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
@@ -52,6 +55,9 @@ def oracle(timeline: dict[str, Any], visible: float) -> Any:
         return out
 
     return read, state
+
+
+looks: dict[str, int] = {}
 
 
 def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[DealComparison, float, int]:
@@ -88,7 +94,11 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[DealCo
     (folder / ("read_oracle.json" if args.oracle else "read.json")).write_text(
         json.dumps(result.deal.log, indent=1)
     )
-    return compare_deals(result.deal.log, truth), seconds[0], result.stats.read
+    # what the table service would raise: alerts it is sure of, looks for the rest
+    events = [e for e in EventStream().update(result.deal) if e.type == "alert"]
+    alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
+    looks[folder.name] = sum(e.kind == "look" for e in events)
+    return compare_deals(result.deal.log, truth, alerted), seconds[0], result.stats.read
 
 
 def main() -> None:
@@ -124,7 +134,8 @@ def main() -> None:
             f"{c.plays_consistent}), cards right {c.cards_right}/{c.cards}, "
             f"tricks {c.tricks_read}/{c.tricks}, bottom {'right' if c.bottom_exact else 'wrong'}, "
             f"outcome {'right' if c.outcome_right else 'wrong'}, false alerts {len(c.false_alerts)} "
-            f"{list(c.false_alerts)}, missed alerts {len(c.missed_alerts)}, refused: {c.refused or 'no'}; "
+            f"{list(c.false_alerts)}, missed alerts {len(c.missed_alerts)}, looks asked {looks.get(folder.name, 0)}, "
+            f"refused: {c.refused or 'no'}; "
             f"{reads} reads, {secs / max(reads, 1):.2f} s per read"
         )
         for key, v in (

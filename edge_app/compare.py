@@ -91,8 +91,13 @@ def align_tricks(read: list[Trick], truth: list[Trick]) -> list[tuple[int, int]]
     return pairs[::-1]
 
 
-def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison:
-    """Compare a recognised log with the truth. Raises ``DealLogError`` when the *truth* is unreadable."""
+def compare_deals(
+    read: dict[str, Any], truth: dict[str, Any], alerted: set[str] | None = None
+) -> DealComparison:
+    """Compare a recognised log with the truth. ``alerted``: the alerts the table service raised
+    (``"revoke E trick 3"``; its own judgement of which proven violations are sure enough:
+    :mod:`edge_app.events`), when given; else every violation the engine proves in ``read``.
+    Raises ``DealLogError`` when the *truth* is unreadable."""
     rp, tp = _plays(read), _plays(truth)
     matched = dict((j, i) for i, j in align_tricks(rp, tp))
     plays = exact = consistent = cards = right = 0
@@ -114,7 +119,7 @@ def compare_deals(read: dict[str, Any], truth: dict[str, Any]) -> DealComparison
         read_score: dict[str, Any] | None = score_log(read)
     except (DealLogError, ValueError) as exc:
         read_score, refused = None, str(exc)
-    got_alerts = _alerts(read_score) if read_score else set()
+    got_alerts = alerted if alerted is not None else (_alerts(read_score) if read_score else set())
     want_alerts = _alerts(truth_score)
     outcome_right = bool(
         read_score is not None
