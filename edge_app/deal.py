@@ -294,6 +294,9 @@ def _fit_inventory(
             out[k]["plays"][i][1][j] = "??"
             counts[card] -= 1
             changed.add(k + 1)
+            lead, cards = len(out[k]["plays"][0][1]), out[k]["plays"][i][1]
+            if i and len(cards) > lead:  # a follow read long: the card now unknown was the extra one
+                cards.remove("??")
     return changed
 
 

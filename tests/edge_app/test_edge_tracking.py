@@ -423,3 +423,17 @@ def test_the_decoding_marks_the_tricks_it_questions() -> None:
     ]
     deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "C", "S"))
     assert deal.doubtful == frozenset({2, 3})
+
+
+def test_an_extra_card_found_out_by_the_inventory_leaves_the_play() -> None:
+    """N's pair read with a third card, 10S; later both real 10S show up: N's 10S was the extra."""
+    p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 2 if seat == "N" else 3, 0)  # noqa: E731
+    tricks = [
+        TrackedTrick(
+            (p("S", "JS", "JS"), p("E", "4S", "7S"), p("N", "10S", "KS", "KS"), p("W", "3S", "4S")), True
+        ),
+        TrackedTrick((p("S", "10S"), p("E", "10S"), p("N", "2S"), p("W", "5S")), True),
+    ]
+    deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "H", "S"))
+    assert deal.log["tricks"][0]["plays"][2] == ["N", ["KS", "KS"]]
+    assert 1 in deal.doubtful
