@@ -119,6 +119,24 @@ def _bottom(
     return None
 
 
+def _fit_bottom(cards: list[str], tricks: list[dict[str, Any]], size: int, decks: int) -> list[str] | None:
+    """The bottom from more named cards than it holds: the cards the plays already hold as often as
+    there are decks go first (a card read twice, a neighbour's index), then :func:`_fit`.
+
+    >>> plays = [{"plays": [["S", ["5S"]], ["E", ["5S"]]]}]
+    >>> _fit_bottom(["3S", "5S", "4C"], plays, 2, 2)
+    ['3S', '4C']
+    """
+    held = Counter(c for t in tricks for _, cs, *_ in t["plays"] for c in cs if "?" not in c)
+    kept: list[str] = []
+    for card in cards:
+        if "?" not in card and held[card] >= decks:
+            continue
+        kept.append(card)
+        held[card] += 1
+    return _fit(kept, size, pad=True) or _fit(cards, size, pad=True)
+
+
 def _rounds(tricks: Sequence[TrackedTrick]) -> int:
     """Cards each seat has played in the cleared ``tricks``: every seat plays the lead's length (the
     length most seen in each trick, a tie the longer), whether the camera saw its play or not."""
@@ -311,8 +329,9 @@ def build_deal(
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
     bottom = _bottom(tricks, loose, dealer, rules.bottom_size, rules.hand_size)
     hands_done = _rounds([t for t in tricks if t.complete]) >= rules.hand_size
+    after: list[str] = []  # cards on the table after the last hand: the bottom, however read
     if tricks and not tricks[-1].complete and (bottom is not None or hands_done):
-        tricks.pop()  # the bottom turned up, or cards after the last hand: never a play
+        after = [c for p in tricks.pop().plays for c in p.cards] + list(loose)  # never a play
     log: dict[str, Any] = {
         "rules": info.rules,
         "level": info.level,
@@ -323,6 +342,10 @@ def build_deal(
         log["bottom"] = bottom
     doubtful: set[int] = set()
     log["tricks"] = decode_tricks(tricks, log, doubtful)
+    if bottom is None and hands_done and after:
+        bottom = _fit_bottom(after, log["tricks"], rules.bottom_size, rules.decks)
+        if bottom is not None:
+            log["bottom"] = bottom
     log["finished"] = (
         not so_far and bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
     )
