@@ -5,7 +5,7 @@ come in through dependencies, and every body has already passed :class:`scoreboa
 (size, nesting, number bounds) before a route sees it. Who may do what:
 
 * a **table's token** reports what its camera saw: events and finished deal logs, never rulings;
-* a **referee** (or admin) rules, corrects, settles refused logs and sets a table's starting
+* a **referee** (or admin) rules, corrects, settles refused logs and looks, and sets a table's starting
   levels, first dealer and team names;
 * the **admin** creates tables, tokens and users.
 """
@@ -489,8 +489,11 @@ def rule_alert(
 
 @router.post("/alerts/{alert_id}/resolve", status_code=201)
 def resolve_alert(alert_id: AlertId, body: Resolution, board: Board, who: Referee) -> JSONResponse:
-    """Settle a ``refused`` alert: the corrected log is scored and stored as the table's deal."""
-    return reply(201, board.resolve_refused(alert_id, body, who.name))
+    """Settle a ``refused`` alert (the corrected log is scored and stored as the table's deal, 201)
+    or a ``look`` (the cards the referee saw become a new version of its deal, 201; with no cards
+    the look closes, 200)."""
+    out = board.resolve(alert_id, body, who.name)
+    return reply(out.status, out.body)
 
 
 # --- referees ------------------------------------------------------------------------------------

@@ -89,3 +89,70 @@ def explain(log: Mapping[str, Any] | None, violation: Mapping[str, Any]) -> dict
     else:
         return {"trick": trick, "plays": rows, "proof": proof, "plain": None}
     return {"trick": trick, "plays": rows, "proof": proof, "plain": plain}
+
+
+def _unknown(cards: list[str]) -> bool:
+    return any("?" in c for c in cards)
+
+
+def explain_look(
+    log: Mapping[str, Any] | None, result: Mapping[str, Any] | None, trick: Any, seat: str | None
+) -> dict[str, Any] | None:
+    """A ``look`` in plain words: the trick it asks about (the plays in question marked ``look``:
+    the seat's play, or the plays holding unknown cards), a sentence, and the plays a referee may
+    name (``settle``: those, then every other play still holding an unknown card; at most 9) with
+    the bottom when it holds one. None without a log.
+
+    >>> log = {"bottom": ["??"], "tricks": [{"plays": [["S", ["AH"]], ["E", ["??"]]]}]}
+    >>> x = explain_look(log, {"tricks": [{"trick": 1, "points": None, "points_range": [0, 10]}]}, 1, None)
+    >>> x["plain"]
+    'The camera could not name every card of E’s ?? at trick 1: the trick holds 0 to 10 points depending on it. Name the cards from the picture, or close the look if they do not matter.'
+    >>> x["settle"], x["bottom"]
+    ([{'trick': 1, 'seat': 'E', 'cards': ['??']}], ['??'])
+    """
+    if not log:
+        return None
+    plays = _plays(log, trick) if isinstance(trick, int) else []
+    asked = [s for s, c in plays if s == seat] if seat else [s for s, c in plays if _unknown(c)]
+    rows = [
+        {"seat": s, "cards": c, "role": "look" if s in asked else ("lead" if i == 0 else "")}
+        for i, (s, c) in enumerate(plays)
+    ]
+    settle = [{"trick": trick, "seat": s, "cards": c} for s, c in plays if s in asked]
+    for t in range(1, len(log.get("tricks") or []) + 1):
+        for s, c in _plays(log, t):
+            if _unknown(c) and not (t == trick and s in asked):
+                settle.append({"trick": t, "seat": s, "cards": c})
+    bottom = [str(c) for c in log.get("bottom") or []]
+    scored = [t for t in (result or {}).get("tricks") or [] if t.get("trick") == trick]
+    if asked:
+        named = " and ".join(f"{s}’s {' '.join(c)}" for s, c in plays if s in asked)
+        if _unknown([c for s, cards in plays if s in asked for c in cards]):
+            plain = f"The camera could not name every card of {named} at trick {trick}"
+            if scored and "winner" in scored[0] and scored[0]["winner"] is None:
+                plain += ": who won the trick depends on it"
+            elif scored and scored[0].get("points") is None and scored[0].get("points_range"):
+                low, high = scored[0]["points_range"]
+                plain += f": the trick holds {low} to {high} points depending on it"
+            plain += ". Name the cards from the picture, or close the look if they do not matter."
+        else:
+            plain = (
+                f"{named} at trick {trick} was read with doubt. Compare it with the picture and name "
+                "the cards, or close the look if they are right."
+            )
+    elif settle or _unknown(bottom):
+        count = sum(1 for row in settle for c in row["cards"] if "?" in c) + sum("?" in c for c in bottom)
+        plain = f"{count} card(s) of this deal were seen but not named"
+        if result and "outcome" in result and result["outcome"] is None:
+            plain += ": the outcome depends on them"
+        plain += ". Name them from the pictures, or close the look if they do not matter."
+    else:
+        plain = None
+    return {
+        "trick": trick if plays else None,
+        "plays": rows,
+        "proof": None,
+        "plain": plain,
+        "settle": settle[:9],
+        "bottom": bottom if _unknown(bottom) else None,
+    }

@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 from scoreboard.errors import ServiceError
-from scoreboard.schemas import AlertIn
+from scoreboard.schemas import AlertIn, LogChange
 
 IMAGE_MAGIC = {
     "image/jpeg": (b"\xff\xd8\xff",),
@@ -55,6 +55,23 @@ def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -
                 del play[2:]  # a declared split no longer applies to other cards
             return new
     raise ServiceError(422, f"trick {trick} has no play by {seat}")
+
+
+def changed_log(log: dict[str, Any], body: LogChange) -> dict[str, Any]:
+    """``log`` with ``body``'s changes: its whole ``log``, or its fixed plays and bottom; exactly one
+    of the two kinds (422 otherwise)."""
+    if (body.log is None) == (not body.plays() and body.bottom is None):
+        raise ServiceError(
+            422, 'give either "log" (the corrected deal log) or fixed plays ("fix", "fixes") and "bottom"'
+        )
+    if body.log is not None:
+        return body.log.model_dump(mode="json", exclude_unset=True)
+    new = copy.deepcopy(log)
+    for fix in body.plays():
+        new = replace_play(new, fix.trick, fix.seat, fix.cards)
+    if body.bottom is not None:
+        new["bottom"] = list(body.bottom)
+    return new
 
 
 def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from scoreboard import auth
 from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId
 from scoreboard.errors import ServiceError
-from scoreboard.explain import explain
+from scoreboard.explain import explain, explain_look
 from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable
 from scoreboard.service import Scoreboard
 
@@ -35,6 +35,8 @@ def card_html(card: str) -> Markup:
     rank, suit = text[:-1], text[-1:]
     rank = "10" if rank == "T" else rank
     symbol, colour = SUITS.get(suit, (suit, "black"))
+    if "?" in text:  # seen, not (fully) named: ??, J?, ?H, ?J
+        colour += " unknown"
     return Markup('<span class="card {}">{}{}</span>').format(colour, escape(rank), symbol)
 
 
@@ -100,6 +102,8 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
 
 
 GROUPED_KINDS = ("mismatch", "refused", "look")
+#: Deal id -> its current version, log and result.
+DealLogs = dict[int, tuple[int, dict[str, Any], dict[str, Any]]]
 
 
 def alerts_context(request: Request, table: str | None = None, kind: str | None = None) -> dict[str, Any]:
@@ -121,7 +125,7 @@ def alerts_context(request: Request, table: str | None = None, kind: str | None 
         rows = s.execute(query.limit(500)).all()
         entries: list[dict[str, Any]] = []
         seen: dict[tuple[str, str, str], dict[str, Any]] = {}
-        logs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        logs: DealLogs = {}
         for a, name, seq in rows:
             if a.kind in GROUPED_KINDS:
                 key = (a.table_id, a.kind, a.reasoning)
@@ -147,10 +151,31 @@ def alerts_context(request: Request, table: str | None = None, kind: str | None 
 ENGINE_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "mismatch": "card_count"}
 
 
-def _explain(
-    s: Any, alert: Alert, logs: dict[int, tuple[dict[str, Any], dict[str, Any]]]
-) -> dict[str, Any] | None:
-    """The alert explained from its deal's current log (or the deal in progress)."""
+def _current(s: Any, deal_id: int, logs: DealLogs) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """A deal's current version, log and result (read once per queue)."""
+    if deal_id not in logs:
+        version = s.scalar(
+            select(DealVersion)
+            .join(Deal, Deal.id == DealVersion.deal_id)
+            .where(Deal.id == deal_id, DealVersion.version == Deal.current_version)
+        )
+        logs[deal_id] = (version.version, version.log, version.result) if version is not None else (0, {}, {})
+    return logs[deal_id]
+
+
+def _explain(s: Any, alert: Alert, logs: DealLogs) -> dict[str, Any] | None:
+    """The alert explained from its deal's current log (or the deal in progress); a look also
+    carries the plays to name and the version a settlement is made on (``base``)."""
+    if alert.kind == "look":
+        if alert.deal_id is not None:
+            base, log, result = _current(s, alert.deal_id, logs)
+        else:  # the deal in progress; a finished one on the table is an earlier deal
+            table = s.get(ScoreTable, alert.table_id)
+            live = (table.live or {}) if table is not None else {}
+            log = {} if live.get("finished") else live
+            base, result = None, {"tricks": log.get("scored_tricks") or []}
+        out = explain_look(log, result, alert.trick, alert.seat)
+        return None if out is None else {**out, "base": base}
     if alert.trick is None or alert.kind not in ENGINE_KIND:
         return None
     violation: dict[str, Any] = {
@@ -160,14 +185,7 @@ def _explain(
         "proven_at": alert.proven_at,
     }
     if alert.deal_id is not None:
-        if alert.deal_id not in logs:
-            version = s.scalar(
-                select(DealVersion)
-                .join(Deal, Deal.id == DealVersion.deal_id)
-                .where(Deal.id == alert.deal_id, DealVersion.version == Deal.current_version)
-            )
-            logs[alert.deal_id] = (version.log, version.result) if version is not None else ({}, {})
-        log, result = logs[alert.deal_id]
+        _, log, result = _current(s, alert.deal_id, logs)
         for v in result.get("violations") or []:
             if (v.get("kind"), v.get("seat"), v.get("trick")) == (violation["kind"], alert.seat, alert.trick):
                 violation = dict(v)

@@ -180,26 +180,38 @@ class PlayFix(Strict):
 Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
 
 
-class Correction(Strict):
-    """A new version of a deal: either a whole corrected log, or fixed plays (``fix``, ``fixes``)
-    and a fixed ``bottom``. A finished deal stays whole, so a misread card is fixed together with
-    the place its twin was read."""
+class LogChange(Strict):
+    """Changes to a deal log: a whole corrected ``log``, or fixed plays (``fix``, ``fixes``) and a
+    fixed ``bottom``. A finished deal stays whole, so a misread card is fixed together with the
+    place its twin was read."""
 
-    base_version: int = Field(ge=1, le=MAX_ID)
     reason: Reason
     log: DealLogIn | None = None
     fix: PlayFix | None = None
     fixes: list[PlayFix] = Field(default_factory=list, max_length=8)
     bottom: list[Card] | None = Field(default=None, max_length=8)
 
+    def plays(self) -> list[PlayFix]:
+        """The fixed plays, ``fix`` first."""
+        return ([self.fix] if self.fix is not None else []) + list(self.fixes)
 
-class Resolution(Strict):
-    """A referee's correction of a deal log the scoreboard refused: the whole corrected log, or one
-    fixed play of the refused log. The corrected log is scored and stored as the table's deal."""
+    def names_cards(self) -> bool:
+        """Whether the body changes the log at all (a log, a play or the bottom)."""
+        return self.log is not None or bool(self.plays()) or self.bottom is not None
 
-    reason: Reason
-    log: DealLogIn | None = None
-    fix: PlayFix | None = None
+
+class Correction(LogChange):
+    """A new version of a stored deal, made on its current version ``base_version``."""
+
+    base_version: int = Field(ge=1, le=MAX_ID)
+
+
+class Resolution(LogChange):
+    """A referee settling an alert. A ``refused`` log: the corrected log (or its fixed plays and
+    bottom) is scored and stored as the table's deal. A ``look``: the cards the referee saw become
+    a new version of the look's deal, made on ``base_version``; with no cards, the look closes."""
+
+    base_version: int | None = Field(default=None, ge=1, le=MAX_ID)
 
 
 def one_line(errors: list[Any]) -> str:

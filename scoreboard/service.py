@@ -19,7 +19,7 @@ from scoreboard import feed, scoring
 from scoreboard.db import Database
 from scoreboard.errors import ServiceError, clip
 from scoreboard.live import apply_live, trick_disagreement
-from scoreboard.logs import continuity_doubt, decode_images, fold_input, replace_play, violation_reasoning
+from scoreboard.logs import changed_log, continuity_doubt, decode_images, fold_input, violation_reasoning
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
 from scoreboard.schemas import (
     AlertIn,
@@ -37,6 +37,8 @@ from scoreboard.schemas import (
 from scoreboard.security import new_token, token_hash
 
 VIOLATION_ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
+#: The ruling kind an alert suggests; a look or a refused log names none (the referee says which).
+RULING_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "mismatch": "other"}
 _TABLES = cast(Table, ScoreTable.__table__)
 _IDEM = cast(Table, IdempotencyRecord.__table__)
 _EVENTS = cast(Table, Event.__table__)
@@ -388,8 +390,26 @@ class Scoreboard:
         events.append((table.id, "table", self.summary(s, table, slim=True)))
         return deal, events
 
+    def resolve(self, alert_id: int, body: Resolution, author: str) -> Reply:
+        """Settle a ``refused`` alert (:meth:`resolve_refused`) or a ``look`` (:meth:`settle_look`)."""
+        with self.db.read() as s:
+            alert = s.get(Alert, alert_id)
+            if alert is None:
+                raise ServiceError(404, f"no alert #{alert_id}")
+            kind, status = alert.kind, alert.status
+        if status not in ("open", "acknowledged"):
+            raise ServiceError(409, f"alert #{alert_id} is already {status}")
+        if kind == "refused":
+            return Reply(201, self.resolve_refused(alert_id, body, author))
+        if kind == "look":
+            return self.settle_look(alert_id, body, author)
+        raise ServiceError(
+            409, f"alert #{alert_id} is a {kind.replace('_', ' ')} alert: record a ruling or dismiss it"
+        )
+
     def resolve_refused(self, alert_id: int, body: Resolution, author: str) -> dict[str, Any]:
-        """A referee's corrected log for a ``refused`` alert, stored as the table's next deal."""
+        """A referee's corrected log for a ``refused`` alert (a whole log, or fixed plays and bottom
+        of the refused one), stored as the table's next deal."""
         with self.db.read() as s:
             alert = s.get(Alert, alert_id)
             if alert is None:
@@ -397,13 +417,9 @@ class Scoreboard:
             if alert.kind != "refused" or not alert.data:
                 raise ServiceError(409, f"alert #{alert_id} is not a refused deal log")
             refused = alert.data
-        if (body.log is None) == (body.fix is None):
-            raise ServiceError(422, 'give exactly one of "log" (the corrected deal log) or "fix" (one play)')
-        if body.log is not None:
-            log = body.log.model_dump(mode="json", exclude_unset=True)
-        else:
-            assert body.fix is not None
-            log = replace_play(refused["log"], body.fix.trick, body.fix.seat, body.fix.cards)
+        if body.base_version is not None:
+            raise ServiceError(422, 'a refused log has no stored version: leave out "base_version"')
+        log = changed_log(refused["log"], body)
         if log.get("finished") is not True:
             raise ServiceError(422, 'a corrected deal log must be finished ("finished": true)')
         result = scoring.score(log)  # ScoringError -> 422: the referee sees what is still wrong
@@ -429,23 +445,71 @@ class Scoreboard:
         self.notifier.notify()
         return {"deal": seq, "version": 1, "result": result, "state_after": state}
 
-    def correct_deal(self, table_id: str, seq: int, body: Correction, author: str) -> dict[str, Any]:
-        fixes = ([body.fix] if body.fix is not None else []) + list(body.fixes)
-        if (body.log is None) == (not fixes and body.bottom is None):
-            raise ServiceError(
-                422, 'give either "log" (the corrected deal log) or fixed plays ("fix", "fixes") and "bottom"'
+    def settle_look(self, alert_id: int, body: Resolution, author: str) -> Reply:
+        """A referee's answer to a ``look``: the cards they saw (fixed plays, bottom or a whole log)
+        become a new version of the look's deal, made on ``base_version`` and closing the look
+        (201); with no cards the look closes as it is (200). A look whose deal the table has not
+        posted yet takes no cards (409)."""
+        with self.db.read() as s:
+            alert = s.get(Alert, alert_id)
+            if alert is None or alert.kind != "look":
+                raise ServiceError(404, f"no look alert #{alert_id}")
+            deal = s.get(Deal, alert.deal_id) if alert.deal_id is not None else None
+            table_id = alert.table_id
+            if deal is None and body.names_cards():
+                raise ServiceError(
+                    409,
+                    f"look #{alert_id} belongs to a deal the table has not posted yet: "
+                    "name the cards once the deal is posted",
+                )
+            if deal is not None and body.base_version is not None:
+                self._check_version(deal, body.base_version)
+            if not body.names_cards():
+                return Reply(200, self._close_look(alert_id, body.reason, author))
+            assert deal is not None
+            if body.base_version is None:
+                raise ServiceError(
+                    422, f'naming cards makes a new version of deal {deal.seq}: give "base_version"'
+                )
+            _, current = self._deal(s, table_id, deal.seq)
+            seq = deal.seq
+            log = changed_log(current.log, body)
+        out = self._new_version(
+            table_id,
+            seq,
+            body.base_version,
+            log,
+            author,
+            f"look #{alert_id}: {body.reason}",
+            alert_id=alert_id,
+        )
+        return Reply(201, out)
+
+    def _close_look(self, alert_id: int, reason: str, author: str) -> dict[str, Any]:
+        """Close a look without changing its deal: the cards are as read, or do not matter."""
+        with self.db.write() as s:
+            alert = s.get(Alert, alert_id)
+            assert alert is not None
+            if alert.status not in ("open", "acknowledged"):
+                raise ServiceError(409, f"alert #{alert_id} is already {alert.status}")
+            alert.status, alert.resolved_by, alert.resolved_at = "resolved", author, now()
+            alert.note = f"looked, no change: {reason}"
+            table = self.table(s, alert.table_id)
+            s.flush()
+            out = self.alert_dict(alert)
+            feed.append(
+                self.db,
+                s,
+                [(table.id, "alert", out), (table.id, "table", self.summary(s, table, slim=True))],
             )
+        self.notifier.notify()
+        return out
+
+    def correct_deal(self, table_id: str, seq: int, body: Correction, author: str) -> dict[str, Any]:
         with self.db.read() as s:
             deal, current = self._deal(s, table_id, seq)
             self._check_version(deal, body.base_version)
-            if body.log is not None:
-                log = body.log.model_dump(mode="json", exclude_unset=True)
-            else:
-                log = copy.deepcopy(current.log)
-                for fix in fixes:
-                    log = replace_play(log, fix.trick, fix.seat, fix.cards)
-                if body.bottom is not None:
-                    log["bottom"] = list(body.bottom)
+            log = changed_log(current.log, body)
         return self._new_version(table_id, seq, body.base_version, log, author, body.reason)
 
     def rule(
@@ -462,9 +526,7 @@ class Scoreboard:
             deal, current = self._deal(s, table_id, seq)
             table = self.table(s, table_id)
             alert = s.get(Alert, alert_id) if alert_id is not None else None
-            kind = body.kind or (
-                None if alert is None else ("other" if alert.kind == "mismatch" else alert.kind)
-            )
+            kind = body.kind or (None if alert is None else RULING_KIND.get(alert.kind))
             seat = body.seat or (alert.seat if alert is not None else None)
             if kind is None or seat is None:
                 raise ServiceError(422, "a ruling needs the offending seat and its kind")
@@ -530,12 +592,11 @@ class Scoreboard:
             self._recompute(s, table)
             changed = self._sync_engine_alerts(s, table, deal, result)
             if alert is not None:
-                alert.status, alert.ruling, alert.resolved_by, alert.resolved_at = (
-                    "ruled",
-                    ruling,
-                    author,
-                    now(),
-                )
+                if ruling is not None:
+                    alert.status, alert.ruling = "ruled", ruling
+                else:  # a look settled by the cards it asked about
+                    alert.status, alert.note = "resolved", f"settled by version {version} of deal {seq}"
+                alert.resolved_by, alert.resolved_at = author, now()
                 changed.append(alert)
             if table.live.get("finished") and table.live.get("deal") == seq:
                 table.live = {

@@ -87,6 +87,29 @@
     return payload;
   }
 
+  const words = (text) => String(text || "").trim().split(/[\s,]+/).filter((c) => c);
+
+  // A look: the plays whose cards the referee changed (and the bottom); none changed closes it.
+  function lookSettlement(form) {
+    const body = { reason: form.querySelector("[name=reason]").value };
+    const fixes = [];
+    form.querySelectorAll(".play-fix").forEach((row) => {
+      const trick = row.querySelector("[name=trick]").value;
+      const seat = row.querySelector("[name=seat]").value;
+      const cards = words(row.querySelector("[name=cards]").value);
+      if (!trick || !seat || !cards.length) { return; }
+      if ([trick, seat, ...cards].join(" ") === words(row.dataset.orig).join(" ")) { return; }
+      fixes.push({ trick: Number(trick), seat: seat, cards: cards });
+    });
+    const bottom = form.querySelector("[name=bottom]");
+    if (bottom && words(bottom.value).length && words(bottom.value).join(" ") !== words(bottom.dataset.orig).join(" ")) {
+      body.bottom = words(bottom.value);
+    }
+    if (fixes.length) { body.fixes = fixes; }
+    if (fixes.length || body.bottom) { body.base_version = Number(form.dataset.base); }
+    return body;
+  }
+
   document.addEventListener("click", async (e) => {
     const button = e.target.closest("[data-action]");
     if (!button) { return; }
@@ -96,7 +119,9 @@
     const id = box.dataset.alert;
     const action = button.dataset.action;
     let body = {};
-    if (action === "resolve") {
+    if (action === "resolve" && button.closest("form.look")) {
+      body = lookSettlement(button.closest("form.look"));
+    } else if (action === "resolve") {
       const f = new FormData(button.closest("form"));
       body = {
         reason: f.get("reason"),
@@ -114,6 +139,8 @@
     try {
       const res = await post("/api/alerts/" + id + "/" + action, body);
       out.textContent = action === "ruling" ? "Ruling recorded: deal version " + res.version
+        : action === "resolve" && res.kind === "look" ? "Closed: no change"
+        : action === "resolve" && button.closest("form.look") ? "Saved as version " + res.version + " of deal " + res.deal
         : action === "resolve" ? "Counted as deal " + res.deal : "Done";
     } catch (err) { out.textContent = "Refused: " + err.message; }
   });

@@ -14,6 +14,7 @@ import pytest
 
 from tests.scoreboard.conftest import ADMIN_HEADERS, LiveServer
 from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER
+from tests.scoreboard.test_looks import look, two_unread
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
@@ -184,6 +185,45 @@ def test_referee_corrects_a_play_on_the_deal_page(server, browser):
     assert deal["current_version"] == 2
     assert deal["versions"][1]["author"] == "ref"
     assert deal["versions"][1]["result"]["defender_total"] == 110
+    page.close()
+
+
+def test_referee_names_the_cards_of_a_look_in_the_queue(server, browser):
+    r = httpx.post(
+        f"{server.url}/api/users",
+        json={"username": "ref", "password": "correct horse"},
+        headers=ADMIN_HEADERS,
+    )
+    assert r.status_code == 201
+    t1, h1 = table(server.url, "Table 1")
+    # test_looks.two_unread: W's 8D at the last trick and N's filler KC seen but not named.
+    log, kc_trick = two_unread()
+    r = httpx.post(
+        f"{server.url}/api/tables/{t1}/events",
+        json=look(FILLER + 2, reasoning="trick 25: an unknown card"),
+        headers={**h1, "Idempotency-Key": "l"},
+    )
+    assert r.status_code == 201
+    r = httpx.post(f"{server.url}/api/tables/{t1}/deals", json=log, headers={**h1, "Idempotency-Key": "d"})
+    assert r.status_code == 201
+    page = new_page(browser, viewport={"width": 420, "height": 900})
+    page.goto(f"{server.url}/login?next=/referee")
+    page.fill("input[name=username]", "ref")
+    page.fill("input[name=password]", "correct horse")
+    page.click("form.login button")
+    page.wait_for_url(f"{server.url}/referee")
+    form = page.locator(".alert-item.kind-look form.look")
+    assert form.locator(".evidence img").count() == 1  # the crop beside the plays to name
+    w_row = form.locator(f'.play-fix[data-orig="{FILLER + 2} W ??"]')
+    assert w_row.locator("input[name=cards]").input_value() == "??"
+    w_row.locator("input[name=cards]").fill("8D")
+    form.locator(f'.play-fix[data-orig="{kc_trick} N ??"] input[name=cards]').fill("KC")
+    form.locator("input[name=reason]").fill("read from the picture")
+    form.locator("button[data-action=resolve]").click()
+    page.wait_for_function("document.querySelectorAll('.alert-item').length === 0", timeout=10_000)
+    deal = httpx.get(f"{server.url}/api/tables/{t1}/deals/1").json()
+    assert deal["current_version"] == 2
+    assert deal["versions"][1]["result"]["defender_total"] == 120  # deals.py: D = 60 x 2
     page.close()
 
 
