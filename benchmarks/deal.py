@@ -1,12 +1,16 @@
 """The table service on filmed deals: per-play exact match, false revoke alerts, outcome, speed.
 
     .venv/bin/python benchmarks/deal.py DEAL_DIR [DEAL_DIR ...] [--every 5] [--inertia 2] [--oracle]
+                                        [--replay-reads]
 
 Each DEAL_DIR is a ``tractorcam synth deal --seed N --out DEAL_DIR`` (``video.mp4``, ``truth.json``,
 ``table.json``; the films use held-out card designs only). The video goes through the same
 pipeline as ``tractorcam run`` (:func:`edge_app.pipeline.run_pipeline`) with the shipped reader;
 the deal info (rules, level, trump, dealer) is taken from ``truth.json`` as an operator would enter
-it. ``--oracle`` replaces the reader by the film's own labels (``timeline.json``: every face-up
+it (a match film, ``--deals N``, gives the first deal's rules, level and dealer only: each trump is
+read from its declaration, each later level and dealer follow from the outcome). The reader's
+answers are recorded in ``DEAL_DIR/reads.json``; ``--replay-reads`` measures the pipeline again on
+them without the reader. ``--oracle`` replaces the reader by the film's own labels (``timeline.json``: every face-up
 card with more than ``--oracle-visible`` of it in view) to measure the tracker alone.
 
 Prints one line per deal and a total: plays exact (and right as far as named: unknown cards
@@ -60,19 +64,57 @@ def oracle(timeline: dict[str, Any], visible: float) -> Any:
 looks: dict[str, int] = {}
 
 
-def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[DealComparison, float, int]:
-    truth = json.loads((folder / "truth.json").read_text())
-    truth = {k: v for k, v in truth.items() if k not in ("hands", "injected")}
+def recorded(folder: Path, read_fn: Any, state: dict[str, int], replay: bool) -> Any:
+    """The reader with its answers recorded in ``DEAL_DIR/reads.json`` (frame index → cards), or,
+    with ``replay``, answered from that record without the reader: the pipeline and decoding
+    measured again in seconds on the same readings."""
+    path = folder / "reads.json"
+    if replay:
+        if not path.exists():
+            raise SystemExit(f"{path} missing: run once without --replay-reads to record the readings")
+        saved = json.loads(path.read_text())
+
+        def replayed(image: np.ndarray) -> list[CardInstance]:
+            key = str(state["frame"])
+            if key not in saved:
+                raise SystemExit(f"{path} has no reading of frame {key} (recorded with another --every?)")
+            return [CardInstance(c, k, s, tuple(b), n) for c, k, s, b, n in saved[key]]
+
+        return replayed, None
+    record: dict[str, list[Any]] = {}
+
+    def recording(image: np.ndarray) -> list[CardInstance]:
+        out = list(read_fn(image))
+        record[str(state["frame"])] = [[c.card, c.class_id, c.score, list(c.box), c.corners] for c in out]
+        return out
+
+    return recording, lambda: path.write_text(json.dumps(record))
+
+
+def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[DealComparison], float, int]:
+    """One film through the pipeline: the comparison of each deal it shows with its truth (a match
+    film, ``--deals N``, shows several: only the first deal's rules, level and dealer are given,
+    as an operator would at the start; every trump is read from its declaration)."""
+    raw = json.loads((folder / "truth.json").read_text())
+    truths = [
+        {k: v for k, v in t.items() if k not in ("hands", "injected")}
+        for t in (raw if isinstance(raw, list) else [raw])
+    ]
+    first = truths[0]
     geometry = TableGeometry.load(folder / "table.json")
-    info = DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"])
+    match = isinstance(raw, list)
+    info = DealInfo(first["rules"], first["level"], None if match else first["trump"], first["dealer"])
     seconds = [0.0]
+    state = {"frame": 0}
     if args.oracle:
         read_fn, state = oracle(json.loads((folder / "timeline.json").read_text()), args.oracle_visible)
+        save = None
     else:
-        state = {"frame": 0}
 
         def read_fn(image: np.ndarray) -> list[CardInstance]:
             return reader.read(image).cards
+
+        read_fn, save = recorded(folder, read_fn, state, args.replay_reads)
 
     def timed(image: np.ndarray) -> list[CardInstance]:
         t = time.perf_counter()
@@ -91,14 +133,28 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[DealCo
         result = run_pipeline(frames(), timed, geometry, info, every=args.every, inertia=args.inertia)
     finally:
         src.close()
+    if save is not None:
+        save()
+    logs = [d.log for d in result.deals]
     (folder / ("read_oracle.json" if args.oracle else "read.json")).write_text(
-        json.dumps(result.deal.log, indent=1)
+        json.dumps(logs[0] if len(logs) == 1 else logs, indent=1)
     )
-    # what the table service would raise: alerts it is sure of, looks for the rest
-    events = [e for e in EventStream().update(result.deal) if e.type == "alert"]
-    alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
-    looks[folder.name] = sum(e.kind == "look" for e in events)
-    return compare_deals(result.deal.log, truth, alerted), seconds[0], result.stats.read
+    out = []
+    for k, truth in enumerate(truths):
+        if k >= len(result.deals):
+            out.append(compare_deals({**truth, "tricks": [], "finished": False}, truth, set()))
+            continue
+        deal = result.deals[k]
+        # what the table service would raise: alerts it is sure of, looks for the rest
+        events = [e for e in EventStream().update(deal) if e.type == "alert"]
+        alerted = {
+            f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")
+        }
+        looks[f"{folder.name}/{k}"] = sum(e.kind == "look" for e in events)
+        out.append(compare_deals(deal.log, truth, alerted))
+    if len(result.deals) > len(truths):
+        print(f"{folder.name}: {len(result.deals)} deals seen, the film has {len(truths)}")
+    return out, seconds[0], result.stats.read
 
 
 def main() -> None:
@@ -109,13 +165,18 @@ def main() -> None:
     ap.add_argument("--oracle", action="store_true")
     ap.add_argument("--oracle-visible", type=float, default=0.0)
     ap.add_argument(
+        "--replay-reads",
+        action="store_true",
+        help="answer from each film's recorded readings (reads.json) instead of the reader",
+    )
+    ap.add_argument(
         "--unknown-cards",
         action="store_true",
         help="keep indices the classifier cannot name as cards written ?? (vision.reader.UnknownCards)",
     )
     args = ap.parse_args()
     reader = None
-    if not args.oracle:
+    if not args.oracle and not args.replay_reads:
         from dataclasses import replace
 
         from vision.reader import CardReader, UnknownCards, default_reader_config
@@ -127,28 +188,30 @@ def main() -> None:
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     tot: dict[str, float] = {}
     for folder in args.deals:
-        c, secs, reads = run_one(folder, args, reader)
+        comparisons, secs, reads = run_one(folder, args, reader)
         design = json.loads((folder / "timeline.json").read_text()).get("design", "?")
-        print(
-            f"{folder.name} ({design}): plays exact {c.plays_exact}/{c.plays} (right as far as named "
-            f"{c.plays_consistent}), cards right {c.cards_right}/{c.cards}, "
-            f"tricks {c.tricks_read}/{c.tricks}, bottom {'right' if c.bottom_exact else 'wrong'}, "
-            f"outcome {'right' if c.outcome_right else 'wrong'}, false alerts {len(c.false_alerts)} "
-            f"{list(c.false_alerts)}, missed alerts {len(c.missed_alerts)}, looks asked {looks.get(folder.name, 0)}, "
-            f"refused: {c.refused or 'no'}; "
-            f"{reads} reads, {secs / max(reads, 1):.2f} s per read"
-        )
-        for key, v in (
-            ("plays", c.plays),
-            ("exact", c.plays_exact),
-            ("cards", c.cards),
-            ("right", c.cards_right),
-            ("false", len(c.false_alerts)),
-            ("outcome", c.outcome_right),
-            ("deals", 1),
-            ("refused", c.refused is not None),
-        ):
-            tot[key] = tot.get(key, 0) + float(v)
+        for k, c in enumerate(comparisons):
+            name = folder.name if len(comparisons) == 1 else f"{folder.name} deal {k + 1}"
+            print(
+                f"{name} ({design}): plays exact {c.plays_exact}/{c.plays} (right as far as named "
+                f"{c.plays_consistent}), cards right {c.cards_right}/{c.cards}, "
+                f"tricks {c.tricks_read}/{c.tricks}, bottom {'right' if c.bottom_exact else 'wrong'}, "
+                f"outcome {'right' if c.outcome_right else 'wrong'}, false alerts {len(c.false_alerts)} "
+                f"{list(c.false_alerts)}, missed alerts {len(c.missed_alerts)}, "
+                f"looks asked {looks.get(f'{folder.name}/{k}', 0)}, refused: {c.refused or 'no'}"
+            )
+            for key, v in (
+                ("plays", c.plays),
+                ("exact", c.plays_exact),
+                ("cards", c.cards),
+                ("right", c.cards_right),
+                ("false", len(c.false_alerts)),
+                ("outcome", c.outcome_right),
+                ("deals", 1),
+                ("refused", c.refused is not None),
+            ):
+                tot[key] = tot.get(key, 0) + float(v)
+        print(f"{folder.name}: {reads} reads, {secs / max(reads, 1):.2f} s per read")
     print(
         f"total: {int(tot['deals'])} deals, plays exact {tot['exact'] / tot['plays']:.2%} "
         f"({int(tot['exact'])}/{int(tot['plays'])}), cards right {tot['right'] / tot['cards']:.2%}, "

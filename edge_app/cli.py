@@ -3,9 +3,13 @@
 ``tractorcam run --source SRC --table FILE [--log-out FILE] [--scoreboard URL --token TOKEN]``
 (``../shared/spec/cli.md``). What the camera cannot see (rule set, level, trump, dealer) comes from
 ``--info FILE`` (any JSON with those keys, e.g. a deal log such as ``synth deal``'s ``truth.json``)
-or the options of the same names; without them the rule set is ``national-2deck``, the dealer the
-first trick's leader (the dealer leads the first trick), and level ``2`` / trump ``NT`` with a
-warning, since the score depends on them.
+or the options of the same names, for the first deal; without them the rule set is
+``national-2deck``, the dealer the first trick's leader (the dealer leads the first trick), and the
+trump and level those a player declares by showing the level card (亮主; with a warning, since the
+score depends on them: a trump nobody was seen declaring is inferred from the play and a referee
+asked to check it, a level never told is ``2``). A source may show deal after deal: each later
+deal's level and dealer follow from the outcome before it, its trump from its declaration
+(:mod:`edge_app.session`), and ``--log-out`` then holds the list of the deals' logs.
 
 Everything ``run`` is given is checked before the first frame is read (:func:`_check`): a bad
 option, ``--info`` key, table file, ``--log-out`` folder, reader backend or scoreboard URL, or a
@@ -114,6 +118,8 @@ def _info(
             raw = load_json(info_file.read_bytes())
         except (OSError, ValueError) as exc:
             raise _fail(f"cannot read --info {info_file}: {exc}") from None
+        if isinstance(raw, list) and raw and isinstance(raw[0], dict):
+            raw = raw[0]  # a match's logs (``synth deal --deals N``): the first deal's info
         if not isinstance(raw, dict):
             raise _fail(f"--info {info_file} is not a JSON object")
         for key in INFO_KEYS:
@@ -130,8 +136,6 @@ def _info(
                 raise _fail(f"--{key}: {exc}") from None
     missing = [k for k in ("level", "trump") if k not in given]
     given.setdefault("rules", "national-2deck")
-    given.setdefault("level", "2")
-    given.setdefault("trump", "NT")
     return given, missing
 
 
@@ -277,7 +281,9 @@ def _check(
     warnings = []
     if missing:
         warnings.append(
-            f"no {' or '.join(missing)} given: using level {info['level']}, trump {info['trump']}"
+            f"no {' or '.join(missing)} given: read from the declaration (亮主) when a player shows "
+            f"the level card; {'trump is otherwise inferred from the play' if 'trump' in missing else ''}"
+            f"{' and ' if len(missing) == 2 else ''}{'level 2 is used otherwise' if 'level' in missing else ''}"
             " (the score depends on them; pass --info or --level/--trump)"
         )
     client = None
@@ -377,7 +383,8 @@ def run(
     try:
         # said once the handlers are in place: from here a SIGTERM ends the run cleanly
         typer.echo(
-            f"reading {source}: {given['rules']}, level {given['level']}, trump {given['trump']}, "
+            f"reading {source}: {given['rules']}, level {given.get('level', 'as declared')}, "
+            f"trump {given.get('trump', 'as declared')}, "
             f"dealer {given.get('dealer', 'the first leader')}; SIGTERM or Ctrl-C stops and keeps the log",
             err=True,
         )
@@ -386,7 +393,7 @@ def run(
                 src,
                 lambda image: reader.read(image).cards,
                 checked.geometry,
-                DealInfo(given["rules"], given["level"], given["trump"], given.get("dealer")),
+                DealInfo(given["rules"], given.get("level"), given.get("trump"), given.get("dealer")),
                 every=every,
                 inertia=inertia,
                 log_out=log_out,
@@ -426,14 +433,30 @@ def run(
 
 
 def _report(result: Any) -> None:
-    log, stats = result.deal.log, result.stats
-    plays = sum(len(t["plays"]) for t in log["tricks"])
+    stats = result.stats
+    deals = result.deals or (result.deal,)
     typer.echo(
-        f"{stats.frames} frames, {stats.sampled} sampled, {stats.read} read: "
-        f"{len(log['tricks'])} tricks, {plays} plays, bottom {'seen' if 'bottom' in log else 'not seen'}, "
-        f"finished {str(log['finished']).lower()}"
+        f"{stats.frames} frames, {stats.sampled} sampled, {stats.read} read"
+        + (f": {len(deals)} deals" if len(deals) > 1 else "")
     )
+    for deal in deals:
+        log = deal.log
+        plays = sum(len(t["plays"]) for t in log["tricks"])
+        how = (
+            "declared" if deal.declared_by else ("inferred from the play" if deal.trump_inferred else "given")
+        )
+        typer.echo(
+            (f"deal {deal.number + 1}: " if len(deals) > 1 else "")
+            + f"{len(log['tricks'])} tricks, {plays} plays, bottom {'seen' if 'bottom' in log else 'not seen'}, "
+            f"finished {str(log['finished']).lower()}; level {log['level']}, trump {log['trump']} ({how}), "
+            f"dealer {log['dealer']}"
+        )
+        if deal.problem:
+            typer.echo(
+                "warning: the engine refuses the recognised log"
+                + (f" of deal {deal.number + 1}" if len(deals) > 1 else "")
+                + f": {deal.problem}",
+                err=True,
+            )
     for line in result.alerts:
         typer.echo(f"alert: {line}")
-    if result.deal.problem:
-        typer.echo(f"warning: the engine refuses the recognised log: {result.deal.problem}", err=True)

@@ -47,12 +47,13 @@ from vision.tracking import TrackedPlay, TrackedTrick
 @dataclass(frozen=True)
 class DealInfo:
     """What the table service is told rather than sees: rule set id, level rank, trump (a suit
-    letter or ``NT``) and the dealer's seat; ``None`` takes the first trick's leader (the dealer
-    leads the first trick)."""
+    letter or ``NT``) and the dealer's seat. ``None`` is what the film must tell: the dealer is the
+    first trick's leader (the dealer leads the first trick); trump and level come from the
+    declaration (:mod:`edge_app.session`; the pipeline fills them in before :func:`build_deal`)."""
 
     rules: str
-    level: str
-    trump: str
+    level: str | None
+    trump: str | None
     dealer: str | None = None
 
 
@@ -69,6 +70,14 @@ class RecognisedDeal:
     crops: Mapping[tuple[int, str], bytes] = field(default_factory=dict)
     #: tricks (1-based) whose reading the decoding had to question (:func:`decode_tricks`)
     doubtful: frozenset[int] = frozenset()
+    #: the deal's place among those the source showed (0: the first)
+    number: int = 0
+    #: nobody was seen declaring trump: the log's trump was inferred from the play
+    trump_inferred: bool = False
+    #: the seat seen declaring trump, if any
+    declared_by: str | None = None
+    #: the frame at which the deal was seen finished with the engine accepting it
+    finished_at: int | None = None
 
     def agreement_of(self, trick: int, seat: str) -> float:
         """The share of readings that read the play of ``seat`` at ``trick`` as the log has it: 0 for
@@ -325,6 +334,8 @@ def build_deal(
     on, never ``finished``. Raises ``UnknownRuleSetError`` (a ``ValueError``) for a rule set id that
     is not one of the engine's."""
     rules = get_rule_set(info.rules)
+    if info.level is None or info.trump is None:
+        raise ValueError("build_deal needs the level and trump (DealInfo with None fills them in first)")
     tricks = list(tricks)
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
     bottom = _bottom(tricks, loose, dealer, rules.bottom_size, rules.hand_size)

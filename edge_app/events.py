@@ -77,7 +77,17 @@ class EventStream:
             if r.get("winner") and r.get("points") is not None:  # open values (unknown cards): no result
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
         self.sent_tricks = max(self.sent_tricks, len(tricks))
-        out += self._looks(result, len(tricks))
+        out += self._looks(deal, result, len(tricks))
+        if deal.trump_inferred and log.get("finished") and ("trump", 0) not in self.looks:
+            self.looks.add(("trump", 0))
+            out.append(
+                AlertIn(
+                    type="alert",
+                    kind="look",
+                    reasoning=f"nobody was seen declaring trump: the log's trump {log['trump']} is "
+                    "inferred from the play; check it",
+                )
+            )
         for v in (result or {}).get("violations", []):
             key = (v["kind"], v["seat"], int(v["trick"]))
             if key in self.alerts:
@@ -86,9 +96,10 @@ class EventStream:
             out.append(_violation_alert(deal, v))
         return out
 
-    def _looks(self, result: dict[str, Any] | None, complete: int) -> list[AlertIn]:
+    def _looks(self, deal: RecognisedDeal, result: dict[str, Any] | None, complete: int) -> list[AlertIn]:
         """A ``look`` alert for each value the unknown cards leave open that decides something: the
-        winner of a cleared trick, the outcome of the deal (once each)."""
+        winner of a cleared trick, the outcome of the deal (once each), with the pictures of the
+        plays holding unknown cards (for the outcome: at most :data:`OUTCOME_IMAGES` of them)."""
         if result is None or not result.get("unknown"):
             return []
         out = []
@@ -103,6 +114,7 @@ class EventStream:
                         trick=r["trick"],
                         reasoning=f"trick {r['trick']}: an unknown card could change who won it; "
                         "a look at the cards settles it",
+                        images=_images(deal, _unknown_plays(deal, int(r["trick"]))),
                     )
                 )
         if "outcome" in result and result["outcome"] is None and ("outcome", 0) not in self.looks:
@@ -113,10 +125,18 @@ class EventStream:
                     type="alert",
                     kind="look",
                     reasoning=f"the outcome depends on {result['unknown']} unknown card(s) (possible: {possible})",
+                    images=_images(
+                        deal,
+                        [p for t in range(1, complete + 1) for p in _unknown_plays(deal, t)][:OUTCOME_IMAGES],
+                    ),
                 )
             )
         return out
 
+
+#: The most pictures an outcome ``look`` carries (the plays with unknown cards, first ones first;
+#: the scoreboard takes six).
+OUTCOME_IMAGES = 6
 
 #: The share of its readings that must agree on a play before it may prove a rule break in front of
 #: a table; below it the referee is asked to look instead.
@@ -149,15 +169,7 @@ def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
     when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings) or a
     trick from the offence to its proof is one the decoding questioned (``deal.doubtful``)."""
     plays = _plays_of(deal, v)
-    images = [
-        EvidenceImage(
-            content_type="image/jpeg",
-            data=base64.b64encode(deal.crops[p]).decode(),
-            caption=f"trick {p[0]}, {p[1]}",
-        )
-        for p in plays
-        if deal.crops.get(p)
-    ]
+    images = _images(deal, plays)
     doubt = min((deal.agreement_of(t, s) for t, s in plays), default=1.0)
     reason = str(v.get("reason") or v.get("evidence") or v["kind"])
     span = set(range(int(v["trick"]), int(v.get("proven_at") or v["trick"]) + 1))
@@ -192,6 +204,27 @@ def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
         reasoning=reason,
         images=images,
     )
+
+
+def _images(deal: RecognisedDeal, plays: list[tuple[int, str]]) -> list[EvidenceImage]:
+    """The pictures of ``plays`` (trick, seat) that were kept."""
+    return [
+        EvidenceImage(
+            content_type="image/jpeg",
+            data=base64.b64encode(deal.crops[p]).decode(),
+            caption=f"trick {p[0]}, {p[1]}",
+        )
+        for p in plays
+        if deal.crops.get(p)
+    ]
+
+
+def _unknown_plays(deal: RecognisedDeal, trick: int) -> list[tuple[int, str]]:
+    """The plays of ``trick`` (1-based) holding an unknown card."""
+    tricks = deal.log["tricks"]
+    if not 1 <= trick <= len(tricks):
+        return []
+    return [(trick, seat) for seat, cards, *_ in tricks[trick - 1]["plays"] if any("?" in c for c in cards)]
 
 
 def event_body(event: Event) -> dict[str, Any]:

@@ -266,6 +266,16 @@ class DealKeys:
         fields = [tab] + [str(info.get(k) or "") for k in ("rules", "level", "trump", "dealer")] + [source]
         return cls(hashlib.sha256("\0".join(fields).encode()).hexdigest()[:24])
 
+    def of_deal(self, number: int) -> DealKeys:
+        """The keys of the ``number``-th deal (0-based) read from the same source: the first deal's
+        are these, a later deal's are derived from them and its number.
+
+        >>> k = DealKeys("abc")
+        >>> k.of_deal(0) == k, k.of_deal(2).deal
+        (True, 'abc-2')
+        """
+        return self if number == 0 else DealKeys(f"{self.deal}-{number}")
+
     def event(self, body: Mapping[str, Any]) -> str:
         """The key of a live event (``edge_app.events.event_body``)."""
         return f"{self.deal}-{place(body)}"

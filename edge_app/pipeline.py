@@ -21,7 +21,8 @@ service's SIGTERM), so a stop never leaves a frame half read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -29,7 +30,10 @@ import numpy.typing as npt
 
 from calibration.table import TableGeometry
 from edge_app.deal import DealInfo, RecognisedDeal, build_deal, hands_played_out
+from edge_app.session import TRUMPS, MatchProgress, read_declaration
+from engine.deal_log import DealLogError
 from engine.rules import get_rule_set
+from engine.score import score_log
 from vision.capture import Frame
 from vision.instances import CardInstance
 from vision.tracking import TableState, TrickTracker, table_state
@@ -53,16 +57,21 @@ class PipelineStats:
 
 @dataclass(frozen=True)
 class PipelineResult:
-    """The recognised deal, the table states of every sampled frame, and the counts.
-    ``finished_at`` is the index of the frame at which the deal was found finished with the engine
-    accepting it (then ``deal`` is that deal), None if it never was (``deal`` is then built from
-    everything seen); ``stopped`` whether ``stop()`` ended the run before the source did."""
+    """The recognised deals in order (one per deal the source showed), the table states of every
+    sampled frame, and the counts. ``finished_at`` is the index of the frame at which the last deal
+    was found finished with the engine accepting it, None if it never was (that deal is then built
+    from everything seen); ``stopped`` whether ``stop()`` ended the run before the source did."""
 
-    deal: RecognisedDeal
+    deals: tuple[RecognisedDeal, ...]
     states: tuple[TableState, ...]
     stats: PipelineStats
     finished_at: int | None = None
     stopped: bool = False
+
+    @property
+    def deal(self) -> RecognisedDeal:
+        """The last deal (the only one of a single-deal source)."""
+        return self.deals[-1]
 
 
 def thumbnail(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
@@ -99,6 +108,96 @@ def play_crop(image: npt.NDArray[np.uint8], geometry: TableGeometry, seat: str) 
     return data.tobytes() if ok else b""
 
 
+#: Readings with every zone empty that separate two deals once the last deal's hands are played out
+#: and what lay after them (the bottom) was seen: the table cleared between deals.
+DEAL_GAP = 2
+
+
+@dataclass
+class _DealRun:
+    """The deal being followed: its info (trump and level filled in as they are declared), tracker,
+    play pictures, and where it stands (finished, hands played out, cleared for the next deal)."""
+
+    number: int
+    info: DealInfo
+    inertia: int
+    tracker: TrickTracker = field(init=False)
+    crops: dict[tuple[int, str], bytes] = field(default_factory=dict)
+    finished: RecognisedDeal | None = None
+    finished_at: int | None = None
+    counted: int = 0  # the tracker's cleared tricks when the hands were last counted
+    played_out: bool = False
+    after_seen: bool = False  # cards seen on the table since the hands were played out
+    gap: int = 0  # readings with every zone empty since then
+    declared_by: str | None = None
+    started: bool = False  # a trick (not a declaration) was laid
+
+    def __post_init__(self) -> None:
+        self.tracker = TrickTracker(self.inertia)
+
+    def over(self, state: TableState) -> bool:
+        """Whether ``state`` (not fed yet) starts the next deal: the hands were played out, something
+        lay on the table after them (the bottom), the table was then empty for :data:`DEAL_GAP`
+        readings, and now a zone holds cards."""
+        if not self.played_out:
+            return False
+        if not self.after_seen:
+            self.after_seen = not state.empty() or bool(state.loose)
+            return False
+        if state.empty():
+            self.gap += 1
+            return False
+        if self.gap >= DEAL_GAP:
+            return True
+        self.gap = 0
+        return False
+
+    def declaration(self, rules_decks: int) -> bool:
+        """Called when the tracker cleared its first trick before the deal started: if that "trick"
+        was one seat showing a declaration (:func:`edge_app.session.read_declaration`), take its
+        trump (and level, when not known), forget it and start tracking afresh."""
+        first = self.tracker.tricks()[0]
+        read = (
+            read_declaration(first.plays[0].cards, self.info.level, rules_decks)
+            if len(first.plays) == 1
+            else None
+        )
+        if read is None:
+            self.started = True
+            return False
+        trump, level = read
+        self.info = replace(self.info, trump=trump, level=self.info.level or level)
+        self.declared_by = first.plays[0].seat
+        self.tracker = TrickTracker(self.inertia)
+        self.crops = {}
+        return True
+
+    def build(self, so_far: bool = False) -> RecognisedDeal:
+        """The deal as seen (the finished one once there is one); a trump nobody was seen declaring
+        is inferred from the play: the one that fits it best (:func:`_implausibility`; ties go to the first of
+        ``S H D C NT``)."""
+        if self.finished is not None:
+            return self.finished
+        tricks = self.tracker.tricks()
+        loose = () if so_far else self.tracker.loose()
+        info = replace(self.info, level=self.info.level or DEFAULT_LEVEL)
+        inferred = info.trump is None
+        if inferred:
+            deal = min(
+                (build_deal(tricks, loose, replace(info, trump=t), so_far=so_far) for t in TRUMPS),
+                key=_implausibility,
+            )
+        else:
+            deal = build_deal(tricks, loose, info, so_far=so_far)
+        return replace(
+            deal,
+            crops=dict(self.crops),
+            number=self.number,
+            trump_inferred=inferred,
+            declared_by=self.declared_by,
+        )
+
+
 def run_pipeline(
     frames: Iterable[Frame],
     read: ReadCards,
@@ -111,13 +210,16 @@ def run_pipeline(
     on_frame: Callable[[Frame, TableState], None] | None = None,
     on_trick: Callable[[RecognisedDeal], None] | None = None,
     on_finished: Callable[[RecognisedDeal], None] | None = None,
+    on_deal_end: Callable[[RecognisedDeal], None] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> PipelineResult:
     """Run the pipeline over ``frames`` to their end (or until ``stop()`` is true before a frame is
-    taken) and build the deal log. ``on_frame`` is called with each sampled frame and its table
+    taken) and build the deal logs. ``on_frame`` is called with each sampled frame and its table
     state; ``on_trick`` with the deal so far each time a trick is cleared (the live events,
-    :mod:`edge_app.events`) until the deal is finished; ``on_finished`` once, with the finished deal
-    the engine accepts, at the frame it is first seen (see the module docstring).
+    :mod:`edge_app.events`) until the deal is finished; ``on_finished`` once per deal, with the
+    finished deal the engine accepts, at the frame it is first seen; ``on_deal_end`` with each deal
+    the next one ended (see the module docstring). ``info`` is the first deal's; each later deal's
+    level and dealer come from the outcome before it (:class:`edge_app.session.MatchProgress`).
 
     Raises :class:`PipelineConfigError` for ``every`` below 1 or a negative ``still_threshold``,
     ``TrackerConfigError`` for ``inertia`` below 1, ``UnknownRuleSetError`` for an unknown rule set.
@@ -126,17 +228,14 @@ def run_pipeline(
         raise PipelineConfigError(f"every must be at least 1, got {every}")
     if still_threshold < 0:
         raise PipelineConfigError(f"still_threshold must not be negative, got {still_threshold}")
-    tracker = TrickTracker(inertia)
-    get_rule_set(info.rules)  # an unknown rule set fails here, before any frame is read
+    rules = get_rule_set(info.rules)  # an unknown rule set fails here, before any frame is read
+    run = _DealRun(0, info, inertia)
+    match = MatchProgress.start(info.rules, info.level, info.dealer)
+    deals: list[RecognisedDeal] = []
     states: list[TableState] = []
     last_thumb: npt.NDArray[np.float32] | None = None
     last_cards: Sequence[CardInstance] = ()
     n = sampled = nread = 0
-    finished: RecognisedDeal | None = None
-    crops: dict[tuple[int, str], bytes] = {}
-    finished_at: int | None = None
-    counted = 0  # the tracker's cleared tricks when the hands were last counted
-    played_out = False
     stopped = False
     source = iter(frames)
     while True:
@@ -156,32 +255,82 @@ def run_pipeline(
             last_thumb = thumb
             nread += 1
         state = table_state(last_cards, geometry, frame.index)
+        if run.over(state):
+            ended = run.build()
+            deals.append(ended)
+            if on_deal_end is not None:
+                on_deal_end(ended)
+            match = match.after(_known_level(ended.log, run.info), _outcome_of(ended))
+            dealer = match.dealer
+            run = _DealRun(len(deals), DealInfo(info.rules, match.level_for(dealer), None, dealer), inertia)
+        tracker = run.tracker
         done = tracker.completed
         tracker.update(state)
         states.append(state)
+        if not run.started and tracker.completed > done and run.declaration(rules.decks):
+            tracker = run.tracker
+            done = 0
         for seat, cards in state.zones.items():
             play = tracker.current(seat) if cards else None
             if play is not None and play.cards == cards:
-                crops[(tracker.completed + 1, seat)] = play_crop(frame.image, geometry, seat)
-        if finished is None:
-            if on_trick is not None and tracker.completed > done:
-                on_trick(replace(build_deal(tracker.tricks(), (), info, so_far=True), crops=crops))
-            if tracker.completed != counted:  # a clear, or a clear undone (a misread empty table)
-                counted = tracker.completed
-                played_out = hands_played_out(tracker.tricks()[:counted], info.rules)
-            if played_out:
-                deal = replace(build_deal(tracker.tricks(), tracker.loose(), info), crops=crops)
+                run.crops[(tracker.completed + 1, seat)] = play_crop(frame.image, geometry, seat)
+        if run.finished is None:
+            if tracker.completed > done:
+                run.started = True
+                if on_trick is not None:
+                    on_trick(run.build(so_far=True))
+            if tracker.completed != run.counted:  # a clear, or a clear undone (a misread empty table)
+                run.counted = tracker.completed
+                played_out = hands_played_out(tracker.tricks()[: run.counted], info.rules)
+                if played_out != run.played_out:
+                    run.played_out, run.after_seen, run.gap = played_out, False, 0
+            if run.played_out:
+                deal = run.build()
                 if deal.log["finished"] and deal.problem is None:
-                    finished, finished_at = deal, frame.index
+                    deal = replace(deal, finished_at=frame.index)
+                    run.finished, run.finished_at = deal, frame.index
                     if on_finished is not None:
                         on_finished(deal)
         if on_frame is not None:
             on_frame(frame, state)
-    deal = (
-        finished
-        if finished is not None
-        else replace(build_deal(tracker.tricks(), tracker.loose(), info), crops=crops)
-    )
+    if not deals or run.tracker.tricks() or run.finished is not None:
+        deals.append(run.build())
     return PipelineResult(
-        deal, tuple(states), PipelineStats(n, sampled, nread), finished_at=finished_at, stopped=stopped
+        tuple(deals),
+        tuple(states),
+        PipelineStats(n, sampled, nread),
+        finished_at=run.finished_at if len(deals) == run.number + 1 else None,
+        stopped=stopped,
     )
+
+
+def _implausibility(deal: RecognisedDeal) -> tuple[int, int, int]:
+    """How badly a trump fits what was seen: a log the engine refuses, then the tricks the decoding
+    had to question (a wrong trump moves who won, so who leads next), then the rules broken."""
+    if deal.problem is not None:
+        return (1, 0, 0)
+    try:
+        broken = len(score_log(deal.log)["violations"])
+    except (DealLogError, ValueError):
+        return (1, 0, 0)
+    return (0, len(deal.doubtful), broken)
+
+
+#: The level a deal is scored at when neither the operator nor a declaration told it.
+DEFAULT_LEVEL = "2"
+
+
+def _known_level(log: dict[str, Any], info: DealInfo) -> dict[str, Any]:
+    """``log`` for the match's progress: its level only where it was told (given or declared)."""
+    return log if info.level is not None else {**log, "level": None}
+
+
+def _outcome_of(deal: RecognisedDeal) -> dict[str, Any] | None:
+    """The ``score`` result of a finished deal whose outcome the engine settles, else None."""
+    if not deal.log.get("finished") or deal.problem is not None:
+        return None
+    try:
+        result = score_log(deal.log)
+    except (DealLogError, ValueError):
+        return None
+    return result if isinstance(result.get("outcome"), dict) else None

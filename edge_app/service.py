@@ -58,16 +58,20 @@ class Poster(Protocol):
 
 @dataclass
 class ServiceResult:
-    """The recognised deal, the pipeline's counts, and what happened to the scoreboard posts."""
+    """The recognised deal (the last one), the pipeline's counts, and what happened to the
+    scoreboard posts; ``deals`` every deal the source showed, in order."""
 
     deal: RecognisedDeal
     stats: PipelineStats
     events: int = 0  # events handed to the client
-    deal_posted: bool = False  # the finished deal was handed to the client, once, and went out
+    deal_posted: bool = False  # the finished deal(s) were handed to the client, once each, and went out
     all_sent: bool = True  # nothing is left in the client's queue
     alerts: list[str] = field(default_factory=list)  # the alerts raised, as one line each
-    posted_at: int | None = None  # the frame at which the deal was posted (None: at the end, or never)
+    posted_at: int | None = (
+        None  # the frame at which the last deal posted on time was (None: at the end, or never)
+    )
     stopped: bool = False  # stop() ended the run before the source did
+    deals: tuple[RecognisedDeal, ...] = ()
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -94,7 +98,8 @@ def run_service(
     """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
     send events, and the deal when it is finished, under ``keys`` when given (see the module
     docstring)."""
-    stream = EventStream()
+    streams: dict[int, EventStream] = {}
+    logs: dict[int, dict[str, object]] = {}  # each deal's log as last published
     sent = [0]
     alerts: list[str] = []
     deadline: list[float] = []  # set once stopped: the last posts' time limit
@@ -102,31 +107,46 @@ def run_service(
     def within() -> float | None:
         return max(0.0, deadline[0] - time.monotonic()) if deadline else None
 
+    def keys_of(deal: RecognisedDeal) -> DealKeys | None:
+        return None if keys is None else keys.of_deal(deal.number)
+
     def publish(deal: RecognisedDeal) -> None:
+        logs[deal.number] = deal.log
         if log_out is not None:
-            write_atomic(log_out, json.dumps(deal.log, indent=1))
-        for e in stream.update(deal):
+            shown = [logs[k] for k in sorted(logs)]
+            write_atomic(log_out, json.dumps(shown[0] if len(shown) == 1 else shown, indent=1))
+        dk = keys_of(deal)
+        for e in streams.setdefault(deal.number, EventStream()).update(deal):
             if e.type == "alert":
                 alerts.append(
                     f"{e.kind} {e.seat or ''} trick {e.trick or '?'}: {e.reasoning}".replace("  ", " ")
                 )
             if client is not None:
                 body = event_body(e)
-                if keys is None:
+                if dk is None:
                     client.event(body, within())
                 else:
-                    client.event(body, within(), key=keys.event(body))
+                    client.event(body, within(), key=dk.event(body))
                 sent[0] += 1
 
-    posted: list[bool] = []  # the deal was handed to the client: whether it went out at once
+    posted: dict[int, bool] = {}  # deals handed to the client: whether each went out at once
 
     def post(deal: RecognisedDeal) -> None:
         publish(deal)
         if client is not None:
-            if keys is None:
-                posted.append(client.deal(deal.log, within()))
+            dk = keys_of(deal)
+            if dk is None:
+                posted[deal.number] = client.deal(deal.log, within())
             else:
-                posted.append(client.deal(deal.log, within(), key=keys.deal_post()))
+                posted[deal.number] = client.deal(deal.log, within(), key=dk.deal_post())
+
+    def end(deal: RecognisedDeal) -> None:
+        """A deal the next one ended: post it if it is finished and not posted yet (a log the engine
+        refuses: the scoreboard then raises an alert for a referee), else keep its log."""
+        if client is not None and deal.number not in posted and deal.log["finished"]:
+            post(deal)
+        else:
+            publish(deal)
 
     result = run_pipeline(
         frames,
@@ -138,17 +158,17 @@ def run_service(
         on_frame=on_frame,
         on_trick=publish,
         on_finished=post,
+        on_deal_end=end,
         stop=stop,
     )
     if result.stopped:
         deadline.append(time.monotonic() + STOP_FLUSH_S)
-    if client is not None and not posted and result.deal.log["finished"]:
-        post(result.deal)  # a finished log the engine refuses: the scoreboard alerts a referee
-    else:
-        publish(result.deal)
-    out = ServiceResult(result.deal, result.stats, sent[0], alerts=alerts, stopped=result.stopped)
+    end(result.deal)
+    out = ServiceResult(
+        result.deal, result.stats, sent[0], alerts=alerts, stopped=result.stopped, deals=result.deals
+    )
     if client is not None:
         out.all_sent = client.flush(within())
-        out.deal_posted = bool(posted) and (posted[0] or out.all_sent)
-        out.posted_at = result.finished_at
+        out.deal_posted = bool(posted) and (all(posted.values()) or out.all_sent)
+        out.posted_at = max((d.finished_at for d in result.deals if d.finished_at is not None), default=None)
     return out

@@ -188,14 +188,26 @@ def _bury(
     return keep, bottom
 
 
-def deal_state(rules_id: str, seed: int) -> DealState:
-    """Shuffle, deal and bury: a new deal at a random level, trump and dealer."""
+def deal_state(
+    rules_id: str,
+    seed: int,
+    *,
+    level: int | None = None,
+    trump: str | None = None,
+    dealer: Seat | None = None,
+) -> DealState:
+    """Shuffle, deal and bury: a new deal at a random level, trump (``NT`` for no trump) and dealer,
+    unless given (a match's next deal); the seed draws the same shuffle either way."""
     rules = get_rule_set(rules_id)
     rng = random.Random(seed)
-    level = rng.randint(2, 14)
-    trump = rng.choice([*SUITS, *SUITS, None])
-    ctx = trump_context(level, trump)
-    dealer = rng.choice(SEAT_ORDER)
+    drawn_level = rng.randint(2, 14)
+    drawn_trump = rng.choice([*SUITS, *SUITS, None])
+    ctx = trump_context(
+        drawn_level if level is None else level,
+        drawn_trump if trump is None else (None if trump == "NT" else trump),
+    )
+    drawn_dealer = rng.choice(SEAT_ORDER)
+    dealer = drawn_dealer if dealer is None else dealer
     deck = full_deck(rules.decks)
     rng.shuffle(deck)
     hands: dict[Seat, list[Card]] = {}
@@ -235,11 +247,19 @@ def _inject_throw(state: DealState, seat: Seat) -> list[Card] | None:
 
 
 def simulate_deal(
-    rules: str, seed: int, *, inject_revoke: bool = False, inject_failed_throw: bool = False
+    rules: str,
+    seed: int,
+    *,
+    inject_revoke: bool = False,
+    inject_failed_throw: bool = False,
+    level: int | None = None,
+    trump: str | None = None,
+    dealer: Seat | None = None,
 ) -> dict[str, Any]:
     """Play a whole deal with four bots and return its finished deal log plus ``hands`` (after the
-    bottom was buried) and ``injected`` (the violations put in on purpose)."""
-    state = deal_state(rules, seed)
+    bottom was buried) and ``injected`` (the violations put in on purpose). ``level`` (2…14),
+    ``trump`` (a suit letter or ``NT``) and ``dealer`` fix what is otherwise drawn from the seed."""
+    state = deal_state(rules, seed, level=level, trump=trump, dealer=dealer)
     rng = random.Random(seed * 7919 + 1)
     bot = Bot(rng)
     initial = {s.name: format_cards(state.hand(s)) for s in Seat}

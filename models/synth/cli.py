@@ -82,8 +82,12 @@ def deal(
     fps: int = typer.Option(10, "--fps", min=1, help="Video frame rate."),
     width: int = typer.Option(1920, "--width", min=320, help="Frame width px."),
     height: int = typer.Option(1440, "--height", min=240, help="Frame height px."),
+    deals: int = typer.Option(
+        1, "--deals", min=1, max=40, help="Deals of one match filmed in a row (truth.json is then a list)."
+    ),
 ) -> None:
-    """Render a whole simulated deal as an overhead video with its truth log and table calibration."""
+    """Render a whole simulated deal (or ``--deals N`` deals of one match, each with its trump
+    declared) as an overhead video with its truth log and table calibration."""
     from models.synth.deal import DealError, render_deal
 
     try:
@@ -96,11 +100,13 @@ def deal(
             fps=fps,
             width=width,
             height=height,
+            deals=deals,
         )
     except DealError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    typer.echo(f"{result.video} ({result.frames} frames, {result.tricks} tricks)")
+    what = f"{result.tricks} tricks" + (f" in {deals} deals" if deals > 1 else "")
+    typer.echo(f"{result.video} ({result.frames} frames, {what})")
 
 
 def register(app: typer.Typer) -> None:

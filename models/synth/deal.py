@@ -79,9 +79,15 @@ def _partner(seat: str) -> str:
 
 
 def plan_deal(
-    log: dict[str, Any], rng: np.random.Generator, design: str, table: Table | None = None
+    log: dict[str, Any],
+    rng: np.random.Generator,
+    design: str,
+    table: Table | None = None,
+    declare: tuple[str, list[str]] | None = None,
 ) -> DealFilm:
-    """Turn a finished deal log into keyframes (table mm placements, arms, durations)."""
+    """Turn a finished deal log into keyframes (table mm placements, arms, durations).
+    ``declare`` (seat, cards): before the first lead that seat shows those cards face up in its
+    zone to declare trump (亮主), then takes them back."""
     from models.synth.faces import load_faces
 
     table = table or Table(900.0, 900.0)
@@ -152,6 +158,25 @@ def plan_deal(
         return out
 
     frames: list[Keyframe] = [Keyframe(static() + held(), [], 1.5, {"kind": "start"})]
+    if declare is not None:
+        seat, cards = declare
+        spot = table.zone_centre(seat) + rng.normal(0, 20, 2)
+        shown = lay(
+            rng,
+            cards,
+            spot,
+            SEAT_ANGLE[seat] + float(rng.normal(0, 8)),
+            "fan",
+            design,
+            cw,
+            role="declare",
+            seat=seat,
+        )
+        arm = random_arm(rng, table, seat, spot + (table.seat_edge(seat) - spot) * 0.25)
+        ev = {"kind": "declare", "seat": seat, "cards": cards}
+        frames.append(Keyframe(static() + shown + held(), [arm], 0.5, ev, len(static())))
+        frames.append(Keyframe(static() + shown + held(), [], 2.0, ev, len(static())))
+        frames.append(Keyframe(static() + held(), [], 1.0, {"kind": "declared", "seat": seat}))
     for t, trick in enumerate(log["tricks"]):
         on_table: list[Placement] = []
         for j, play in enumerate(trick["plays"]):
@@ -263,28 +288,34 @@ def render_deal(
     height: int = 1440,
     design: str | None = None,
     max_tricks: int | None = None,
+    deals: int = 1,
 ) -> DealResult:
-    """Simulate a deal, film it and write ``video.mp4``, ``truth.json`` and ``table.json`` to ``out``."""
+    """Simulate a deal, film it and write ``video.mp4``, ``truth.json`` and ``table.json`` to ``out``.
+
+    ``deals`` > 1 films a match at one table, deal after deal (:func:`match_logs`): each deal
+    starts from a cleared table with its trump declared (亮主), and ``truth.json`` is the list of
+    the deals' logs."""
     import time
 
     import cv2
 
+    if deals < 1:
+        raise DealError(f"deals must be at least 1, got {deals}")
     try:
-        from engine.sim import simulate_deal
-    except ImportError as exc:  # pragma: no cover - the simulator is part of the engine
-        raise DealError(f"engine.sim is not available: {exc}") from exc
-    try:
-        log = simulate_deal(rules, seed, inject_revoke=inject_revoke, inject_failed_throw=inject_failed_throw)
+        logs = match_logs(
+            rules, seed, deals, inject_revoke=inject_revoke, inject_failed_throw=inject_failed_throw
+        )
     except (KeyError, ValueError) as exc:
         raise DealError(str(exc)) from exc
     if max_tricks is not None:
-        log = {**log, "tricks": log["tricks"][:max_tricks], "finished": max_tricks >= len(log["tricks"])}
+        log = logs[0]
+        logs = [{**log, "tricks": log["tricks"][:max_tricks], "finished": max_tricks >= len(log["tricks"])}]
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     names = available_designs(HELDOUT)
     design = design or names[int(rng.integers(len(names)))]
     table = Table(float(rng.uniform(850, 950)), float(rng.uniform(850, 950)))
-    film = plan_deal(log, rng, design, table)
+    films = [plan_deal(log, rng, design, table, declaration(log, rng) if deals > 1 else None) for log in logs]
     renderer = make_renderer(rng, table, width, height)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -295,33 +326,103 @@ def render_deal(
     frames = 0
     timeline: list[dict[str, Any]] = []
     try:
-        for kf in film.keyframes:
-            scene = renderer.render(kf.placements, kf.arms, rng, jpeg=False, static=kf.static)
-            n = max(1, int(round(kf.hold * fps)))
-            timeline.append(_timeline_entry(frames, n, kf, scene))
-            for _ in range(n):
-                writer.write(scene.image)
-            frames += n
+        for k, film in enumerate(films):
+            for kf in film.keyframes:
+                scene = renderer.render(kf.placements, kf.arms, rng, jpeg=False, static=kf.static)
+                n = max(1, int(round(kf.hold * fps)))
+                timeline.append(_timeline_entry(frames, n, kf, scene, k if deals > 1 else None))
+                for _ in range(n):
+                    writer.write(scene.image)
+                frames += n
     finally:
         writer.release()
     tl = out / "timeline.json"
     tl.write_text(json.dumps({"fps": fps, "frames": frames, "design": design, "keyframes": timeline}))
     truth = out / "truth.json"
-    truth.write_text(json.dumps(log, indent=1))
+    truth.write_text(json.dumps(logs[0] if deals == 1 else logs, indent=1))
     from models.synth.faces import load_faces
 
     fs = load_faces(design)
     tj = out / "table.json"
     table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1]).save(tj)
-    return DealResult(video, truth, tj, frames, len(log["tricks"]), time.perf_counter() - start, tl)
+    tricks = sum(len(log["tricks"]) for log in logs)
+    return DealResult(video, truth, tj, frames, tricks, time.perf_counter() - start, tl)
 
 
-def _timeline_entry(first: int, n: int, kf: Keyframe, scene: Any) -> dict[str, Any]:
-    """What frames ``first`` … ``first + n - 1`` show: the event and every card with its label."""
+def match_logs(
+    rules: str, seed: int, deals: int, *, inject_revoke: bool = False, inject_failed_throw: bool = False
+) -> list[dict[str, Any]]:
+    """``deals`` simulated deals of one match: the first at the seed's level, trump and dealer, each
+    later one dealt by the seat the outcome names, at that side's level, with a trump drawn from
+    the seed (a suit, or no trump one time in nine).
+
+    >>> logs = match_logs("national-2deck", 3, 2)
+    >>> from engine.score import score_log
+    >>> nxt = score_log({k: v for k, v in logs[0].items() if k not in ("hands", "injected")})["outcome"]
+    >>> logs[1]["dealer"] == nxt["next_dealer"]
+    True
+    """
+    import random
+
+    from engine.match import MatchState
+    from engine.score import score_log
+    from engine.seats import parse_seat
+    from engine.sim import simulate_deal
+
+    rng = random.Random(seed)
+    logs: list[dict[str, Any]] = []
+    match: MatchState | None = None
+    for k in range(deals):
+        kw: dict[str, Any] = {}
+        if match is not None:
+            assert match.dealer is not None
+            side = parse_seat(match.dealer).side
+            kw = {
+                "dealer": parse_seat(match.dealer),
+                "level": match.level_of(side),
+                "trump": rng.choice(["S", "H", "D", "C"] * 2 + ["NT"]),
+            }
+        log = simulate_deal(
+            rules,
+            seed if k == 0 else seed * 1000 + k,
+            inject_revoke=inject_revoke,
+            inject_failed_throw=inject_failed_throw,
+            **kw,
+        )
+        plain = {key: v for key, v in log.items() if key not in ("hands", "injected")}
+        if match is None:
+            side = parse_seat(log["dealer"]).side
+            match = MatchState.new(rules, {side: log["level"]}, log["dealer"])
+        match = match.after_deal(plain, score_log(plain))
+        logs.append(log)
+    return logs
+
+
+def declaration(log: dict[str, Any], rng: np.random.Generator) -> tuple[str, list[str]] | None:
+    """Who shows which cards to declare the deal's trump: one or two level cards of the trump suit
+    from a hand that holds them (a pair of jokers for no trump); None when no hand can (the trump
+    then comes from the bottom, which the film does not show)."""
+    level, trump = log["level"], log["trump"]
+    hands = log.get("hands", {})
+    wanted = [["BJ", "BJ"], ["SJ", "SJ"]] if trump == "NT" else [[level + trump] * 2, [level + trump]]
+    order = [str(s) for s in rng.permutation(list(SEATS))]
+    for cards in wanted:
+        for seat in order:
+            held = list(hands.get(seat, []))
+            if all(held.count(c) >= cards.count(c) for c in set(cards)):
+                if len(cards) == 2 and trump != "NT" and rng.random() < 0.5:
+                    return seat, cards[:1]
+                return seat, cards
+    return None
+
+
+def _timeline_entry(first: int, n: int, kf: Keyframe, scene: Any, deal: int | None = None) -> dict[str, Any]:
+    """What frames ``first`` … ``first + n - 1`` show: the event (with its deal's index in a match
+    film) and every card with its label."""
     return {
         "frame": first,
         "frames": n,
-        "event": kf.event,
+        "event": kf.event if deal is None else {**kf.event, "deal": deal},
         "arms": len(kf.arms),
         "cards": [
             {

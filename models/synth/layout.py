@@ -30,7 +30,7 @@ class Placement:
     y: float
     angle: float  # degrees, counter-clockwise as seen by the camera; 0 = upright for S
     design: str
-    role: str = "play"  # play | captured | pile | bottom | hand
+    role: str = "play"  # play | declare | captured | pile | bottom | hand
     seat: str | None = None
     lift: float = 0.0  # mm above the table (only changes the shadow)
     shadow: bool = True  # cast a shadow (a held fan casts one, from its middle card)

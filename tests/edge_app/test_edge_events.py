@@ -198,14 +198,21 @@ def test_a_finished_deal_is_posted_once_when_it_ends_while_frames_keep_coming(tm
     assert result.posted_at == at and result.stats.frames == len(taken) == 2 * len(pictures)
     assert posted["finished"] is True and truth_plays(posted) == truth_plays(log)
     assert sorted(posted["bottom"]) == sorted(log["bottom"])
-    # what was seen after the deal (the bottom picked up, the next deal's cards) changes nothing
-    assert result.deal.log == posted and result.deal.problem is None
-    assert json.loads(out.read_text()) == posted
-    assert result.deal_posted and result.all_sent
+    # what was seen after the deal (the bottom picked up, the next deal's cards) changes nothing in
+    # it: those cards are the next deal's, which the source cut short (never finished, not posted)
+    first, second = result.deals
+    assert first.log == posted and first.problem is None
+    assert second.number == 1 and not second.log["finished"] and second.log["tricks"]
+    # dealt by the seat the first deal's outcome names, at that side's level
+    outcome = score_log(log)["outcome"]
+    assert second.log["dealer"] == outcome["next_dealer"]
+    assert json.loads(out.read_text()) == [posted, second.log]
+    assert result.all_sent
     # every trick's result went out live, and no alert: the last trick, cleared before the bottom
     # was turned up, is not taken for a finished deal without its bottom
     assert sum(e["type"] == "trick" for e in poster.events) == len(log["tricks"])
-    assert [e for e in poster.events if e["type"] == "alert"] == []
+    # (the cut-short next deal's two-card tricks have unknown plays: looks, never an alert)
+    assert [e for e in poster.events if e["type"] == "alert" and e["kind"] != "look"] == []
 
 
 def test_a_finished_log_the_engine_refuses_is_posted_at_the_end_once(tmp_path: Path) -> None:
@@ -279,9 +286,12 @@ def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
         "tricks": [{"plays": [["S", ["AS"]], ["E", ["??"]], ["N", ["3S"]], ["W", ["4S"]]]}],
     }
     stream = EventStream()
-    events = stream.update(RecognisedDeal(log, None, ()))
+    crops = {(1, "E"): b"jpeg of E", (1, "S"): b"jpeg of S"}
+    events = stream.update(RecognisedDeal(log, None, (), crops=crops))
     looks = [e for e in events if e.type == "alert" and e.kind == "look"]
     assert [(e.trick, "who won" in e.reasoning) for e in looks] == [(1, True)]
+    # with the picture of the play whose card is unknown, for the referee to name it
+    assert [(i.caption, i.data) for i in looks[0].images] == [("trick 1, E", "anBlZyBvZiBF")]
     assert not [e for e in events if e.type == "trick"]  # no result sent while the winner is open
     assert stream.update(RecognisedDeal(log, None, ())) == []
     log["tricks"][0]["plays"][0][1] = ["BJ"]  # nothing beats a big joker led: nothing to look at

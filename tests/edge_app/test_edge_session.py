@@ -1,0 +1,196 @@
+"""Deal after deal from one source (edge_app.session, the pipeline's deal boundary): the declaration
+read as trump, the next deal's level and dealer from the outcome, each deal posted under its own
+keys, the log file a list of deals; and a trump nobody declared inferred and put to a referee."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_app.deal import DealInfo
+from edge_app.outbox import DealKeys
+from edge_app.service import run_service
+from edge_app.session import MatchProgress, read_declaration
+from models.synth.deal import match_logs
+from models.synth.layout import Table
+from tests.edge_app.test_edge_events import picture_frames
+from tests.edge_app.test_edge_tracking import mm_geometry, truth_plays
+
+
+class KeyedPoster:
+    """A fake scoreboard client that is always up and records every post with its key."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[dict[str, Any], str | None]] = []
+        self.deals: list[tuple[dict[str, Any], str | None]] = []
+
+    def event(self, event: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
+        self.events.append((event, key))
+        return True
+
+    def deal(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
+        self.deals.append((log, key))
+        return True
+
+    def flush(self, within: float | None = None) -> bool:
+        return True
+
+
+def plain(log: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in log.items() if k not in ("hands", "injected")}
+
+
+def match_pictures(logs: list[dict[str, Any]], declare: list[list[str] | None]) -> list[dict[str, list[str]]]:
+    """What the camera sees of a match: for each deal an empty table (shuffled and dealt), the
+    declaration shown in the dealer's zone and taken back (when given), the tricks laid and cleared,
+    the bottom turned up in the dealer's zone and picked up."""
+    pictures: list[dict[str, list[str]]] = []
+    for log, shown in zip(logs, declare, strict=True):
+        pictures += [{}, {}]
+        if shown is not None:
+            pictures += [{log["dealer"]: shown}, {}]
+        for trick in log["tricks"]:
+            on_table: dict[str, list[str]] = {}
+            for seat, cards in trick["plays"]:
+                on_table = {**on_table, seat: list(cards)}
+                pictures.append(on_table)
+            pictures.append({})
+        pictures += [{log["dealer"]: list(log["bottom"])}, {}]
+    return pictures + [{}, {}]
+
+
+@pytest.fixture(scope="module")
+def three() -> list[dict[str, Any]]:
+    logs = [plain(log) for log in match_logs("national-2deck", 4, 3)]
+    # the match as the simulator played it (written out here, not computed by the code under test)
+    assert [(log["level"], log["trump"], log["dealer"]) for log in logs] == [
+        ("5", "S", "S"),
+        ("6", "C", "N"),
+        ("2", "S", "W"),
+    ]
+    return logs
+
+
+def test_declarations() -> None:
+    assert read_declaration(["8H"], "8", 2) == ("H", "8")
+    assert read_declaration(["8H", "8H"], "8", 2) == ("H", "8")
+    assert read_declaration(["8H", "8H", "8H"], "8", 2) is None  # more copies than decks
+    assert read_declaration(["8H", "8H", "8H"], "8", 3) == ("H", "8")
+    assert read_declaration(["SJ", "SJ"], "8", 2) == ("NT", None)
+    assert read_declaration(["BJ"], "8", 2) is None  # one joker declares nothing
+    assert read_declaration(["8H", "8S"], "8", 2) is None
+    assert read_declaration(["9H"], "8", 2) is None  # not the level
+    assert read_declaration(["8?"], "8", 2) is None  # half read
+    assert read_declaration(["10C"], None, 2) == ("C", "10")  # the level learnt from it
+
+
+def test_match_progress_follows_the_outcome() -> None:
+    m = MatchProgress.start("national-2deck", "5", "S")
+    assert m.levels == {"NS": "5", "EW": None} and m.level_for("N") == "5" and m.level_for("E") is None
+    log = {"dealer": "S", "level": "5"}
+    kept = m.after(log, {"outcome": {"side": "dealer", "levels": 2, "next_dealer": "N"}})
+    assert (kept.dealer, kept.levels) == ("N", {"NS": "7", "EW": None})
+    lost = m.after(log, {"outcome": {"side": "defenders", "levels": 1, "next_dealer": "E"}})
+    assert (lost.dealer, lost.level_for("E")) == ("E", None)  # EW's level was never told
+    unscored = m.after(log, None)
+    assert (unscored.dealer, unscored.levels) == (None, {"NS": "5", "EW": None})
+    # no dealer given: the first deal tells whose level was given
+    first = MatchProgress.start("national-2deck", "4", None).after({"dealer": "W", "level": "4"}, None)
+    assert first.levels == {"NS": None, "EW": "4"}
+
+
+def test_keys_of_later_deals_differ() -> None:
+    k = DealKeys("abc")
+    assert k.of_deal(0).deal_post() == "abc-deal"
+    assert {k.of_deal(n).deal_post() for n in range(3)} == {"abc-deal", "abc-1-deal", "abc-2-deal"}
+
+
+def test_three_deals_from_one_source(tmp_path: Path, three: list[dict[str, Any]]) -> None:
+    declare = [["5S"], ["6C", "6C"], ["2S"]]
+    pictures = match_pictures(three, declare)
+    frames, read = picture_frames(pictures, [])
+    poster = KeyedPoster()
+    out = tmp_path / "log.json"
+    # the operator gives the rule set, the first level and dealer; every trump is declared, and EW's
+    # level (never given) with it
+    info = DealInfo("national-2deck", "5", None, "S")
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        every=1,
+        log_out=out,
+        client=poster,
+        keys=DealKeys("m"),
+    )
+    assert [d.number for d in result.deals] == [0, 1, 2]
+    for deal, truth in zip(result.deals, three, strict=True):
+        assert deal.problem is None and deal.log["finished"]
+        assert (deal.log["level"], deal.log["trump"], deal.log["dealer"]) == (
+            truth["level"],
+            truth["trump"],
+            truth["dealer"],
+        )
+        assert truth_plays(deal.log) == truth_plays(truth) and deal.declared_by == truth["dealer"]
+    assert [key for _, key in poster.deals] == ["m-deal", "m-1-deal", "m-2-deal"]
+    assert [log for log, _ in poster.deals] == [d.log for d in result.deals]
+    assert json.loads(out.read_text()) == [d.log for d in result.deals]
+    starts = [e for e, _ in poster.events if e["type"] == "deal_start"]
+    assert [(e["level"], e["trump"], e["dealer"]) for e in starts] == [
+        ("5", "S", "S"),
+        ("6", "C", "N"),
+        ("2", "S", "W"),
+    ]
+    keys = [key for _, key in poster.events]
+    assert len(keys) == len(set(keys))  # every event of every deal under its own key
+    assert not [e for e, _ in poster.events if e["type"] == "alert"]  # no look, no alert
+
+
+def test_a_trump_nobody_declared_is_inferred_and_put_to_a_referee(three: list[dict[str, Any]]) -> None:
+    pictures = match_pictures(three[:2], [["5S"], None])
+    frames, read = picture_frames(pictures, [])
+    poster = KeyedPoster()
+    info = DealInfo("national-2deck", "5", None, "S")
+    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    second = result.deals[1]
+    assert second.trump_inferred and second.declared_by is None
+    assert second.log["trump"] == "C" and second.problem is None
+    looks = [e for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
+    assert len(looks) == 1 and "inferred" in looks[0]["reasoning"]
+
+
+def test_a_match_film_is_a_list_of_deals(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tractorcam_cli.main import app
+
+    out = tmp_path / "m"
+    r = CliRunner().invoke(
+        app,
+        [
+            "synth",
+            "deal",
+            "--seed",
+            "4",
+            "--deals",
+            "2",
+            "--out",
+            str(out),
+            "--width",
+            "320",
+            "--height",
+            "240",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    logs = json.loads((out / "truth.json").read_text())
+    assert [(log["level"], log["trump"], log["dealer"]) for log in logs] == [("5", "S", "S"), ("6", "C", "N")]
+    events = [k["event"] for k in json.loads((out / "timeline.json").read_text())["keyframes"]]
+    declared = [e for e in events if e.get("kind") == "declare"]
+    assert {(e["deal"], e["seat"]) for e in declared} and all(
+        e["cards"][0][:-1] == logs[e["deal"]]["level"] for e in declared
+    )
