@@ -78,6 +78,9 @@ class RecognisedDeal:
     declared_by: str | None = None
     #: the frame at which the deal was seen finished with the engine accepting it
     finished_at: int | None = None
+    #: (trick, cards): the centre (the defenders' won point cards) read most often while that trick
+    #: lay on the table, i.e. what they had won before it
+    centre: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
     def agreement_of(self, trick: int, seat: str) -> float:
         """The share of readings that read the play of ``seat`` at ``trick`` as the log has it: 0 for

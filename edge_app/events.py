@@ -24,8 +24,10 @@ import base64
 from typing import Any
 
 from edge_app.deal import RecognisedDeal
+from engine.cards import parse_card
 from engine.deal_log import DealLogError
 from engine.score import score_log
+from engine.seats import parse_seat
 from scoreboard.schemas import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 
 Event = DealStart | Play | TrickResult | AlertIn
@@ -78,6 +80,7 @@ class EventStream:
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
         self.sent_tricks = max(self.sent_tricks, len(tricks))
         out += self._looks(deal, result, len(tricks))
+        out += self._centre(deal, result)
         if deal.trump_inferred and log.get("finished") and ("trump", 0) not in self.looks:
             self.looks.add(("trump", 0))
             out.append(
@@ -95,6 +98,30 @@ class EventStream:
             self.alerts.add(key)
             out.append(_violation_alert(deal, v))
         return out
+
+    def _centre(self, deal: RecognisedDeal, result: dict[str, Any] | None) -> list[AlertIn]:
+        """One ``look`` per deal when the defenders' point cards in the centre disagree with the
+        points the log gives them (:func:`centre_mismatches`) at two tricks in a row: a misread
+        winner or point card the referee can settle with the pictures."""
+        if result is None or ("centre", 0) in self.looks:
+            return []
+        bad = centre_mismatches(deal, result)
+        for (k, seen, counted), (k2, seen2, counted2) in zip(bad, bad[1:], strict=False):
+            if k2 == k + 1:
+                self.looks.add(("centre", 0))
+                return [
+                    AlertIn(
+                        type="alert",
+                        kind="look",
+                        trick=k2,
+                        reasoning=f"the defenders' point cards in the centre add up to {seen2} while "
+                        f"trick {k2} lay on the table, but the log gives them {counted2} by then "
+                        f"({seen} against {counted} at trick {k}): a trick's winner or a point card "
+                        "may be misread; look at the pictures",
+                        images=_images(deal, [(k, "centre"), (k2, "centre")]),
+                    )
+                ]
+        return []
 
     def _looks(self, deal: RecognisedDeal, result: dict[str, Any] | None, complete: int) -> list[AlertIn]:
         """A ``look`` alert for each value the unknown cards leave open that decides something: the
@@ -204,6 +231,44 @@ def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
         reasoning=reason,
         images=images,
     )
+
+
+def centre_mismatches(deal: RecognisedDeal, result: dict[str, Any]) -> list[tuple[int, int, int]]:
+    """``(trick, points seen, points counted)`` for each trick during which the centre (the point
+    cards the defenders had won, :attr:`RecognisedDeal.centre`) held other points than the engine's
+    trick results give the defenders before it; a centre with an unknown card, or a trick after one
+    whose winner or points are open, is not compared. Nor is anything before the centre first held
+    a card: a table whose defenders keep their point cards elsewhere is never asked about it.
+
+    >>> log = {"dealer": "S", "tricks": []}
+    >>> r = {"tricks": [{"winner": "E", "points": 15}, {"winner": "N", "points": 10}, {"winner": "W", "points": 0}]}
+    >>> deal = RecognisedDeal(log, None, (), centre=((2, ("5H", "KS")), (3, ("KS",)), (4, ("5H", "KS"))))
+    >>> centre_mismatches(deal, r)
+    [(3, 10, 15)]
+    >>> centre_mismatches(RecognisedDeal(log, None, (), centre=((2, ()), (3, ()), (4, ()))), r)
+    []
+    """
+    dealer_side = parse_seat(deal.log["dealer"]).side
+    counted, before = 0, {1: 0}
+    for r in result.get("tricks", []):
+        if r.get("winner") is None or r.get("points") is None:
+            break
+        if parse_seat(r["winner"]).side != dealer_side:
+            counted += int(r["points"])
+        before[int(r["trick"]) + 1 if "trick" in r else len(before) + 1] = counted
+    out = []
+    used = False
+    for k, cards in deal.centre:
+        used = used or bool(cards)
+        if not used or k not in before or any("?" in c for c in cards):
+            continue
+        try:
+            seen = sum(parse_card(c).points for c in cards)
+        except ValueError:
+            continue
+        if seen != before[k]:
+            out.append((k, seen, before[k]))
+    return out
 
 
 def _images(deal: RecognisedDeal, plays: list[tuple[int, str]]) -> list[EvidenceImage]:

@@ -20,6 +20,7 @@ service's SIGTERM), so a stop never leaves a frame half read.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -96,8 +97,10 @@ CROP_QUALITY = 75
 
 
 def play_crop(image: npt.NDArray[np.uint8], geometry: TableGeometry, seat: str) -> bytes:
-    """The seat's play zone of ``image`` as a JPEG (longest side at most :data:`CROP_PX`)."""
-    corners = geometry.table_to_pixel(np.asarray(geometry.zones[seat], np.float64))  # type: ignore[index]
+    """The seat's play zone of ``image`` (``"centre"``: the centre area) as a JPEG (longest side at
+    most :data:`CROP_PX`)."""
+    area = geometry.centre if seat == "centre" else geometry.zones[seat]  # type: ignore[index]
+    corners = geometry.table_to_pixel(np.asarray(area, np.float64))
     h, w = image.shape[:2]
     x1, y1 = np.clip(np.floor(corners.min(axis=0)).astype(int), 0, [w, h])
     x2, y2 = np.clip(np.ceil(corners.max(axis=0)).astype(int), 0, [w, h])
@@ -131,6 +134,26 @@ class _DealRun:
     gap: int = 0  # readings with every zone empty since then
     declared_by: str | None = None
     started: bool = False  # a trick (not a declaration) was laid
+    centre_votes: Counter[tuple[str, ...]] = field(default_factory=Counter)  # since the last clear
+    centre_seen: dict[tuple[str, ...], npt.NDArray[np.uint8]] = field(default_factory=dict)  # a frame of each
+    centre: dict[int, tuple[str, ...]] = field(default_factory=dict)  # trick → centre seen meanwhile
+
+    def see_centre(self, state: TableState, image: npt.NDArray[np.uint8]) -> None:
+        self.centre_votes[state.centre] += 1
+        self.centre_seen[state.centre] = image
+
+    def cleared(
+        self, trick: int, state: TableState, image: npt.NDArray[np.uint8], geometry: TableGeometry
+    ) -> None:
+        """Trick ``trick`` was cleared at ``state``: keep the centre read most often while it lay on
+        the table (the point cards the defenders had won before it) with a picture of it, and count
+        afresh from ``state``."""
+        if self.centre_votes:
+            cards = max(self.centre_votes.items(), key=lambda kv: kv[1])[0]
+            self.centre[trick] = cards
+            self.crops[(trick, "centre")] = play_crop(self.centre_seen[cards], geometry, "centre")
+        self.centre_votes, self.centre_seen = Counter(), {}
+        self.see_centre(state, image)
 
     def __post_init__(self) -> None:
         self.tracker = TrickTracker(self.inertia)
@@ -192,6 +215,7 @@ class _DealRun:
         return replace(
             deal,
             crops=dict(self.crops),
+            centre=tuple(sorted(self.centre.items())),
             number=self.number,
             trump_inferred=inferred,
             declared_by=self.declared_by,
@@ -270,6 +294,10 @@ def run_pipeline(
         if not run.started and tracker.completed > done and run.declaration(rules.decks):
             tracker = run.tracker
             done = 0
+        if tracker.completed > done:
+            run.cleared(tracker.completed, state, frame.image, geometry)
+        else:
+            run.see_centre(state, frame.image)
         for seat, cards in state.zones.items():
             play = tracker.current(seat) if cards else None
             if play is not None and play.cards == cards:

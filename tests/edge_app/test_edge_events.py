@@ -346,3 +346,54 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
         deal = RecognisedDeal(log, None, (), doubtful=doubtful)
         [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
         assert alert.kind == kind, doubtful
+
+
+def test_point_cards_in_the_centre_cross_check_the_log() -> None:
+    """Issue 39: the defenders' point cards lying in the centre against the engine's count: a look
+    (with the centre's pictures) when they disagree at two tricks in a row, once; one odd reading
+    asks nothing."""
+    log = {
+        "rules": "national-2deck",
+        "level": "2",
+        "trump": "H",
+        "dealer": "S",
+        "finished": False,
+        "tricks": [
+            {"plays": [["S", ["3S"]], ["E", ["KS"]], ["N", ["4S"]], ["W", ["6S"]]]},  # E wins 10
+            {"plays": [["E", ["5C"]], ["N", ["7C"]], ["W", ["8C"]], ["S", ["9C"]]]},  # S wins 5
+            {"plays": [["S", ["3D"]], ["E", ["4D"]], ["N", ["6D"]], ["W", ["7D"]]]},  # W wins 0
+            {"plays": [["W", ["8D"]], ["S", ["9D"]], ["E", ["JD"]], ["N", ["QD"]]]},
+        ],
+    }
+    crops = {(k, "centre"): f"centre {k}".encode() for k in range(1, 5)}
+    right = ((1, ()), (2, ("KS",)), (3, ("KS",)), (4, ("KS",)))
+    assert not [
+        e
+        for e in EventStream().update(RecognisedDeal(log, None, (), crops=crops, centre=right))
+        if e.type == "alert"
+    ]
+    once = ((1, ()), (2, ()), (3, ("KS",)), (4, ("KS",)))  # one reading missed the king
+    assert not [
+        e
+        for e in EventStream().update(RecognisedDeal(log, None, (), crops=crops, centre=once))
+        if e.type == "alert"
+    ]
+    # a table that does not use the centre asks nothing
+    unused = ((1, ()), (2, ()), (3, ()), (4, ()))
+    assert not [
+        e
+        for e in EventStream().update(RecognisedDeal(log, None, (), crops=crops, centre=unused))
+        if e.type == "alert"
+    ]
+    # the centre holds a five, never the king: E's KS did not win trick 1 (or was misread)
+    wrong = ((1, ()), (2, ("5C",)), (3, ("5C",)), (4, ("5C",)))
+    stream = EventStream()
+    looks = [
+        e
+        for e in stream.update(RecognisedDeal(log, None, (), crops=crops, centre=wrong))
+        if e.type == "alert"
+    ]
+    assert [(e.kind, e.trick) for e in looks] == [("look", 3)]
+    assert "add up to 5" in looks[0].reasoning and "gives them 10" in looks[0].reasoning
+    assert [i.caption for i in looks[0].images] == ["trick 2, centre", "trick 3, centre"]
+    assert stream.update(RecognisedDeal(log, None, (), crops=crops, centre=wrong)) == []
