@@ -401,6 +401,7 @@ def run(
                 on_frame=lambda frame, state: bar.update(every),
                 stop=lambda: bool(signals),
                 keys=keys,
+                camera=source,
             )
     except CameraUnavailableError as exc:
         raise _fail(str(exc)) from None

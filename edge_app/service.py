@@ -15,6 +15,9 @@ the finished deal sent to the scoreboard.
   and the frames go on being read. At the end, a finished log not posted yet (one the engine
   refuses: the scoreboard then answers 422 and raises an alert for a referee) is posted; an
   unfinished one never is.
+* A health report (``{"type": "health", "status": "ok", "fps", "camera", "message"}``) goes to the
+  scoreboard with the first frame read and then every :data:`HEALTH_EVERY_S` seconds while frames
+  are read: the scoreboard keeps its time as the table's last reading and shows the table online.
 * ``stop()`` (the ``run`` command's SIGTERM / SIGINT) ends the run at the next frame boundary like
   the source's end, except that the last posts get at most :data:`STOP_FLUSH_S` seconds.
 """
@@ -35,6 +38,10 @@ from edge_app.outbox import DealKeys
 from edge_app.pipeline import PipelineStats, ReadCards, run_pipeline
 from vision.capture import Frame
 from vision.tracking import TableState
+
+#: Seconds between two health reports to the scoreboard (the first goes with the first frame): the
+#: table shows online, and when it last read the table, while nothing else happens.
+HEALTH_EVERY_S = 30.0
 
 #: Seconds the last posts may take after a stop (SIGTERM): a service asked to stop must stop soon;
 #: what is not sent by then is reported as unsent (the log is on disk).
@@ -94,6 +101,8 @@ def run_service(
     on_frame: Callable[[Frame, TableState], None] | None = None,
     stop: Callable[[], bool] | None = None,
     keys: DealKeys | None = None,
+    camera: str | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> ServiceResult:
     """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
     send events, and the deal when it is finished, under ``keys`` when given (see the module
@@ -148,6 +157,32 @@ def run_service(
         else:
             publish(deal)
 
+    last_beat: list[float] = []  # when the last health report went out
+    sampled = [0]  # frames sampled since
+
+    def health(frame: Frame, state: TableState) -> None:
+        sampled[0] += 1
+        now = clock()
+        if client is not None and (not last_beat or now - last_beat[0] >= HEALTH_EVERY_S):
+            body: dict[str, object] = {
+                "type": "health",
+                "status": "ok",
+                "message": f"reading frames; frame {frame.index}",
+            }
+            if last_beat and now > last_beat[0]:
+                body["fps"] = round(every * sampled[0] / (now - last_beat[0]), 2)
+            if camera:
+                body["camera"] = camera[:100]
+            if keys is None:
+                client.event(body, within())
+            else:
+                client.event(body, within(), key=f"{keys.deal}-health-{frame.index}")
+            sent[0] += 1
+            last_beat[:] = [now]
+            sampled[0] = 0
+        if on_frame is not None:
+            on_frame(frame, state)
+
     result = run_pipeline(
         frames,
         read,
@@ -155,7 +190,7 @@ def run_service(
         info,
         every=every,
         inertia=inertia,
-        on_frame=on_frame,
+        on_frame=health,
         on_trick=publish,
         on_finished=post,
         on_deal_end=end,

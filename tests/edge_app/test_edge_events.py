@@ -116,13 +116,14 @@ def test_service_keeps_the_log_on_disk_after_each_trick_and_reports_unsent(tmp_p
 
     down = Poster(up=False)
     result = serve(down, out)
-    assert not result.all_sent and down.queued == result.events == 6  # start, 4 plays, the trick
+    # a health report with the first frame, then the deal's start, 4 plays, the trick
+    assert not result.all_sent and down.queued == result.events == 7
     assert '"AH"' in out.read_text() and not out.with_name("log.json.tmp").exists()
     assert snapshots[-1] == ""  # nothing on disk until the first trick was cleared
     up = Poster(up=True)
     result = serve(up, None)
     assert result.all_sent and up.deals == []  # the deal is not finished: events only
-    assert [e["type"] for e in up.events] == ["deal_start", "play", "play", "play", "play", "trick"]
+    assert [e["type"] for e in up.events] == ["health", "deal_start", "play", "play", "play", "play", "trick"]
 
 
 def test_write_atomic_replaces_whole(tmp_path: Path) -> None:
