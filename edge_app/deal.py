@@ -18,10 +18,12 @@ A finished log the engine accepts accounts for the whole deal (every hand played
 bottom, every card of the decks): nothing seen later can belong to it, so the table service posts
 it at once (:func:`hands_played_out` tells, cheaply, when that is worth checking).
 
-The log is checked with the engine (:func:`engine.deal_log.parse_deal_log`); a log the engine
-refuses (a misread card three times in two decks, a play out of turn) is still returned, with the
-engine's one-line reason in :attr:`RecognisedDeal.problem`, so a referee can correct it: nothing
-the camera saw is dropped.
+The log is checked with the engine (:func:`engine.score.score_log`: read and scored); when it
+refuses a log whose inventory made a card unknown, the deal is decoded again with the card unknown
+at one of its other places (:func:`_alternatives`: the same card read twice where one was misread). A log the engine still refuses
+(a misread card three times in two decks, a leader who cannot have won the trick before) is
+returned, with the engine's one-line reason in :attr:`RecognisedDeal.problem`, so a referee can
+correct it: nothing the camera saw is dropped.
 
 >>> from vision.tracking import TrackedPlay, TrackedTrick
 >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
@@ -34,11 +36,11 @@ the camera saw is dropped.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.deal_log import DealLogError, parse_deal_log
+from engine.deal_log import DealLogError
 from engine.rules import get_rule_set
 from engine.score import score_log
 from vision.tracking import TrackedPlay, TrackedTrick
@@ -225,7 +227,10 @@ def _likeliest_leader(candidates: Sequence[str], settled: Sequence[str]) -> str:
 
 
 def decode_tricks(
-    tricks: Sequence[TrackedTrick], head: dict[str, Any], doubtful: set[int] | None = None
+    tricks: Sequence[TrackedTrick],
+    head: dict[str, Any],
+    doubtful: set[int] | None = None,
+    swaps: list[tuple[str, int, int, int]] | None = None,
 ) -> list[dict[str, Any]]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
@@ -240,6 +245,8 @@ def decode_tricks(
     was a guess (the engine left the winner open, or refused the log so far), a play other than the
     leader's settled first (then the trick before is doubtful too: a misread there moves the lead),
     or cards were added, dropped or made unknown. No alert may rest on them (:mod:`edge_app.events`).
+    ``swaps`` collects each card the inventory made unknown and where (card, trick, play, position:
+    0-based), for :func:`_alternatives`.
 
     >>> from vision.tracking import TrackedPlay, TrackedTrick
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
@@ -253,6 +260,9 @@ def decode_tricks(
     decks = get_rule_set(str(head["rules"])).decks
     agreement: dict[tuple[int, str], float] = {}
     counts: Counter[str] = Counter()
+    # every named card as often as the whole deal's readings hold it: a card read more often than
+    # there are decks is the likeliest extra card of a follow read longer than its lead
+    totals: Counter[str] = Counter(c for t in tricks for p in t.plays for c in p.cards if "?" not in c)
     for t in tricks:
         seen: dict[str, list[str]] = {p.seat: list(p.cards) for p in in_turn(t)}
         if not seen:
@@ -283,9 +293,49 @@ def decode_tricks(
         for p in t.plays:
             agreement[(len(out), p.seat)] = p.agreement
         out.append({"plays": plays})
-        doubt.update(_fit_inventory(out, size, decks, counts, agreement))
+        doubt.update(_fit_inventory(out, size, decks, counts, agreement, totals, swaps))
         leaders = _winners(head, out) if t.complete else []
     return out
+
+
+def _problem(log: dict[str, Any]) -> str | None:
+    """The engine's reason for refusing ``log`` (reading or scoring it), None when it takes it."""
+    try:
+        score_log(log)
+    except (DealLogError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+#: The most alternative readings :func:`_alternatives` offers.
+REPAIR_TRIES = 8
+
+
+def _alternatives(
+    tricks: Sequence[TrackedTrick], swaps: list[tuple[str, int, int, int]]
+) -> Iterator[tuple[list[TrackedTrick], set[int]]]:
+    """When the engine refuses a log whose inventory made a card unknown at one place (the
+    occurrence whose readings agreed least), the same card read elsewhere may be the misread one:
+    the tracker's tricks with one other occurrence of such a card (the latest swap first, later
+    places first) read as ``??`` instead, for the deal to be decoded again, with the tricks
+    (1-based) that changes. At most :data:`REPAIR_TRIES`."""
+    tries = 0
+    for card, k, *_ in reversed(swaps):
+        places = [
+            (t, i, j)
+            for t, trick in enumerate(tricks)
+            for i, play in enumerate(trick.plays)
+            for j, c in enumerate(play.cards)
+            if c == card
+        ]
+        for t, i, j in reversed(places):
+            if tries >= REPAIR_TRIES:
+                return
+            tries += 1
+            play = tricks[t].plays[i]
+            cards = (*play.cards[:j], "??", *play.cards[j + 1 :])
+            plays = (*tricks[t].plays[:i], replace(play, cards=cards), *tricks[t].plays[i + 1 :])
+            yield [*tricks[:t], replace(tricks[t], plays=plays), *tricks[t + 1 :]], {k + 1, t + 1}
 
 
 def _fit_inventory(
@@ -294,17 +344,22 @@ def _fit_inventory(
     decks: int,
     counts: Counter[str],
     agreement: dict[tuple[int, str], float],
+    totals: Counter[str] | None = None,
+    swaps: list[tuple[str, int, int, int]] | None = None,
 ) -> set[int]:
     """Make the newest trick fit the deck inventory: a follow longer than the lead drops an unknown
-    card, else a card the log already holds ``decks`` times; then a card named more often than there are decks loses its
+    card, else a card the log already holds ``decks`` times, else one the whole deal's readings
+    (``totals``) hold more often than that; then a card named more often than there are decks loses its
     least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``.
     Returns the tricks (1-based) it changed."""
     changed: set[int] = set()
     newest = out[-1]["plays"]
     for play in newest[1:]:
         while len(play[1]) > size:
-            extra = next((c for c in play[1] if "?" in c), None) or next(
-                (c for c in play[1] if counts[c] + play[1].count(c) > decks), None
+            extra = (
+                next((c for c in play[1] if "?" in c), None)
+                or next((c for c in play[1] if counts[c] + play[1].count(c) > decks), None)
+                or next((c for c in play[1] if totals is not None and totals[c] > decks), None)
             )
             if extra is None:
                 break
@@ -322,6 +377,8 @@ def _fit_inventory(
             ]
             *_, k, i, j = min(places)
             out[k]["plays"][i][1][j] = "??"
+            if swaps is not None:
+                swaps.append((card, k, i, j))
             counts[card] -= 1
             changed.add(k + 1)
             lead, cards = len(out[k]["plays"][0][1]), out[k]["plays"][i][1]
@@ -346,27 +403,33 @@ def build_deal(
     after: list[str] = []  # cards on the table after the last hand: the bottom, however read
     if tricks and not tricks[-1].complete and (bottom is not None or hands_done):
         after = [c for p in tricks.pop().plays for c in p.cards] + list(loose)  # never a play
-    log: dict[str, Any] = {
-        "rules": info.rules,
-        "level": info.level,
-        "trump": info.trump,
-        "dealer": dealer,
-    }
-    if bottom is not None:
-        log["bottom"] = bottom
-    doubtful: set[int] = set()
-    log["tricks"] = decode_tricks(tricks, log, doubtful)
-    if bottom is None and hands_done and after:
-        bottom = _fit_bottom(after, log["tricks"], rules.bottom_size, rules.decks)
+    head: dict[str, Any] = {"rules": info.rules, "level": info.level, "trump": info.trump, "dealer": dealer}
+
+    def decode(
+        tracked: list[TrackedTrick],
+    ) -> tuple[dict[str, Any], set[int], list[tuple[str, int, int, int]]]:
+        log = dict(head)
         if bottom is not None:
             log["bottom"] = bottom
-    log["finished"] = (
-        not so_far and bool(tricks) and (bottom is not None or hands_done) and tricks[-1].complete
-    )
-    problem = None
-    try:
-        parse_deal_log(log)
-    except (DealLogError, ValueError) as exc:
-        problem = str(exc)
+        doubtful: set[int] = set()
+        swaps: list[tuple[str, int, int, int]] = []
+        log["tricks"] = decode_tricks(tracked, log, doubtful, swaps)
+        if bottom is None and hands_done and after:
+            fitted = _fit_bottom(after, log["tricks"], rules.bottom_size, rules.decks)
+            if fitted is not None:
+                log["bottom"] = fitted
+        log["finished"] = (
+            not so_far and bool(tracked) and ("bottom" in log or hands_done) and tracked[-1].complete
+        )
+        return log, doubtful, swaps
+
+    log, doubtful, swaps = decode(tricks)
+    problem = _problem(log)
+    if problem is not None and swaps:
+        for alternative, places in _alternatives(tricks, swaps):
+            trial, trial_doubtful, _ = decode(alternative)
+            if _problem(trial) is None:
+                log, doubtful, problem = trial, trial_doubtful | places, None
+                break
     agreement = tuple((i + 1, p.seat, round(p.agreement, 3)) for i, t in enumerate(tricks) for p in t.plays)
     return RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful))

@@ -437,3 +437,29 @@ def test_an_extra_card_found_out_by_the_inventory_leaves_the_play() -> None:
     deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "H", "S"))
     assert deal.log["tricks"][0]["plays"][2] == ["N", ["KS", "KS"]]
     assert 1 in deal.doubtful
+
+
+def test_a_misread_twin_is_found_where_the_engine_can_take_it() -> None:
+    """Deal seed 0: S leads AH to trick 1 and wins it; at trick 5 N's QH is misread as AH, so AH is
+    read three times in two decks. The inventory first makes the least sure AH unknown (S's lead,
+    whose readings agreed least): the unknown must then be the missing QH, S cannot have won trick
+    1, and the engine refuses the log. The decoding tries the unknown at AH's other places and keeps
+    the one the engine takes: N's card at trick 5."""
+    from engine.score import score_log
+
+    log = {k: v for k, v in simulate_deal("national-2deck", 0).items() if k not in ("hands", "injected")}
+    assert log["tricks"][0]["plays"][0] == ["S", ["AH"]] and log["tricks"][4]["plays"][2] == ["N", ["QH"]]
+    tricks = []
+    for k, trick in enumerate(log["tricks"]):
+        plays = []
+        for seat, cards in trick["plays"]:
+            read = ["AH"] if (k, seat) == (4, "N") else cards
+            plays.append(TrackedPlay(seat, tuple(sorted(read)), 5, 2 if (k, seat) == (0, "S") else 5, 0))
+        tricks.append(TrackedTrick(tuple(plays), True))
+    deal = build_deal(tricks, tuple(log["bottom"]), DealInfo("national-2deck", log["level"], log["trump"], "S"))
+    assert deal.problem is None, deal.problem
+    assert deal.log["tricks"][0]["plays"][0] == ["S", ["AH"]]
+    assert deal.log["tricks"][4]["plays"][2] == ["N", ["??"]]
+    assert {1, 5} <= deal.doubtful
+    result = score_log(deal.log)
+    assert result["outcome"] == score_log(log)["outcome"] and result["violations"] == []
