@@ -133,8 +133,8 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[D
         result = run_pipeline(frames(), timed, geometry, info, every=args.every, inertia=args.inertia)
     finally:
         src.close()
-    if save is not None:
-        save()
+        if save is not None:
+            save()  # the readings are kept even when the pipeline fails
     logs = [d.log for d in result.deals]
     (folder / ("read_oracle.json" if args.oracle else "read.json")).write_text(
         json.dumps(logs[0] if len(logs) == 1 else logs, indent=1)
