@@ -58,11 +58,12 @@ def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -
 
 
 def changed_log(log: dict[str, Any], body: LogChange) -> dict[str, Any]:
-    """``log`` with ``body``'s changes: its whole ``log``, or its fixed plays and bottom; exactly one
-    of the two kinds (422 otherwise)."""
-    if (body.log is None) == (not body.plays() and body.bottom is None):
+    """``log`` with ``body``'s changes: its whole ``log``, or its fixed plays, bottom and trump;
+    exactly one of the two kinds (422 otherwise)."""
+    if (body.log is None) == (not body.plays() and body.bottom is None and body.trump is None):
         raise ServiceError(
-            422, 'give either "log" (the corrected deal log) or fixed plays ("fix", "fixes") and "bottom"'
+            422,
+            'give either "log" (the corrected deal log) or fixed plays ("fix", "fixes"), "bottom" and "trump"',
         )
     if body.log is not None:
         return body.log.model_dump(mode="json", exclude_unset=True)
@@ -71,6 +72,8 @@ def changed_log(log: dict[str, Any], body: LogChange) -> dict[str, Any]:
         new = replace_play(new, fix.trick, fix.seat, fix.cards)
     if body.bottom is not None:
         new["bottom"] = list(body.bottom)
+    if body.trump is not None:
+        new["trump"] = body.trump
     return new
 
 

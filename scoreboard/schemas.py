@@ -181,23 +181,25 @@ Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, m
 
 
 class LogChange(Strict):
-    """Changes to a deal log: a whole corrected ``log``, or fixed plays (``fix``, ``fixes``) and a
-    fixed ``bottom``. A finished deal stays whole, so a misread card is fixed together with the
-    place its twin was read."""
+    """Changes to a deal log: a whole corrected ``log``, or fixed plays (``fix``, ``fixes``), a
+    fixed ``bottom`` and the ``trump`` as declared (the table's camera did not see the declaration,
+    or misread it). A finished deal stays whole, so a misread card is fixed together with the place
+    its twin was read."""
 
     reason: Reason
     log: DealLogIn | None = None
     fix: PlayFix | None = None
     fixes: list[PlayFix] = Field(default_factory=list, max_length=8)
     bottom: list[Card] | None = Field(default=None, max_length=8)
+    trump: Literal["S", "H", "D", "C", "NT"] | None = None
 
     def plays(self) -> list[PlayFix]:
         """The fixed plays, ``fix`` first."""
         return ([self.fix] if self.fix is not None else []) + list(self.fixes)
 
     def names_cards(self) -> bool:
-        """Whether the body changes the log at all (a log, a play or the bottom)."""
-        return self.log is not None or bool(self.plays()) or self.bottom is not None
+        """Whether the body changes the log at all (a log, a play, the bottom or the trump)."""
+        return self.log is not None or bool(self.plays()) or self.bottom is not None or self.trump is not None
 
 
 class Correction(LogChange):

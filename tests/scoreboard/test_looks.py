@@ -227,3 +227,29 @@ def test_the_queue_offers_the_look_with_its_crop_and_the_plays_to_name(client, m
         f"The camera could not name every card of W’s ?? at trick {FILLER + 2}: "
         "the trick holds 0 to 10 points depending on it." in page
     )
+
+
+def test_the_referee_enters_the_trump_the_camera_did_not_see(client, make_table):
+    """deals.DEFENDERS_WIN was played with spades trump; the camera, not seeing the declaration,
+    posted it with hearts: then W wins trick 2 but S leads trick 3, and the log is refused. The
+    referee enters the trump alone: stored, D = 120, EW +1. A trump that breaks a stored deal is
+    refused with the engine's reason and changes nothing."""
+    ref = referee_headers(client)
+    t = make_table()
+    log = deal(DEFENDERS_WIN)
+    assert log["trump"] == "S"
+    r = t.post_deal({**log, "trump": "H"}, "k")
+    assert r.status_code == 422 and "S led but W won trick 2" in r.json()["detail"], r.text
+    url = f"/api/alerts/{r.json()['alert']}/resolve"
+    r = client.post(url, json={"reason": "spades were declared", "trump": "S"}, headers=ref)
+    assert r.status_code == 201, r.text
+    assert r.json()["result"]["defender_total"] == 120
+    assert versions(client, t)[0]["log"]["trump"] == "S"
+    assert t.state()["levels"] == {"NS": "2", "EW": "3"}
+    r = client.post(
+        f"/api/tables/{t.id}/deals/1/versions",
+        json={"base_version": 1, "reason": "diamonds?", "trump": "D"},
+        headers=ref,
+    )
+    assert r.status_code == 422 and "S led but W won trick 3" in r.json()["detail"], r.text
+    assert len(versions(client, t)) == 1
