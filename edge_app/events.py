@@ -193,13 +193,15 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
 
 def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
     """The alert for a proven violation, with a picture of each play it rests on; a ``look`` instead
-    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings) or a
-    trick from the offence to its proof is one the decoding questioned (``deal.doubtful``)."""
+    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings) or the
+    trick of the offence or of its proof is one the decoding questioned (``deal.doubtful``)."""
     plays = _plays_of(deal, v)
     images = _images(deal, plays)
     doubt = min((deal.agreement_of(t, s) for t, s in plays), default=1.0)
     reason = str(v.get("reason") or v.get("evidence") or v["kind"])
-    span = set(range(int(v["trick"]), int(v.get("proven_at") or v["trick"]) + 1))
+    # the tricks the violation rests on: the offence and its proof (the seat of every play comes
+    # from its zone, so a doubtful trick between them changes neither)
+    span = {int(v["trick"]), int(v.get("proven_at") or v["trick"])}
     if span & deal.doubtful:
         return AlertIn(
             type="alert",

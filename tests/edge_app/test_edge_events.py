@@ -347,6 +347,14 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
         deal = RecognisedDeal(log, None, (), doubtful=doubtful)
         [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
         assert alert.kind == kind, doubtful
+    # E's revoke of trick 1 proven at trick 3 (7H): a doubtful trick 2 between them (who led it, say)
+    # changes neither E's cards nor trick 1's lead; a doubtful trick 1 or 3 does
+    log["tricks"][1] = {"plays": [["N", ["9D"]], ["W", ["JD"]], ["S", ["QD"]], ["E", ["8D"]]]}
+    log["tricks"].append({"plays": [["S", ["9H"]], ["E", ["7H"]], ["N", ["JH"]], ["W", ["QH"]]]})
+    for doubtful, kind in ((frozenset({2}), "revoke"), (frozenset({1}), "look"), (frozenset({3}), "look")):
+        deal = RecognisedDeal(log, None, (), doubtful=doubtful)
+        [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
+        assert (alert.kind, alert.trick, alert.proven_at) == (kind, 1, 3), doubtful
 
 
 def test_point_cards_in_the_centre_cross_check_the_log() -> None:
