@@ -188,12 +188,22 @@ _CANDIDATES: Final[dict[tuple[int | None, str | None, bool], frozenset[int]]] = 
 }
 
 
+#: Every card and unknown card by its canonical spelling (``AH``, ``10?``, ``?H``, ``?J``, ``??``).
+BY_SPELLING: Final[dict[str, AnyCard]] = {
+    **{name: ALL_CARDS[code] for code, name in enumerate(CARD_NAMES)},
+    **{name + "?": UnknownCard(rank=rank) for rank, name in RANK_NAME.items()},
+    **{"?" + suit: UnknownCard(suit=suit) for suit in SUITS},
+    "?J": UnknownCard(joker=True),
+    "??": UnknownCard(),
+}
+
+
 def parse_any(text: str) -> AnyCard:
     """A named card, or an unknown one (``??``, ``J?``, ``?H``, ``?J``); raises
     :class:`UnknownCardError` for anything else."""
-    fast = _BY_NAME.get(text) if isinstance(text, str) else None
+    fast = BY_SPELLING.get(text) if isinstance(text, str) else None
     if fast is not None:
-        return ALL_CARDS[fast]
+        return fast
     if isinstance(text, str) and "?" in text:
         key = text.strip().upper()
         if key == "??":

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 from engine.cards import BIG_JOKER, N_CODES, SMALL_JOKER, SUITS, Card
+
+if TYPE_CHECKING:
+    from engine.trick import Lead
 
 #: Suit class id of trumps; plain suits use their index in ``SUITS`` (0…3).
 TRUMP = 4
@@ -34,6 +38,13 @@ class TrumpContext:
     keys: tuple[int, ...] = field(repr=False)
     #: ``codes_at[suit_class][key]``: the card codes that have that key in that suit class.
     codes_at: tuple[tuple[tuple[int, ...], ...], ...] = field(repr=False)
+    #: ``strength[led_class][code]``: how strongly a card (or a pair, a triple of it) answers a lead
+    #: of one card (pair, triple) of that suit class: ``32 + key`` in the led class, ``64 + key``
+    #: a trump ruffing a plain lead, 0 a discard.
+    strength: tuple[tuple[int, ...], ...] = field(repr=False)
+    #: The leads of one card, a pair or a triple by ``code * 4 + count``, as
+    #: :func:`engine.trick.read_lead` reads them (filled on first use).
+    same_leads: dict[int, Lead] = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     def is_trump(self, card: Card) -> bool:
         return self.cls[card.code] == TRUMP
@@ -78,10 +89,17 @@ def trump_context(level: int, trump: str | None) -> TrumpContext:
     codes_at: list[list[list[int]]] = [[[] for _ in range(16)] for _ in range(5)]
     for code in range(N_CODES):
         codes_at[cls[code]][keys[code]].append(code)
+    strength = tuple(
+        tuple(
+            32 + keys[c] if cls[c] == led else 64 + keys[c] if cls[c] == TRUMP else 0 for c in range(N_CODES)
+        )
+        for led in range(5)
+    )
     return TrumpContext(
         level=level,
         trump=trump,
         cls=tuple(cls),
         keys=tuple(keys),
         codes_at=tuple(tuple(tuple(v) for v in row) for row in codes_at),
+        strength=strength,
     )

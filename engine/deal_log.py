@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from engine.cards import (
     ALL_CARDS,
+    BY_SPELLING,
+    N_CODES,
     RANK_NAME,
     SUITS,
     AnyCard,
@@ -34,7 +36,7 @@ from engine.cards import (
 )
 from engine.inventory import options
 from engine.rules import RuleSet, get_rule_set
-from engine.seats import SEAT_ORDER, Seat, parse_seat
+from engine.seats import SEAT_BY_NAME, SEAT_ORDER, Seat, parse_seat
 from engine.text import shown
 
 
@@ -48,6 +50,8 @@ MAX_RULING_POINTS: Final = 1000
 MAX_RULING_LEVELS: Final = 13
 #: Cards named in a completeness message before it says how many more are missing.
 _MISSING_SHOWN: Final = 12
+#: Seats in turn order from each leader (by its index).
+_ORDER: Final = tuple(SEAT_ORDER[i:] + SEAT_ORDER[:i] for i in range(4))
 
 
 #: Where a card lies in a log: ``(trick, play, index)``, 0-based, or ``("bottom", index)``.
@@ -114,6 +118,18 @@ class Ruling:
 
 
 @dataclass(frozen=True, slots=True)
+class Inventory:
+    """What parsing found out about a log's unknown cards: where each lies (as
+    :attr:`DealLog.unknown_slots`), the copies of each card code the named cards leave over
+    (``decks`` less the named copies; codes with none left over are not listed), and for a
+    finished log the codes each unknown card may be (:func:`engine.inventory.options`)."""
+
+    slots: tuple[tuple[Where, UnknownCard], ...]
+    left: dict[int, int]
+    options: tuple[frozenset[int], ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DealLog:
     rules: RuleSet
     level: int
@@ -125,11 +141,15 @@ class DealLog:
     rulings: tuple[Ruling, ...] = field(default=())
     #: How many cards are written unknown (``??``, ``J?``, ``?H``, ``?J``).
     unknown: int = 0
+    #: What :func:`parse_deal_log` found out about the unknown cards (None without any).
+    inventory: Inventory | None = field(default=None, repr=False, compare=False)
 
     @property
     def unknown_slots(self) -> tuple[tuple[Where, UnknownCard], ...]:
         """Every unknown card with where it lies: ``(trick, play, index)`` (0-based) or
         ``("bottom", index)``."""
+        if self.inventory is not None:
+            return self.inventory.slots
         out: list[tuple[Where, UnknownCard]] = []
         for t, trick in enumerate(self.tricks):
             for p, play in enumerate(trick.plays):
@@ -153,6 +173,13 @@ class DealLog:
         return out
 
 
+# A log holds a hundred plays: the parser makes the usual ones by setting a Play's slots directly,
+# which is what its frozen dataclass __init__ does (it has no __post_init__), at half the cost.
+_new = object.__new__
+_set_seat, _set_cards, _set_split = (vars(Play)[f.name].__set__ for f in fields(Play))
+assert not hasattr(Play, "__post_init__")
+
+
 def _where(trick: int | None, play: int | None = None, seat: object = None) -> str:
     if trick is None:
         return ""
@@ -165,6 +192,11 @@ def _where(trick: int | None, play: int | None = None, seat: object = None) -> s
 
 
 def _cards(raw: object, where: str | Callable[[], str]) -> tuple[AnyCard, ...]:
+    if isinstance(raw, (list, tuple)):
+        try:
+            return tuple([BY_SPELLING[c] for c in raw])
+        except (KeyError, TypeError):
+            pass  # a spelling other than the canonical one, or not a card: read card by card
     try:
         if not isinstance(raw, (list, tuple)):
             raise ValueError(f"cards must be a list of card names, got {shown(raw)}")
@@ -229,12 +261,16 @@ def _check_complete(
     dealer: Seat,
     tricks: Sequence[Trick],
     bottom: tuple[AnyCard, ...] | None,
-    seen: Counter[Card],
-) -> None:
+    seen: list[int],
+    unknown: list[UnknownCard],
+    left: dict[int, int],
+) -> tuple[frozenset[int], ...] | None:
     """A finished log accounts for the whole deal: the dealer led the first trick, every hand was
     played out, the bottom has the rule set's size, and every card of the decks appears exactly
-    ``decks`` times over the plays and the bottom. Raises :class:`DealLogError` naming what is
-    missing."""
+    ``decks`` times over the plays and the bottom (``seen``: named copies per code; ``unknown``:
+    the unknown cards in log order; ``left``: the copies left over, as :class:`Inventory`).
+    Raises :class:`DealLogError` naming what is missing; returns the unknown cards' options (None
+    when there are none)."""
     if not tricks:
         raise DealLogError("finished, but the log does not account for the whole deal: it has no tricks")
     if tricks[0].leader is not dealer:
@@ -243,35 +279,38 @@ def _check_complete(
             f"but the dealer is {dealer} (a log that started late is never finished)"
         )
     problems: list[str] = []
-    played: Counter[Seat] = Counter()
+    played = [0, 0, 0, 0]
     for trick in tricks:
         for play in trick.plays:
-            played[play.seat] += len(play.cards)
-    short = [f"{s} played {played[s]}" for s in SEAT_ORDER if played[s] != rules.hand_size]
+            played[play.seat.index] += len(play.cards)
+    short = [f"{s} played {played[s.index]}" for s in SEAT_ORDER if played[s.index] != rules.hand_size]
     if short:
         problems.append(f"each hand has {rules.hand_size} cards, but " + ", ".join(short))
     size = len(bottom) if bottom is not None else 0
     if size != rules.bottom_size:
         problems.append(f"the bottom has {size} of {rules.bottom_size} cards")
-    missing = [c for c in ALL_CARDS for _ in range(rules.decks - seen[c])]
-    unknown = [c for t in tricks for p in t.plays for c in p.cards if isinstance(c, UnknownCard)]
-    unknown += [c for c in bottom or () if isinstance(c, UnknownCard)]
-    named = " ".join(str(c) for c in missing[:_MISSING_SHOWN])
-    more = f" and {len(missing) - _MISSING_SHOWN} more" if len(missing) > _MISSING_SHOWN else ""
+    decks = rules.decks
+    missing = [ALL_CARDS[code] for code, n in enumerate(seen) if n < decks for _ in range(decks - n)]
+
+    def listed() -> str:
+        more = f" and {len(missing) - _MISSING_SHOWN} more" if len(missing) > _MISSING_SHOWN else ""
+        return " ".join(str(c) for c in missing[:_MISSING_SHOWN]) + more
+
     if len(missing) > len(unknown):
         also = f", {len(unknown)} unknown card(s) stand for some of" if unknown else ""
-        problems.append(
-            f"{len(missing) - len(unknown)} card(s) of the decks never appear{also} ({named}{more})"
-        )
+        problems.append(f"{len(missing) - len(unknown)} card(s) of the decks never appear{also} ({listed()})")
     elif unknown and not problems:
-        capacity = {c.code: rules.decks - seen[c] for c in ALL_CARDS}
-        if options([u.candidates for u in unknown], capacity, exact=True) is None:
+        found = options([u.candidates for u in unknown], left, exact=True)
+        if found is None:
             written = " ".join(str(u) for u in unknown[:_MISSING_SHOWN])
-            problems.append(f"the unknown cards ({written}) cannot be the cards missing ({named}{more})")
+            problems.append(f"the unknown cards ({written}) cannot be the cards missing ({listed()})")
+        else:
+            return tuple(found)
     if problems:
         raise DealLogError(
             "finished, but the log does not account for the whole deal: " + "; ".join(problems)
         )
+    return None
 
 
 def parse_deal_log(data: object) -> DealLog:
@@ -304,55 +343,95 @@ def parse_deal_log(data: object) -> DealLog:
         raise DealLogError("tricks must be a list")
     tricks: list[Trick] = []
     unknown = 0
-    seen: Counter[Card] = Counter()
+    slots: list[tuple[Where, UnknownCard]] = []
+    seen = [0] * N_CODES  # named copies per card code
     decks = rules.decks
     for t, raw in enumerate(raw_tricks, start=1):
         raw_plays = raw.get("plays") if isinstance(raw, dict) else None
         if not isinstance(raw_plays, (list, tuple)):
             raise DealLogError(f"trick {t}: a trick must be an object with a list of plays")
-        plays = tuple([_play(p, t, i) for i, p in enumerate(raw_plays, start=1)])
-        if not plays:
-            raise DealLogError(f"trick {t}: no plays")
-        if len(plays) > 4:
-            raise DealLogError(f"trick {t}: {len(plays)} plays, a trick has at most 4")
-        order = SEAT_ORDER[plays[0].seat.value :] + SEAT_ORDER[: plays[0].seat.value]
-        for i, play in enumerate(plays, start=1):
-            expected = order[i - 1]
-            if play.seat is not expected:
-                raise DealLogError(
+        read: list[Play] = []
+        # A play out of turn or holding a card beyond its copies is reported once the whole trick
+        # is read: a play that cannot be read comes first, then too many plays.
+        late: DealLogError | None = None
+        order: tuple[Seat, ...] = ()
+        for i, p in enumerate(raw_plays, start=1):
+            play = None
+            if p.__class__ is list and len(p) == 2 and (named := p[1]).__class__ is list and named:
+                try:  # the usual form: a seat's name and canonical card names
+                    play = _new(Play)  # Play(seat, cards), its slots set as its __init__ sets them
+                    _set_seat(play, SEAT_BY_NAME[p[0]])
+                    _set_cards(play, tuple([BY_SPELLING[c] for c in named]))
+                    _set_split(play, None)
+                except (KeyError, TypeError):
+                    play = None  # another spelling, or not a play: _play reads it in full
+            if play is None:
+                play = _play(p, t, i)
+            read.append(play)
+            if late is not None or i > 4:
+                continue
+            if i == 1:
+                order = _ORDER[play.seat.index]
+            if play.seat is not order[i - 1]:
+                late = DealLogError(
                     f"{_where(t, i, play.seat.name)}seat {play.seat.name} played out of turn "
-                    f"(expected {expected.name})"
+                    f"(expected {order[i - 1].name})"
                 )
+                continue
             over = None
+            before = unknown
             for c in play.cards:
-                if isinstance(c, UnknownCard):
+                if isinstance(c, Card):
+                    code = c.code
+                    n = seen[code] = seen[code] + 1
+                    if n > decks and over is None:
+                        over = c
+                else:
                     unknown += 1
-                    continue
-                n = seen[c] + 1
-                seen[c] = n
-                if n > decks and over is None:
-                    over = [c]
-            if over:
-                raise DealLogError(
-                    f"{_where(t, i, play.seat.name)}{over[0]} appears more than {rules.decks} "
+            if unknown != before:
+                slots += [
+                    ((t - 1, i - 1, j), c) for j, c in enumerate(play.cards) if isinstance(c, UnknownCard)
+                ]
+            if over is not None:
+                late = DealLogError(
+                    f"{_where(t, i, play.seat.name)}{over} appears more than {rules.decks} "
                     f"time(s) with {rules.decks} deck(s)"
                 )
+        if not read:
+            raise DealLogError(f"trick {t}: no plays")
+        if len(read) > 4:
+            raise DealLogError(f"trick {t}: {len(read)} plays, a trick has at most 4")
+        if late is not None:
+            raise late
+        plays = tuple(read)
         if tricks and not tricks[-1].complete:
             raise DealLogError(f"trick {t}: trick {t - 1} has only {len(tricks[-1].plays)} plays")
         tricks.append(Trick(plays))
     if bottom is not None:
-        unknown += sum(1 for c in bottom if isinstance(c, UnknownCard))
-        seen.update(c for c in bottom if isinstance(c, Card))
-        over = [c for c in bottom if isinstance(c, Card) and seen[c] > rules.decks]
-        if over:
-            raise DealLogError(f"bottom: {over[0]} appears more than {rules.decks} time(s) in the log")
+        slots += [(("bottom", j), c) for j, c in enumerate(bottom) if isinstance(c, UnknownCard)]
+        unknown = len(slots)
+        for c in bottom:
+            if isinstance(c, Card):
+                seen[c.code] += 1
+        beyond = [c for c in bottom if isinstance(c, Card) and seen[c.code] > rules.decks]
+        if beyond:
+            raise DealLogError(f"bottom: {beyond[0]} appears more than {rules.decks} time(s) in the log")
     finished = data.get("finished", False)
     if not isinstance(finished, bool):
         raise DealLogError("finished must be true or false")
     if finished and tricks and not tricks[-1].complete:
         raise DealLogError(f"trick {len(tricks)}: the log is finished but the last trick is incomplete")
-    if finished:
-        _check_complete(rules, dealer, tricks, bottom, seen)
+    inventory = None
+    if slots:
+        left = {code: decks - n for code, n in enumerate(seen) if n != decks}
+        found = (
+            _check_complete(rules, dealer, tricks, bottom, seen, [c for _, c in slots], left)
+            if finished
+            else None
+        )
+        inventory = Inventory(tuple(slots), left, found)
+    elif finished:
+        _check_complete(rules, dealer, tricks, bottom, seen, [], {})
     raw_rulings = data.get("rulings", [])
     if not isinstance(raw_rulings, Sequence) or isinstance(raw_rulings, str):
         raise DealLogError("rulings must be a list")
@@ -367,4 +446,5 @@ def parse_deal_log(data: object) -> DealLog:
         finished,
         rulings,
         unknown,
+        inventory,
     )

@@ -19,13 +19,15 @@ open, so only the count of led-class cards can prove a revoke there, and its thr
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.cards import Card
 from engine.combos import Counts, counts_of, has_above
 from engine.context import TrumpContext
-from engine.follow import best_profile
+from engine.follow import best_profile, profile_ceiling
 from engine.rules import FollowPolicy
 from engine.seats import Seat
 from engine.trick import Lead
@@ -53,8 +55,7 @@ class Violation:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class TrickView:
+class TrickView(NamedTuple):
     """What the evidence model needs of one trick: its lead and each seat's (named) cards; with
     unknown cards, per play the suit classes each unknown card could be (``maybe``), the lead's
     class sure but its shape open (``lead_open``), or its class open too (``lead_unsure``)."""
@@ -69,49 +70,45 @@ class TrickView:
         """How many cards play ``i`` holds, named or not."""
         return len(self.plays[i][1]) + (len(self.maybe[i]) if self.maybe is not None else 0)
 
-    def could_be(self, i: int, cls: int) -> int:
-        """How many of play ``i``'s unknown cards could be of suit class ``cls``."""
-        return 0 if self.maybe is None else sum(1 for m in self.maybe[i] if cls in m)
-
-
-def _suit(cards: Sequence[Card], ctx: TrumpContext, cls: int) -> list[Card]:
-    return [c for c in cards if ctx.cls[c.code] == cls]
-
 
 class Evidence:
     """Per seat and suit class, the cards the seat played in each trick (0-based), for lower bounds
     of hands."""
 
     def __init__(self, tricks: Sequence[TrickView], ctx: TrumpContext):
-        self.cls_of = ctx.cls
-        self._index: dict[tuple[Seat, int], list[tuple[int, tuple[Card, ...]]]] = {}
-        self._by_seat: dict[Seat, list[tuple[int, tuple[Card, ...]]]] = {s: [] for s in Seat}
+        self.tricks, self.cls_of = tricks, ctx.cls
+        cls_of = ctx.cls
+        #: ``[seat.index * 5 + cls]``: ``trick * 4 + play`` for each play of the seat with cards of
+        #: that suit class, in order (a trick has at most four plays).
+        self._where: list[list[int]] = [[] for _ in range(20)]
+        where = self._where
         for t, view in enumerate(tricks):
-            for who, cards in view.plays:
-                self._by_seat[who].append((t, cards))
+            for p, (who, cards) in enumerate(view.plays):
+                if len(cards) == 1:
+                    where[who.index * 5 + cls_of[cards[0].code]].append(t * 4 + p)
+                elif cards:
+                    for cls in {cls_of[c.code] for c in cards}:
+                        where[who.index * 5 + cls].append(t * 4 + p)
+        #: ``[seat.index * 5 + cls]``: the last trick with such cards (-1 for none).
+        self.last = [w[-1] >> 2 if w else -1 for w in where]
 
-    def _plays(self, seat: Seat, cls: int) -> list[tuple[int, tuple[Card, ...]]]:
-        """The seat's cards of suit class ``cls`` per trick, built on first use."""
-        key = (seat, cls)
-        got = self._index.get(key)
-        if got is None:
-            cls_of = self.cls_of
-            got = []
-            for t, cards in self._by_seat[seat]:
-                mine = tuple([c for c in cards if cls_of[c.code] == cls])
-                if mine:
-                    got.append((t, mine))
-            self._index[key] = got
-        return got
+    def plays_from(self, seat: Seat, t: int, cls: int) -> list[tuple[int, tuple[Card, ...]]]:
+        """The seat's cards of suit class ``cls`` per trick, from trick ``t`` on."""
+        cls_of, tricks, where = self.cls_of, self.tricks, self._where[seat.index * 5 + cls]
+        out: list[tuple[int, tuple[Card, ...]]] = []
+        for at in where[bisect_left(where, t * 4) :]:
+            cards = tricks[at >> 2].plays[at & 3][1]
+            out.append(
+                (at >> 2, cards if len(cards) == 1 else tuple([c for c in cards if cls_of[c.code] == cls]))
+            )
+        return out
 
     def steps(self, seat: Seat, t: int, cls: int) -> list[tuple[int, Counts]]:
         """``(k, counts)``: the seat's known cards of suit class ``cls`` at trick ``t`` after each
         trick ``k ≥ t`` in which that knowledge grew (the first entry is trick ``t`` itself)."""
         counts: Counts = {}
         out: list[tuple[int, Counts]] = [(t, counts)]
-        for k, cards in self._plays(seat, cls):
-            if k < t:
-                continue
+        for k, cards in self.plays_from(seat, t, cls):
             counts = dict(counts)
             for card in cards:
                 counts[card.code] = counts.get(card.code, 0) + 1
@@ -122,18 +119,28 @@ class Evidence:
         return out
 
 
+def _counts(plays: Sequence[tuple[int, tuple[Card, ...]]]) -> Counts:
+    counts: Counts = {}
+    for _, cards in plays:
+        for card in cards:
+            counts[card.code] = counts.get(card.code, 0) + 1
+    return counts
+
+
 def _fmt(cards: Sequence[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
 def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: FollowPolicy) -> list[Violation]:
     ev = Evidence(tricks, ctx)
+    cls_of = ctx.cls
     out: list[Violation] = []
+    last = ev.last
     for t, view in enumerate(tricks):
-        lead = view.lead
-        leader, lead_cards = view.plays[0]
-        size = view.size(0)
-        if view.lead_unsure:
+        lead, plays, maybe_all, lead_open, lead_unsure = view
+        leader, lead_cards = plays[0]
+        size = len(lead_cards) if maybe_all is None else len(lead_cards) + len(maybe_all[0])
+        if lead_unsure:
             pass  # the lead's class is open: only the cards' count can break a rule
         elif lead.cls is None:
             out.append(
@@ -146,12 +153,15 @@ def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: Foll
                     lead_cards,
                 )
             )
-        elif lead.is_throw and not view.lead_open:
+        elif len(lead.components) > 1 and not lead_open:  # a throw
             v = _failed_throw(ev, t, leader, lead, ctx)
             if v is not None:
                 out.append(v)
-        for i, (seat, cards) in enumerate(view.plays[1:], start=1):
-            if view.size(i) != size:
+        cls = None if lead_unsure else lead.cls
+        plain = not (lead_open or lead.structured)  # following suit with every card is enough
+        for i in range(1, len(plays)):
+            seat, cards = plays[i]
+            if (len(cards) if maybe_all is None else len(cards) + len(maybe_all[i])) != size:
                 out.append(
                     Violation(
                         "card_count",
@@ -162,10 +172,19 @@ def find_violations(tricks: Sequence[TrickView], ctx: TrumpContext, follow: Foll
                         cards,
                     )
                 )
-            elif lead.cls is not None and not view.lead_unsure:
-                v = _revoke(
-                    ev, t, seat, cards, lead, ctx, follow, size, view.could_be(i, lead.cls), view.lead_open
-                )
+            elif cls is not None:
+                # (maybe: the play's unknown cards that could be of the led class)
+                maybe = 0 if maybe_all is None else sum([1 for m in maybe_all[i] if cls in m])
+                if plain and not maybe:
+                    in_suit = 0
+                    for c in cards:
+                        if cls_of[c.code] == cls:
+                            in_suit += 1
+                    if in_suit >= size:
+                        continue  # followed suit with every card: nothing to prove (see _revoke)
+                if last[seat.index * 5 + cls] <= t:
+                    continue  # no card of the class played after trick t: no proof against the seat
+                v = _revoke(ev, t, seat, cards, lead, ctx, follow, size, maybe, lead_open)
                 if v is not None:
                     out.append(v)
     return out
@@ -187,31 +206,37 @@ def _revoke(
     were); ``lead_open``: the lead's shape is not known (only the count can prove a revoke)."""
     cls = lead.cls
     assert cls is not None
-    in_suit = _suit(cards, ctx, cls)
+    cls_of = ctx.cls
+    in_suit = [c for c in cards if cls_of[c.code] == cls]
     if len(in_suit) + maybe >= size and (maybe or lead_open or not lead.structured):
         return None  # followed suit with every card (as far as can be known): nothing more to prove
-    steps = ev.steps(seat, t, cls)
     if len(in_suit) + maybe < size:
-        for k, known in steps:
-            if sum(known.values()) > len(in_suit):
-                held = _held(known)
+        plays = ev.plays_from(seat, t, cls)
+        held_n = 0
+        for i, (k, played) in enumerate(plays):
+            held_n += len(played)
+            if held_n > len(in_suit):
                 return Violation(
                     "revoke",
                     seat,
                     t + 1,
                     k + 1,
                     f"{seat} played {len(in_suit)} of the led suit class to trick {t + 1} "
-                    f"but held at least {sum(known.values())} (played by trick {k + 1})",
-                    held,
+                    f"but held at least {held_n} (played by trick {k + 1})",
+                    _held(_counts(plays[: i + 1])),
                 )
         return None
     if not lead.structured:
         return None
     mine = best_profile(counts_of(in_suit), ctx, cls, lead.shapes, follow)
-    last_k, last = steps[-1]
-    if best_profile(last, ctx, cls, lead.shapes, follow) <= mine:
+    if mine == profile_ceiling(lead.shapes, follow):
+        return None  # no hand follows better
+    plays = ev.plays_from(seat, t, cls)
+    if not plays or plays[-1][0] == t:
+        return None  # nothing played later in the class: the evidence is this follow itself
+    if best_profile(_counts(plays), ctx, cls, lead.shapes, follow) <= mine:
         return None  # even all the evidence does not prove it
-    for k, known in steps:
+    for k, known in ev.steps(seat, t, cls):
         if best_profile(known, ctx, cls, lead.shapes, follow) > mine:
             return Violation(
                 "revoke",

@@ -187,4 +187,17 @@ def best_plan(
 def best_profile(
     counts: Counts, ctx: TrumpContext, cls: int, shapes: Sequence[Shape], policy: FollowPolicy
 ) -> tuple[int, ...]:
+    if _one_pair(shapes, policy):
+        return (1,) if any(n >= 2 for n in counts.values()) else (0,)
     return best_plan(counts, ctx, cls, shapes, policy).profile
+
+
+def profile_ceiling(shapes: Sequence[Shape], policy: FollowPolicy) -> tuple[int, ...] | None:
+    """The best profile any cards can reach against ``shapes``, where it is simply known (one pair
+    led, to be followed by any pair: ``(1,)``); None elsewhere."""
+    return (1,) if _one_pair(shapes, policy) else None
+
+
+def _one_pair(shapes: Sequence[Shape], policy: FollowPolicy) -> bool:
+    """One pair led, to be followed by any pair: the profile is whether the cards hold one."""
+    return len(shapes) == 1 and shapes[0] == (2, 1) and policy.pair == ("pairs",)

@@ -21,14 +21,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 
-def _match(slots: Sequence[frozenset[int]], capacity: Mapping[int, int]) -> list[int] | None:
-    """One assignment of a code to every slot within capacities (augmenting paths), or None."""
+def _match(slots: Sequence[Sequence[int]], capacity: Mapping[int, int]) -> list[int] | None:
+    """One assignment of a code to every slot within capacities (augmenting paths), or None;
+    ``slots`` list each slot's codes in order, those with a copy left only."""
     holders: dict[int, list[int]] = {}
     assigned: list[int] = [-1] * len(slots)
 
     def augment(slot: int, seen: set[int]) -> bool:
-        for code in sorted(slots[slot]):
-            if code in seen or capacity.get(code, 0) <= 0:
+        for code in slots[slot]:
+            if code in seen:
                 continue
             seen.add(code)
             held = holders.setdefault(code, [])
@@ -43,9 +44,16 @@ def _match(slots: Sequence[frozenset[int]], capacity: Mapping[int, int]) -> list
                     return True
         return False
 
-    for slot in range(len(slots)):
-        if not augment(slot, set()):
-            return None
+    for slot, codes in enumerate(slots):
+        for code in codes:  # a code with a copy free, else a path of moves that frees one
+            held = holders.setdefault(code, [])
+            if len(held) < capacity[code]:
+                held.append(slot)
+                assigned[slot] = code
+                break
+        else:
+            if not augment(slot, set()):
+                return None
     return assigned
 
 
@@ -54,32 +62,34 @@ def options(
 ) -> list[frozenset[int]] | None:
     """Per slot, the codes it takes in some completion; None when there is no completion (more
     unknown cards than copies left for them, or, with ``exact``, not exactly as many)."""
-    if exact and sum(max(0, n) for n in capacity.values()) != len(slots):
+    have = sorted([code for code, n in capacity.items() if n > 0])
+    if exact and sum([capacity[code] for code in have]) != len(slots):
         return None
-    assigned = _match(slots, capacity)
+    # A code without a copy left is no slot's option: each slot keeps the codes with one, in order.
+    left = [[c for c in have if c in slot] for slot in slots]
+    assigned = _match(left, capacity)
     if assigned is None:
         return None
     used: dict[int, int] = {}
     for code in assigned:
         used[code] = used.get(code, 0) + 1
-    spare = {code for code, n in capacity.items() if n > used.get(code, 0)}
+    spare = {code for code in have if capacity[code] > used.get(code, 0)}
     # Edge a -> b: a slot holding a may move to b. Reverse edges for the search from the targets.
-    into: dict[int, set[int]] = {}
-    for slot, code in enumerate(assigned):
-        for other in slots[slot]:
-            if other != code and capacity.get(other, 0) > 0:
-                into.setdefault(other, set()).add(code)
+    into: dict[int, set[int]] = {code: set() for code in have}
+    for codes, code in zip(left, assigned, strict=True):
+        for other in codes:
+            if other != code:
+                into[other].add(code)
     reach_cache: dict[int, set[int]] = {}
 
     def room(target: int) -> set[int]:
         """Codes from which a chain of moves ends at a spare copy or at ``target``."""
         got = reach_cache.get(target)
         if got is None:
-            got = set(spare) | {target}
+            got = spare | {target}
             stack = list(got)
             while stack:
-                node = stack.pop()
-                for prev in into.get(node, ()):
+                for prev in into[stack.pop()]:
                     if prev not in got:
                         got.add(prev)
                         stack.append(prev)
@@ -87,7 +97,10 @@ def options(
         return got
 
     out = []
-    for slot, code in enumerate(assigned):
-        ok = room(code)
-        out.append(frozenset(c for c in slots[slot] if c == code or (capacity.get(c, 0) > 0 and c in ok)))
+    for codes, code in zip(left, assigned, strict=True):
+        if len(codes) == 1:
+            out.append(frozenset(codes))  # its one code, the one it holds
+        else:
+            ok = room(code)
+            out.append(frozenset([c for c in codes if c in ok]))
     return out

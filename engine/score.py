@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from engine.cards import Card
+from engine.cards import CARD_POINTS, Card
 from engine.context import TrumpContext, trump_context
 from engine.deal_log import DealLog, DealLogError, parse_deal_log
 from engine.evidence import TrickView, Violation, find_violations
@@ -47,12 +47,15 @@ class TrickResult:
     winner_possible: tuple[Seat, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"trick": self.trick, "leader": self.leader.name}
+        # ``_name_``: the seat's name, read without the cost of the enum's ``name`` property.
+        out: dict[str, Any] = {"trick": self.trick, "leader": self.leader._name_}
         if self.complete:
-            out["winner"] = None if self.winner is None else self.winner.name
+            out["winner"] = None if self.winner is None else self.winner._name_
             if self.winner is None and self.winner_possible:
                 out["winner_possible"] = [s.name for s in self.winner_possible]
-        _value(out, "points", self.points, self.points_range)
+        out["points"] = self.points
+        if self.points is None and self.points_range is not None:
+            out["points_range"] = list(self.points_range)
         return out
 
 
@@ -180,6 +183,7 @@ def _lead(log: DealLog, t: int, ctx: TrumpContext) -> Lead:
 
 _Cards = tuple[Card, ...]
 _Split = tuple[_Cards, ...]
+_Seen = tuple[tuple[Seat, _Cards], ...]
 
 
 def evaluate(log: DealLog) -> DealResult:
@@ -197,22 +201,24 @@ def evaluate(log: DealLog) -> DealResult:
     captured = 0
     prev_winner: Seat | None = None
     for t, trick in enumerate(log.tricks):
-        leader = trick.leader
+        plays = trick.plays
+        leader = plays[0].seat
         if prev_winner is not None and leader is not prev_winner:
             raise DealLogError(
                 f"trick {t + 1}, play 1 ({leader}): {leader} led but {prev_winner} won trick {t}"
             )
-        lead = _lead(log, t, ctx)
-        cards = [cast(_Cards, p.cards) for p in trick.plays]  # every card named (see above)
-        pts = points([c for p in cards for c in p])
+        cards = cast("list[_Cards]", [p.cards for p in plays])  # every card named (see above)
+        lead = read_lead(cards[0], None, ctx) if plays[0].split is None else _lead(log, t, ctx)
+        pts = sum([CARD_POINTS[c.code] for p in cards for c in p])
         winner = None
-        if trick.complete:
-            winner = trick.plays[winning_play(cards, lead, ctx)].seat
+        complete = len(plays) == 4
+        if complete:
+            winner = plays[winning_play(cards, lead, ctx)].seat
             if winner.side != dealer_side:
                 captured += pts
         prev_winner = winner
-        results.append(TrickResult(t + 1, leader, winner, pts, complete=trick.complete))
-        views.append(TrickView(lead, tuple((p.seat, cards[i]) for i, p in enumerate(trick.plays))))
+        results.append(TrickResult(t + 1, leader, winner, pts, None, complete))
+        views.append(TrickView(lead, cast(_Seen, tuple([(p.seat, p.cards) for p in plays]))))
     violations = find_violations(views, ctx, log.rules.follow)
     penalty = penalty_of(log)
     bottom = None

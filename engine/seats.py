@@ -21,6 +21,10 @@ class Seat(Enum):
     N = 2
     W = 3
 
+    def __init__(self, index: int) -> None:
+        #: The seat's place in ``SEAT_ORDER`` (its value, as a plain attribute for hot loops).
+        self.index = index
+
     def __repr__(self) -> str:
         return f"Seat.{self.name}"
 
@@ -30,29 +34,30 @@ class Seat(Enum):
     @property
     def next(self) -> Seat:
         """The 下家: the seat that plays after this one."""
-        return SEAT_ORDER[(self.value + 1) % 4]
+        return SEAT_ORDER[(self.index + 1) % 4]
 
     @property
     def partner(self) -> Seat:
-        return SEAT_ORDER[(self.value + 2) % 4]
+        return SEAT_ORDER[(self.index + 2) % 4]
 
     @property
     def side(self) -> str:
         """``NS`` or ``EW``."""
-        return "NS" if self.value % 2 == 0 else "EW"
+        return "NS" if self.index % 2 == 0 else "EW"
 
     def offset(self, k: int) -> Seat:
-        return SEAT_ORDER[(self.value + k) % 4]
+        return SEAT_ORDER[(self.index + k) % 4]
 
 
 SEAT_ORDER: tuple[Seat, ...] = (Seat.S, Seat.E, Seat.N, Seat.W)
 SIDES: tuple[str, str] = ("NS", "EW")
-_BY_NAME: dict[str, Seat] = {s.name: s for s in SEAT_ORDER}
+#: Seats by their exact name (``parse_seat`` also takes other cases and spaces).
+SEAT_BY_NAME: dict[str, Seat] = {s.name: s for s in SEAT_ORDER}
 
 
 def parse_seat(text: object) -> Seat:
     """Seat from ``S``/``E``/``N``/``W`` (case-insensitive); raises :class:`UnknownSeatError`."""
-    fast = _BY_NAME.get(text) if isinstance(text, str) else None
+    fast = SEAT_BY_NAME.get(text) if isinstance(text, str) else None
     if fast is not None:
         return fast
     if isinstance(text, str):

@@ -58,8 +58,18 @@ class InvalidSplitError(ValueError):
 def read_lead(cards: Sequence[Card], split: Sequence[Sequence[Card]] | None, ctx: TrumpContext) -> Lead:
     """Components of a lead: the declared split if given, else the canonical reading."""
     first = cards[0].code
-    if split is None and len(cards) <= 3 and all(c.code == first for c in cards):
-        return Lead.of(ctx.cls[first], [Component(len(cards), (first,), ctx.keys[first])])
+    n = len(cards)
+    if (
+        split is None
+        and n <= 3
+        and (n == 1 or (cards[1].code == first and (n == 2 or cards[2].code == first)))
+    ):
+        lead = ctx.same_leads.get(first * 4 + n)  # one card, a pair or a triple: read once per context
+        if lead is None:
+            lead = ctx.same_leads[first * 4 + n] = Lead.of(
+                ctx.cls[first], [Component(n, (first,), ctx.keys[first])]
+            )
+        return lead
     classes = {ctx.cls[c.code] for c in cards}
     if len(classes) > 1:
         comps: list[Component] = []
@@ -84,8 +94,12 @@ def play_strength(cards: Sequence[Card], lead: Lead, ctx: TrumpContext) -> tuple
     trump (ruffing a plain lead); ``None`` for a discard."""
     if lead.cls is None or len(cards) != lead.size:
         return None
-    if lead.size == 1:
+    shapes = lead.shapes
+    if len(shapes) == 1 and shapes[0][1] == 1:  # single, pair, triple: identical cards
         code = cards[0].code
+        for c in cards:
+            if c.code != code:
+                return None
         cls = ctx.cls[code]
         if cls == lead.cls:
             return (1, ctx.keys[code])
@@ -97,11 +111,6 @@ def play_strength(cards: Sequence[Card], lead: Lead, ctx: TrumpContext) -> tuple
     if cls != lead.cls and cls != TRUMP:
         return None
     rank_class = 1 if cls == lead.cls else 2
-    shapes = lead.shapes
-    if len(shapes) == 1 and shapes[0][1] == 1:  # single, pair, triple: identical cards
-        if any(c != cards[0] for c in cards):
-            return None
-        return (rank_class, ctx.keys[cards[0].code])
     top = match_shapes(counts_of(cards), ctx, cls, shapes)
     if top is None:
         return None
@@ -112,6 +121,21 @@ def winning_play(plays: Sequence[Sequence[Card]], lead: Lead, ctx: TrumpContext)
     """Index of the play that takes the trick (the lead wins if nothing beats it)."""
     if lead.cls is None:
         return 0
+    shapes = lead.shapes
+    if len(shapes) == 1 and shapes[0][1] == 1:
+        # A single, pair or triple: only as many identical cards can win, as in play_strength
+        # (ranked by ctx.strength; a discard has 0).
+        size, strength = lead.size, ctx.strength[lead.cls]
+        winner, top = 0, 31  # a lead always has its own shape; keep the leader as winner regardless
+        for i, cards in enumerate(plays):
+            if len(cards) != size:
+                continue
+            code = cards[0].code
+            if size > 1 and (cards[1].code != code or (size == 3 and cards[2].code != code)):
+                continue
+            if strength[code] > top:
+                top, winner = strength[code], i
+        return winner
     best = play_strength(plays[0], lead, ctx)
     if best is None:  # a lead always has its own shape; keep the leader as winner regardless
         best = (1, -1)
