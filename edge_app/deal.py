@@ -194,9 +194,20 @@ def hands_played_out(tricks: Sequence[TrackedTrick], rules_id: str) -> bool:
 
 
 def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
-    """The lead's length: the leader's play if seen, else the length most seen (a tie: the longer)."""
+    """The lead's length: the leader's play if seen, unless at least two followers agree on a longer
+    one (a card of the lead the camera missed is likelier than two follows read long); else the
+    length most seen (a tie: the longer).
+
+    >>> _lead_length({"S": ["BJ"], "E": ["4C", "8C"], "N": ["5S", "QS"], "W": ["3S"]}, "S")
+    2
+    >>> _lead_length({"S": ["BJ"], "E": ["4C", "8C"], "N": ["5S"], "W": ["3S"]}, "S")
+    1
+    """
     if leader in seen:
-        return len(seen[leader])
+        size = len(seen[leader])
+        longer = Counter(len(c) for s, c in seen.items() if s != leader and len(c) > size)
+        agreed = [n for n, k in longer.items() if k >= 2]
+        return max(agreed) if agreed else size
     lengths = Counter(len(c) for c in seen.values())
     return max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
 
@@ -397,10 +408,16 @@ def build_deal(
     if info.level is None or info.trump is None:
         raise ValueError("build_deal needs the level and trump (DealInfo with None fills them in first)")
     tricks = list(tricks)
+    post: list[str] = []  # cards of "tricks" cleared after every hand was played out: the bottom
+    if not so_far:
+        n = next((k for k in range(1, len(tricks) + 1) if _rounds(tricks[:k]) >= rules.hand_size), None)
+        if n is not None and n < len(tricks):
+            post = [c for t in tricks[n:] for p in t.plays for c in p.cards]
+            tricks, loose = tricks[:n], [*post, *loose]
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
     bottom = _bottom(tricks, loose, dealer, rules.bottom_size, rules.hand_size)
     hands_done = _rounds([t for t in tricks if t.complete]) >= rules.hand_size
-    after: list[str] = []  # cards on the table after the last hand: the bottom, however read
+    after: list[str] = list(loose) if post else []  # on the table after the last hand: the bottom
     if tricks and not tricks[-1].complete and (bottom is not None or hands_done):
         after = [c for p in tricks.pop().plays for c in p.cards] + list(loose)  # never a play
     head: dict[str, Any] = {"rules": info.rules, "level": info.level, "trump": info.trump, "dealer": dealer}
