@@ -456,10 +456,37 @@ def test_a_misread_twin_is_found_where_the_engine_can_take_it() -> None:
             read = ["AH"] if (k, seat) == (4, "N") else cards
             plays.append(TrackedPlay(seat, tuple(sorted(read)), 5, 2 if (k, seat) == (0, "S") else 5, 0))
         tricks.append(TrackedTrick(tuple(plays), True))
-    deal = build_deal(tricks, tuple(log["bottom"]), DealInfo("national-2deck", log["level"], log["trump"], "S"))
+    deal = build_deal(
+        tricks, tuple(log["bottom"]), DealInfo("national-2deck", log["level"], log["trump"], "S")
+    )
     assert deal.problem is None, deal.problem
     assert deal.log["tricks"][0]["plays"][0] == ["S", ["AH"]]
     assert deal.log["tricks"][4]["plays"][2] == ["N", ["??"]]
     assert {1, 5} <= deal.doubtful
     result = score_log(deal.log)
     assert result["outcome"] == score_log(log)["outcome"] and result["violations"] == []
+
+
+def test_a_bottom_cleared_before_the_next_deal_is_the_bottom_not_a_trick() -> None:
+    """The deal was not seen finished while its bottom lay on the table (a card misread then), and
+    the next deal ended it: the bottom, turned up in the dealer's zone and cleared, is a cleared
+    "trick" after every hand was played out; it is the bottom, and the deal is whole."""
+    log = {k: v for k, v in simulate_deal("national-2deck", 0).items() if k not in ("hands", "injected")}
+    tricks = [
+        TrackedTrick(tuple(TrackedPlay(s, tuple(sorted(c)), 3, 3, 0) for s, c in t["plays"]), True)
+        for t in log["tricks"]
+    ]
+    bottom = TrackedTrick((TrackedPlay(log["dealer"], tuple(sorted(log["bottom"])), 3, 3, 0),), True)
+    deal = build_deal(
+        [*tricks, bottom], (), DealInfo("national-2deck", log["level"], log["trump"], log["dealer"])
+    )
+    assert deal.problem is None and deal.log["finished"]
+    assert len(deal.log["tricks"]) == len(log["tricks"]) and sorted(deal.log["bottom"]) == sorted(
+        log["bottom"]
+    )
+
+
+def test_a_lead_read_short_takes_the_length_two_followers_agree_on() -> None:
+    t = TrackedTrick((tp("S", "BJ"), tp("E", "4C", "8C"), tp("N", "5S", "QS"), tp("W", "3S", "8S")), True)
+    deal = build_deal([t], (), DealInfo("national-2deck", "4", "NT", "S"))
+    assert deal.log["tricks"][0]["plays"][0] == ["S", ["BJ", "??"]] and 1 in deal.doubtful
