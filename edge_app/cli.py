@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import httpx
 
     from calibration.table import TableGeometry
-    from scoreboard.client import ScoreboardClient
+    from edge_app.client import ScoreboardClient
     from vision.reader import CardReader
 
 
@@ -184,7 +184,7 @@ def _open_client(url: str, token: str, outbox: Path, http: httpx.Client) -> Scor
     when the file cannot be opened as an outbox."""
     import sqlite3
 
-    from scoreboard.client import ScoreboardClient
+    from edge_app.client import ScoreboardClient
 
     if outbox.is_dir():
         raise _fail(f"--outbox {outbox} is a folder; give a file name")
@@ -202,8 +202,8 @@ def _check_scoreboard(url: str, token: str, outbox: Path) -> tuple[ScoreboardCli
     that cannot be opened."""
     import httpx
 
+    from edge_app.client import ScoreboardClient
     from engine.text import shown
-    from scoreboard.client import ScoreboardClient
 
     try:
         parts = urlsplit(url)

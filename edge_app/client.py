@@ -1,4 +1,5 @@
-"""A small client for the edge (`tractorcam run --scoreboard URL --token TOKEN`).
+"""The table service's client of the scoreboard (`tractorcam run --scoreboard URL --token TOKEN`):
+it posts the bodies of :mod:`contract` to the paths of :mod:`contract.paths`.
 
 Every post gets an Idempotency-Key when it is queued (the caller's, or a per-process one), so
 re-sending after a timeout or an outage can never store anything twice. Posts go out in order; one
@@ -33,6 +34,7 @@ from typing import Any
 
 import httpx
 
+from contract.paths import DEALS_PATH, EVENTS_PATH, IDEMPOTENCY_KEY, TABLE_PATH
 from edge_app.outbox import MemoryQueue, Outbox, Pending, Refused, token_tag
 
 __all__ = ["Pending", "Refused", "RETRY_STATUS", "ScoreboardClient"]
@@ -72,19 +74,19 @@ class ScoreboardClient:
         self.queue.close()
 
     def whoami(self) -> dict[str, Any]:
-        r = self.http.get("/api/table", headers=self.headers)
+        r = self.http.get(TABLE_PATH, headers=self.headers)
         r.raise_for_status()
         return r.json()  # type: ignore[no-any-return]
 
     def event(self, event: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
         """Queue an edge event (under ``key``, or a key of this process) and try to send the queue
         (see :meth:`flush`); True when everything went out."""
-        return self._queue("/api/events", event, within, key)
+        return self._queue(EVENTS_PATH, event, within, key)
 
     def deal(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
         """Queue a finished deal log (under ``key``, or a key of this process) and try to send the
         queue (see :meth:`flush`); True when everything went out."""
-        return self._queue("/api/deals", log, within, key)
+        return self._queue(DEALS_PATH, log, within, key)
 
     def _queue(self, path: str, body: dict[str, Any], within: float | None, key: str | None) -> bool:
         if key is None:
@@ -107,7 +109,7 @@ class ScoreboardClient:
                 limit["timeout"] = httpx.Timeout(min(left, self.timeout))
             try:
                 r = self.http.post(
-                    item.path, json=item.body, headers={**self.headers, "Idempotency-Key": item.key}, **limit
+                    item.path, json=item.body, headers={**self.headers, IDEMPOTENCY_KEY: item.key}, **limit
                 )
             except httpx.TransportError as exc:
                 self.queue.failed(item, f"{type(exc).__name__}: {exc}"[:500])

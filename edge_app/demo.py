@@ -148,9 +148,9 @@ def run_demo(
     from tqdm import tqdm  # type: ignore[import-untyped]
 
     from calibration.table import TableGeometry
+    from edge_app.client import ScoreboardClient
     from edge_app.deal import DealInfo
     from edge_app.service import run_service
-    from scoreboard.client import ScoreboardClient
     from vision.capture import VideoFileSource
     from vision.reader import CardReader, default_reader_config
 

@@ -1,5 +1,5 @@
 """The live events a table sends while a deal goes on (the scoreboard's edge events,
-:mod:`scoreboard.schemas`): the deal's start, every play and trick result once the trick is
+:mod:`contract.events`): the deal's start, every play and trick result once the trick is
 cleared, an alert for each violation the engine finds proven in the log so far, and a ``look``
 alert when an unknown card (``??``: seen, not named) could change a trick's winner or the outcome.
 
@@ -23,12 +23,12 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from contract.events import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 from edge_app.deal import RecognisedDeal
 from engine.cards import parse_card
 from engine.deal_log import DealLogError
 from engine.score import score_log
 from engine.seats import parse_seat
-from scoreboard.schemas import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 
 Event = DealStart | Play | TrickResult | AlertIn
 ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}

@@ -3,7 +3,7 @@ sent, so a table that is killed (``kill -9``, a pulled plug) and restarted loses
 nothing twice.
 
 **What is written when.** :meth:`Outbox.add` commits a post (path, JSON body, idempotency key) as
-``pending`` *before* any attempt to send it. The client (:class:`scoreboard.client.ScoreboardClient`
+``pending`` *before* any attempt to send it. The client (:class:`edge_app.client.ScoreboardClient`
 with ``outbox=PATH``) sends pending posts oldest first and marks each one only once the scoreboard
 has answered: ``sent`` after a 2xx, ``refused`` after a 4xx (with the status and the scoreboard's
 detail), both with the answer kept. A network failure or a 5xx (or 408/425/429) leaves it pending,

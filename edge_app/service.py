@@ -4,7 +4,7 @@ the finished deal sent to the scoreboard.
 * After every cleared trick the log so far is written to ``log_out`` (a temporary file renamed
   over the old one, so a crash mid-write leaves the previous log whole).
 * Live events (:mod:`edge_app.events`) and the finished deal go through a
-  :class:`scoreboard.client.ScoreboardClient`: every post has its idempotency key from the moment it
+  :class:`edge_app.client.ScoreboardClient`: every post has its idempotency key from the moment it
   is queued; a post that fails on the network stays queued and is sent again after the next trick
   and at the end, so an outage during the deal loses nothing that the service is still running for.
   With ``keys`` (:class:`edge_app.outbox.DealKeys`) each post's key is derived from the deal and the
@@ -49,7 +49,7 @@ STOP_FLUSH_S = 5.0
 
 
 class Poster(Protocol):
-    """What the service needs of a scoreboard client (:class:`scoreboard.client.ScoreboardClient`):
+    """What the service needs of a scoreboard client (:class:`edge_app.client.ScoreboardClient`):
     each call queues (if anything) and tries to send the queue, for at most ``within`` seconds when
     given; True when nothing is left unsent. ``key`` (passed only when the service has
     :class:`~edge_app.outbox.DealKeys`) is the post's idempotency key."""

@@ -27,6 +27,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
+from contract.deals import DealLogIn
+from contract.events import EdgeEvent
 from engine.jsontext import load_json
 from scoreboard import auth, feed
 from scoreboard.errors import ServiceError
@@ -35,8 +37,6 @@ from scoreboard.schemas import (
     MAX_ID,
     AlertClose,
     Correction,
-    DealLogIn,
-    EdgeEvent,
     Login,
     Resolution,
     RulingIn,

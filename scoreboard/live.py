@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from contract.events import DealStart, Play, TrickResult
 from scoreboard import scoring
-from scoreboard.schemas import DealStart, Play, TrickResult
 
 
 def apply_live(

@@ -7,8 +7,9 @@ import binascii
 import copy
 from typing import Any
 
+from contract.events import AlertIn
 from scoreboard.errors import ServiceError
-from scoreboard.schemas import AlertIn, LogChange
+from scoreboard.schemas import LogChange
 
 IMAGE_MAGIC = {
     "image/jpeg": (b"\xff\xd8\xff",),

@@ -1,15 +1,17 @@
-"""Request and response bodies (pydantic): the API's OpenAPI schema is made from these. Unknown keys
+"""Request and response bodies (pydantic): the API's OpenAPI schema is made from these and from the
+edge's bodies (events, deal logs) in :mod:`contract`, which the table service shares. Unknown keys
 are refused except inside deal logs, whose contract (deal-log.md) allows added fields."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
+from contract.base import Card, Seat, Strict, Trump
+from contract.deals import DealLogIn
 from engine.text import shown
 
-Seat = Literal["S", "E", "N", "W"]
 RuleId = Literal["national-1deck", "national-2deck", "national-3deck", "zhku-3deck", "challenge-2deck"]
 # A name shown on the pages: no control characters (PostgreSQL refuses NUL in text).
 Name = Annotated[
@@ -17,14 +19,9 @@ Name = Annotated[
     StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$"),
 ]
 Text = Annotated[str, StringConstraints(max_length=1000, pattern=r"^[^\x00]*$")]
-Card = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=3)]
 Rank = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^([2-9]|10|[TtJjQqKkAa])$")]
 #: The largest id, sequence number or cursor the database holds (a 32-bit integer column).
 MAX_ID = 2**31 - 1
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class SideLevels(Strict):
@@ -74,84 +71,6 @@ class Login(Strict):
     password: str = Field(max_length=200)
 
 
-# --- deal logs ---------------------------------------------------------------------------------
-
-
-class TrickIn(BaseModel):
-    """One trick: ``[seat, cards]`` or ``[seat, cards, {"as": [[cards], ...]}]`` per play, lead first."""
-
-    model_config = ConfigDict(extra="allow")
-    plays: list[list[Any]] = Field(max_length=4)
-
-
-class DealLogIn(BaseModel):
-    """A deal log (``deal-log.md``); the rules engine checks its content. Posted by a table it may
-    not carry ``rulings``: only a referee rules."""
-
-    model_config = ConfigDict(extra="allow")
-    rules: str = Field(max_length=40)
-    level: str | int
-    trump: str = Field(max_length=2)
-    dealer: str = Field(max_length=1)
-    bottom: list[Card] | None = Field(default=None, max_length=8)
-    tricks: list[TrickIn] = Field(default_factory=list, max_length=60)
-    finished: bool = False
-    rulings: list[dict[str, Any]] | None = Field(default=None, max_length=20)
-
-
-# --- the edge's event stream -------------------------------------------------------------------
-
-
-class DealStart(Strict):
-    type: Literal["deal_start"]
-    rules: str | None = Field(default=None, max_length=40)
-    level: str = Field(max_length=2)
-    trump: Literal["S", "H", "D", "C", "NT"]
-    dealer: Seat
-
-
-class Play(Strict):
-    type: Literal["play"]
-    trick: int = Field(ge=1, le=60)
-    seat: Seat
-    cards: list[Card] = Field(min_length=1, max_length=60)
-    declared: list[list[Card]] | None = Field(default=None, max_length=20)  # a throw's split ("as")
-
-
-class TrickResult(Strict):
-    type: Literal["trick"]
-    trick: int = Field(ge=1, le=60)
-    winner: Seat
-    points: int = Field(ge=0, le=600)
-
-
-class EvidenceImage(Strict):
-    content_type: Literal["image/jpeg", "image/png", "image/webp"]
-    data: str = Field(max_length=3_000_000, description="base64")
-    caption: str = Field(default="", max_length=200)
-
-
-class AlertIn(Strict):
-    type: Literal["alert"]
-    kind: Literal["revoke", "failed_throw", "mismatch", "look"]
-    seat: Seat | None = None
-    trick: int | None = Field(default=None, ge=1, le=60)
-    proven_at: int | None = Field(default=None, ge=1, le=60)
-    reasoning: str = Field(default="", max_length=4000)
-    images: list[EvidenceImage] = Field(default_factory=list, max_length=6)
-
-
-class Health(Strict):
-    type: Literal["health"]
-    status: Literal["ok", "degraded", "down"]
-    fps: float | None = Field(default=None, ge=0, le=1000)
-    camera: str | None = Field(default=None, max_length=100)
-    message: str | None = Field(default=None, max_length=500)
-
-
-EdgeEvent = Annotated[DealStart | Play | TrickResult | AlertIn | Health, Field(discriminator="type")]
-
-
 # --- referee work ------------------------------------------------------------------------------
 
 
@@ -191,7 +110,7 @@ class LogChange(Strict):
     fix: PlayFix | None = None
     fixes: list[PlayFix] = Field(default_factory=list, max_length=8)
     bottom: list[Card] | None = Field(default=None, max_length=8)
-    trump: Literal["S", "H", "D", "C", "NT"] | None = None
+    trump: Trump | None = None
 
     def plays(self) -> list[PlayFix]:
         """The fixed plays, ``fix`` first."""

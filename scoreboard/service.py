@@ -15,6 +15,7 @@ from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from contract.events import AlertIn, DealStart, Health, Play, TrickResult
 from scoreboard import feed, scoring
 from scoreboard.db import Database
 from scoreboard.errors import ServiceError, clip
@@ -22,17 +23,12 @@ from scoreboard.live import apply_live, trick_disagreement
 from scoreboard.logs import changed_log, continuity_doubt, decode_images, fold_input, violation_reasoning
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
 from scoreboard.schemas import (
-    AlertIn,
     Correction,
-    DealStart,
-    Health,
-    Play,
     Resolution,
     RulingIn,
     SideLevels,
     TableCreate,
     TableUpdate,
-    TrickResult,
 )
 from scoreboard.security import new_token, token_hash
 

@@ -21,8 +21,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from edge_app.client import ScoreboardClient
 from edge_app.outbox import DealKeys, Outbox, place, source_identity, token_tag
-from scoreboard.client import ScoreboardClient
 from tests.edge_app.test_edge_run import StillSource, closed_port
 from tests.edge_app.test_edge_tracking import mm_geometry
 from tests.scoreboard.conftest import LiveServer, Table
@@ -91,7 +91,7 @@ CHILD = textwrap.dedent(
     import json, os, signal, sys
     from pathlib import Path
     import httpx
-    from scoreboard.client import ScoreboardClient
+    from edge_app.client import ScoreboardClient
 
     mode, url, token, box = sys.argv[1:5]
     events = json.loads(sys.argv[5])

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scoreboard.client import ScoreboardClient
+from edge_app.client import ScoreboardClient
 from tests.scoreboard.deals import DEFENDERS_WIN
 
 

@@ -13,6 +13,7 @@ import httpx
 import numpy as np
 import pytest
 
+from edge_app.client import ScoreboardClient
 from edge_app.deal import DealInfo
 from edge_app.outbox import DealKeys, token_tag
 from edge_app.service import run_service
@@ -20,7 +21,6 @@ from engine.score import score_log
 from engine.sim import simulate_deal
 from models.synth.deal import plan_deal
 from models.synth.layout import Table as FilmTable
-from scoreboard.client import ScoreboardClient
 from tests.edge_app.test_edge_tracking import card_at, mm_geometry
 from tests.scoreboard.test_client import Flaky
 from tests.synth.conftest import needs_aisleriot

@@ -1,0 +1,61 @@
+"""The live events a table posts while a deal goes on (``POST /api/events``, one JSON object per
+post, told apart by ``type``). :mod:`edge_app.events` makes them from the recognised deal; the
+scoreboard shows them live and raises the alerts for a referee."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from contract.base import Card, Seat, Strict, Trump
+
+
+class DealStart(Strict):
+    type: Literal["deal_start"]
+    rules: str | None = Field(default=None, max_length=40)
+    level: str = Field(max_length=2)
+    trump: Trump
+    dealer: Seat
+
+
+class Play(Strict):
+    type: Literal["play"]
+    trick: int = Field(ge=1, le=60)
+    seat: Seat
+    cards: list[Card] = Field(min_length=1, max_length=60)
+    declared: list[list[Card]] | None = Field(default=None, max_length=20)  # a throw's split ("as")
+
+
+class TrickResult(Strict):
+    type: Literal["trick"]
+    trick: int = Field(ge=1, le=60)
+    winner: Seat
+    points: int = Field(ge=0, le=600)
+
+
+class EvidenceImage(Strict):
+    content_type: Literal["image/jpeg", "image/png", "image/webp"]
+    data: str = Field(max_length=3_000_000, description="base64")
+    caption: str = Field(default="", max_length=200)
+
+
+class AlertIn(Strict):
+    type: Literal["alert"]
+    kind: Literal["revoke", "failed_throw", "mismatch", "look"]
+    seat: Seat | None = None
+    trick: int | None = Field(default=None, ge=1, le=60)
+    proven_at: int | None = Field(default=None, ge=1, le=60)
+    reasoning: str = Field(default="", max_length=4000)
+    images: list[EvidenceImage] = Field(default_factory=list, max_length=6)
+
+
+class Health(Strict):
+    type: Literal["health"]
+    status: Literal["ok", "degraded", "down"]
+    fps: float | None = Field(default=None, ge=0, le=1000)
+    camera: str | None = Field(default=None, max_length=100)
+    message: str | None = Field(default=None, max_length=500)
+
+
+EdgeEvent = Annotated[DealStart | Play | TrickResult | AlertIn | Health, Field(discriminator="type")]
