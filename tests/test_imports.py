@@ -1,0 +1,310 @@
+"""The project's import graph: no import cycle, and the table service never needs the server or the
+training stack (issue 40: a Raspberry Pi installs only ``.[edge]``).
+
+The graph is read from the source (every ``.py`` of the project's top-level packages, parsed with
+:mod:`ast`). An import at module level (outside any function, and not under ``if TYPE_CHECKING:``)
+runs when the module is imported; one inside a function runs only when that function is called
+(the command line keeps its heavy imports there) and is *deferred*.
+
+* No cycle between modules through module-level imports.
+* No cycle between top-level packages through any import, deferred ones included (the edge imports
+  the contract, the scoreboard imports the contract, neither imports the other).
+* The edge side (``edge_app`` but ``edge_app.demo``, which starts a local scoreboard by design, and
+  ``vision``, ``calibration``, ``engine``, ``contract``) imports neither the scoreboard nor the
+  training code, nor the web stack, at all; torch and ultralytics only deferred (the optional
+  ``--backend ultralytics`` plug-in, which needs the ``train`` extra), never at module level.
+* ``tractorcam run`` really runs with the server and training packages made unimportable.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = (
+    "engine",
+    "contract",
+    "vision",
+    "calibration",
+    "models",
+    "edge_app",
+    "scoreboard",
+    "tractorcam_cli",
+)
+EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "contract")
+#: Edge modules allowed to import anything, deferred: ``tractorcam demo`` renders a deal and starts
+#: a local scoreboard.
+EDGE_EXEMPT = ("edge_app.demo",)
+#: Never imported by the edge side, deferred or not (top-level names, project packages included).
+EDGE_NEVER = {"scoreboard", "models", "fastapi", "starlette", "sqlalchemy", "alembic", "uvicorn", "jinja2"}
+#: Imported by the edge side only inside a function (an optional plug-in).
+EDGE_DEFERRED_ONLY = {"torch", "torchvision", "ultralytics"}
+#: What the contract may import: itself, the standard library and pydantic.
+CONTRACT_ALLOWED = {"contract", "pydantic", "typing_extensions"}
+
+
+@dataclass
+class Graph:
+    modules: dict[str, Path]
+    eager: nx.DiGraph = field(default_factory=nx.DiGraph)  # module-level imports between project modules
+    deferred: nx.DiGraph = field(default_factory=nx.DiGraph)  # the others
+    #: module → {(imported name, deferred)} for every import, project or not (absolute names)
+    names: dict[str, set[tuple[str, bool]]] = field(default_factory=dict)
+
+    def project(self, name: str) -> str | None:
+        """The project module an absolute import name loads (its longest known prefix)."""
+        while name and name not in self.modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def build_graph() -> Graph:
+    modules: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    graph = Graph(modules)
+    for module, path in modules.items():
+        graph.eager.add_node(module)
+        graph.deferred.add_node(module)
+        names: set[tuple[str, bool]] = set()
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+        def visit(
+            node: ast.AST, deferred: bool, package: str = package, names: set[tuple[str, bool]] = names
+        ) -> None:
+            for child in ast.iter_child_nodes(node):
+                inner = deferred or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                if isinstance(child, ast.If) and _is_type_checking(child):
+                    for sub in child.body:
+                        visit(ast.Module(body=[sub], type_ignores=[]), True)
+                    for sub in child.orelse:
+                        visit(ast.Module(body=[sub], type_ignores=[]), deferred)
+                    continue
+                if isinstance(child, ast.Import):
+                    names.update((alias.name, deferred) for alias in child.names)
+                elif isinstance(child, ast.ImportFrom):
+                    base = child.module or ""
+                    if child.level:
+                        up = package.split(".")[: len(package.split(".")) - (child.level - 1)]
+                        base = ".".join(up + ([base] if base else []))
+                    names.add((base, deferred))
+                    # ``from package import module`` loads the submodule
+                    names.update((f"{base}.{alias.name}", deferred) for alias in child.names)
+                visit(child, inner)
+
+        visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
+        graph.names[module] = names
+        for name, deferred in names:
+            target = graph.project(name)
+            if target is not None and target != module:
+                (graph.deferred if deferred else graph.eager).add_edge(module, target)
+    return graph
+
+
+@pytest.fixture(scope="module")
+def graph() -> Graph:
+    return build_graph()
+
+
+def test_the_graph_is_read(graph: Graph) -> None:
+    """A sanity check that the parser sees imports at all, of both kinds."""
+    assert graph.eager.has_edge("edge_app.service", "edge_app.events")
+    assert graph.eager.has_edge("edge_app.events", "contract.events")
+    assert graph.eager.has_edge("scoreboard.api", "contract.events")
+    assert graph.deferred.has_edge("edge_app.demo", "scoreboard.app")
+    assert ("typer", False) in graph.names["edge_app.cli"]
+
+
+def test_no_module_level_import_cycle(graph: Graph) -> None:
+    cycles = list(nx.simple_cycles(graph.eager))
+    assert cycles == [], f"import cycles (module-level imports): {cycles}"
+
+
+def test_no_cycle_between_packages(graph: Graph) -> None:
+    """Top-level packages, every import counted (deferred ones too)."""
+    packages = nx.DiGraph()
+    for a, b in [*graph.eager.edges, *graph.deferred.edges]:
+        pa, pb = a.split(".")[0], b.split(".")[0]
+        if pa != pb:
+            packages.add_edge(pa, pb)
+            packages.edges[pa, pb].setdefault("via", []).append(f"{a} -> {b}")
+    cycles = list(nx.simple_cycles(packages))
+    detail = [[packages.edges[c[i], c[(i + 1) % len(c)]]["via"] for i in range(len(c))] for c in cycles]
+    assert cycles == [], f"package cycles: {detail}"
+
+
+def _edge_modules(graph: Graph) -> list[str]:
+    return [m for m in graph.modules if m.split(".")[0] in EDGE_SIDE and m not in EDGE_EXEMPT]
+
+
+def test_edge_side_never_imports_server_or_training(graph: Graph) -> None:
+    bad = []
+    for module in _edge_modules(graph):
+        for name, deferred in sorted(graph.names[module]):
+            top = name.split(".")[0]
+            if top in EDGE_NEVER or (top in EDGE_DEFERRED_ONLY and not deferred):
+                bad.append(f"{module} imports {name}{' (in a function)' if deferred else ''}")
+    assert bad == []
+
+
+def test_edge_side_module_level_closure(graph: Graph) -> None:
+    """What importing any edge module loads, through every module-level import, stays edge-side."""
+    for module in _edge_modules(graph):
+        reached = nx.descendants(graph.eager, module) | {module}
+        outside = sorted(m for m in reached if m.split(".")[0] not in EDGE_SIDE)
+        assert outside == [], f"importing {module} loads {outside}"
+        heavy = sorted(
+            f"{m}: {name}"
+            for m in reached
+            for name, deferred in graph.names[m]
+            if not deferred and name.split(".")[0] in EDGE_NEVER | EDGE_DEFERRED_ONLY
+        )
+        assert heavy == [], f"importing {module} loads {heavy}"
+
+
+def test_the_contract_needs_pydantic_only(graph: Graph) -> None:
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    for module in (m for m in graph.modules if m.split(".")[0] == "contract"):
+        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | CONTRACT_ALLOWED}
+        assert others == set(), f"{module} imports {others}"
+
+
+#: Run in a fresh interpreter: the packages an edge install lacks raise ImportError, then the
+#: ``tractorcam`` command line runs with the arguments given.
+BLOCKED_RUN = """
+import importlib.abc, sys
+BLOCKED = {blocked!r}
+PROJECT = {project!r}  # project packages: only these modules of them may load
+
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top in BLOCKED or (top in PROJECT and name not in PROJECT[top]):
+            raise ImportError(f"{{name}} is not in an edge install")
+        return None
+
+sys.meta_path.insert(0, Block())
+from tractorcam_cli.main import app
+sys.argv = ["tractorcam", *sys.argv[1:]]
+try:
+    app()
+finally:
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
+    print("LOADED", loaded, file=sys.stderr)
+"""
+
+
+class FakeScoreboard(BaseHTTPRequestHandler):
+    """Answers ``GET /api/table`` with a table and every post with 201; keeps the posts."""
+
+    posts: list[tuple[str, str | None, Any]]
+
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        self._answer(200, {"id": "t1", "name": "T1"} if self.path == "/api/table" else {})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
+        self.posts.append((self.path, self.headers.get("Idempotency-Key"), body))
+        self._answer(201, {})
+
+    def _answer(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture
+def fake_scoreboard() -> Iterator[tuple[str, list[tuple[str, str | None, Any]]]]:
+    posts: list[tuple[str, str | None, Any]] = []
+    handler = type("Handler", (FakeScoreboard,), {"posts": posts})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", posts
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_run_works_without_server_and_training_packages(
+    tmp_path: Path, fake_scoreboard: tuple[str, list[tuple[str, str | None, Any]]]
+) -> None:
+    """``tractorcam run --scoreboard`` reads a folder of frames, posts to a (stand-in) scoreboard
+    and writes its log, in an interpreter where torch, ultralytics, FastAPI, SQLAlchemy, Alembic and
+    the scoreboard's and training code's modules cannot be imported (the command line's own
+    ``register`` modules of those packages excepted: they import only typer)."""
+    import cv2
+    import numpy as np
+
+    from calibration.table import TableGeometry, default_zones
+    from contract.events import Health
+    from contract.paths import EVENTS_PATH
+
+    url, posts = fake_scoreboard
+    table = tmp_path / "table.json"
+    zones, centre = default_zones(900.0, 900.0)
+    eye = np.eye(3).tolist()
+    TableGeometry(
+        image_width=900,
+        image_height=900,
+        image_to_table=eye,
+        table_to_image=eye,
+        table_width_mm=900.0,
+        table_height_mm=900.0,
+        zones=zones,
+        centre=centre,
+    ).save(table)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(2):
+        cv2.imwrite(str(frames / f"{i:03d}.png"), np.full((900, 900, 3), (40, 110, 40), np.uint8))
+    log_out = tmp_path / "read.json"
+    blocked = sorted((EDGE_NEVER | EDGE_DEFERRED_ONLY) - {"scoreboard", "models"})
+    project = {
+        "scoreboard": ["scoreboard", "scoreboard.cli"],
+        "models": ["models", "models.cli", "models.synth", "models.synth.cli"],
+    }
+    args = [
+        *("run", "--source", str(frames), "--table", str(table), "--log-out", str(log_out)),
+        *("--level", "5", "--trump", "H", "--dealer", "S", "--scoreboard", url, "--token", "edge-check"),
+    ]
+    code = BLOCKED_RUN.format(blocked=blocked, project=project)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "LOADED []" in done.stderr
+    assert json.loads(log_out.read_text()) is not None
+    # what went out is the contract's: a health report, under an idempotency key
+    health = [
+        body for path, key, body in posts if path == EVENTS_PATH and key and body.get("type") == "health"
+    ]
+    assert health, posts
+    Health.model_validate(health[0])
