@@ -31,9 +31,7 @@ def open_outcome(result: Mapping[str, Any]) -> str | None:
     referee settles them); None when the outcome is known."""
     if result.get("outcome") is not None:
         return None
-    possible = "; ".join(
-        f"{o.get('side')} +{o.get('levels')}" for o in result.get("outcome_possible") or []
-    )
+    possible = "; ".join(f"{o.get('side')} +{o.get('levels')}" for o in result.get("outcome_possible") or [])
     return (
         f"the outcome depends on {result.get('unknown', 0)} unknown card(s): a referee settles them "
         f"(possible: {possible})"
