@@ -253,7 +253,8 @@ def decode_tricks(
     skipped before one seen played unseen cards too. The engine then settles what it can.
 
     ``doubtful`` collects the tricks (1-based) whose reading the decoding had to question: the leader
-    was a guess (the engine left the winner open, or refused the log so far), a play other than the
+    was a guess (the engine refused the log so far, or left the winner open and the camera did not
+    see one of the possible winners lay its play first, alone), a play other than the
     leader's settled first (then the trick before is doubtful too: a misread there moves the lead),
     or cards were added, dropped or made unknown. No alert may rest on them (:mod:`edge_app.events`).
     ``swaps`` collects each card the inventory made unknown and where (card, trick, play, position:
@@ -284,7 +285,10 @@ def decode_tricks(
         if leader not in seen and not (t.complete and len(seen) < 4):
             leader = first
         number = len(out) + 1
-        if len(leaders) != 1:
+        # the winner before was left open: the leader is a guess unless it is one of the seats that may
+        # have won and its play settled alone, before any other
+        alone = len(t.plays) == 1 or t.plays[0].first_frame < t.plays[1].first_frame
+        if len(leaders) != 1 and not (leader in leaders and leader == settled[0] and alone):
             doubt.add(number)
         if leader != settled[0]:
             doubt.update((number, number - 1))

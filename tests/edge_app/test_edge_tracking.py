@@ -490,3 +490,22 @@ def test_a_lead_read_short_takes_the_length_two_followers_agree_on() -> None:
     t = TrackedTrick((tp("S", "BJ"), tp("E", "4C", "8C"), tp("N", "5S", "QS"), tp("W", "3S", "8S")), True)
     deal = build_deal([t], (), DealInfo("national-2deck", "4", "NT", "S"))
     assert deal.log["tricks"][0]["plays"][0] == ["S", ["BJ", "??"]] and 1 in deal.doubtful
+
+
+def test_a_leader_among_the_possible_winners_seen_laying_first_alone_is_no_guess() -> None:
+    """Trick 1's unknown card leaves S or E its winner; at trick 2 E's play lay alone before any
+    other: E led, and trick 2 is not questioned. Had S's and E's plays settled in one reading, the
+    leader would be a guess."""
+
+    def at(seat: str, card: str, frame: int) -> TrackedPlay:
+        return TrackedPlay(seat, (card,), 3, 3, frame)
+
+    first = TrackedTrick((at("S", "AS", 0), at("E", "??", 5), at("N", "3S", 10), at("W", "4S", 15)), True)
+    alone = TrackedTrick((at("E", "5D", 20), at("N", "6D", 25), at("W", "7D", 30), at("S", "8D", 35)), True)
+    info = DealInfo("national-2deck", "2", "H", "S")
+    deal = build_deal([first, alone], (), info)
+    assert deal.log["tricks"][1]["plays"][0] == ["E", ["5D"]] and 2 not in deal.doubtful
+    together = TrackedTrick(
+        (at("E", "5D", 20), at("S", "8D", 20), at("N", "6D", 25), at("W", "7D", 30)), True
+    )
+    assert 2 in build_deal([first, together], (), info).doubtful
