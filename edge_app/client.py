@@ -88,6 +88,26 @@ class ScoreboardClient:
         queue (see :meth:`flush`); True when everything went out."""
         return self._queue(DEALS_PATH, log, within, key)
 
+    def beat(self, health: dict[str, Any], within: float | None = None) -> bool:
+        """Send a health report now, best effort and never queued: only when nothing is waiting (a
+        report must not pass the posts before it, and a queue means the scoreboard is not
+        answering), under a key of this process. True when the scoreboard took it; a failure is
+        forgotten (the next report replaces it)."""
+        if self.queue.head() is not None:
+            return False
+        self._n += 1
+        timeout = self.timeout if within is None else max(0.1, min(within, self.timeout))
+        try:
+            r = self.http.post(
+                EVENTS_PATH,
+                json=health,
+                headers={**self.headers, IDEMPOTENCY_KEY: f"{self.session}-{self._n}"},
+                timeout=httpx.Timeout(timeout),
+            )
+        except httpx.TransportError:
+            return False
+        return r.status_code < 300
+
     def _queue(self, path: str, body: dict[str, Any], within: float | None, key: str | None) -> bool:
         if key is None:
             self._n += 1

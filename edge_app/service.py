@@ -18,6 +18,8 @@ the finished deal sent to the scoreboard.
 * A health report (``{"type": "health", "status": "ok", "fps", "camera", "message"}``) goes to the
   scoreboard with the first frame read and then every :data:`HEALTH_EVERY_S` seconds while frames
   are read: the scoreboard keeps its time as the table's last reading and shows the table online.
+  It is sent best effort (``Poster.beat``), never through the outbox: a stale report is worth
+  nothing after a restart, and one must not pass the posts queued before it.
 * ``stop()`` (the ``run`` command's SIGTERM / SIGINT) ends the run at the next frame boundary like
   the source's end, except that the last posts get at most :data:`STOP_FLUSH_S` seconds.
 """
@@ -61,6 +63,8 @@ class Poster(Protocol):
     def deal(self, log: dict[str, object], within: float | None = None, key: str | None = None) -> bool: ...
 
     def flush(self, within: float | None = None) -> bool: ...
+
+    def beat(self, health: dict[str, object], within: float | None = None) -> bool: ...
 
 
 @dataclass
@@ -173,11 +177,7 @@ def run_service(
                 body["fps"] = round(every * sampled[0] / (now - last_beat[0]), 2)
             if camera:
                 body["camera"] = camera[:100]
-            if keys is None:
-                client.event(body, within())
-            else:
-                client.event(body, within(), key=f"{keys.deal}-health-{frame.index}")
-            sent[0] += 1
+            client.beat(body, within())
             last_beat[:] = [now]
             sampled[0] = 0
         if on_frame is not None:

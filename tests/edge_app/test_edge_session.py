@@ -26,6 +26,7 @@ class KeyedPoster:
     def __init__(self) -> None:
         self.events: list[tuple[dict[str, Any], str | None]] = []
         self.deals: list[tuple[dict[str, Any], str | None]] = []
+        self.beats: list[dict[str, Any]] = []
 
     def event(self, event: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
         self.events.append((event, key))
@@ -36,6 +37,10 @@ class KeyedPoster:
         return True
 
     def flush(self, within: float | None = None) -> bool:
+        return True
+
+    def beat(self, health: dict[str, Any], within: float | None = None) -> bool:
+        self.beats.append(health)
         return True
 
 

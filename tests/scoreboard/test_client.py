@@ -115,3 +115,21 @@ def test_a_rate_limit_is_retried_and_a_given_key_is_queued_once(client, make_tab
     assert sb.event(start, key="start") is True and not sb.queue  # sent already: not again
     stored = client.get("/api/events", params={"table": t.id}).json()["events"]
     assert [e["kind"] for e in stored].count("deal_start") == 1
+
+
+def test_health_reports_are_best_effort_and_never_pass_queued_posts(client, make_table):
+    t = make_table()
+    flaky = Flaky(client._transport)
+    sb = ScoreboardClient(
+        "http://testserver", t.token, http=httpx.Client(transport=flaky, base_url="http://testserver")
+    )
+    health = {"type": "health", "status": "ok", "fps": 2.0, "camera": "cam0", "message": "reading"}
+    assert sb.beat(health) is True
+    assert client.get(f"/api/tables/{t.id}").json()["health"]["fps"] == 2.0
+    flaky.down = True
+    assert sb.beat({**health, "fps": 1.0}) is False and len(sb.queue) == 0  # lost, never queued
+    assert sb.event({"type": "deal_start", "level": "2", "trump": "S", "dealer": "S"}) is False
+    flaky.down = False
+    assert sb.beat({**health, "fps": 3.0}) is False  # a post is waiting: the report waits too
+    assert sb.flush() is True and sb.beat({**health, "fps": 3.0}) is True
+    assert client.get(f"/api/tables/{t.id}").json()["health"]["fps"] == 3.0
