@@ -152,3 +152,58 @@ def test_a_run_that_dies_mid_deal_and_reads_the_film_again_stores_everything_onc
     assert t.state()["deals"] == 1
     assert again.outbox is not None and set(again.outbox.counts()) == {"sent"}
     again.close()
+
+
+@needs_aisleriot
+def test_a_filmed_match_reaches_the_scoreboard_deal_after_deal(client, make_table) -> None:
+    """Two deals of one match filmed in a row, each trump declared (亮主), read perfectly: the table
+    service posts both, the second at the level and by the dealer the first one's outcome names,
+    and the scoreboard takes them without a continuity doubt: its levels are the match's."""
+    from engine.match import MatchState
+    from models.synth.deal import declaration, match_logs
+    from tests.scoreboard.conftest import ADMIN_HEADERS
+
+    logs = match_logs("national-2deck", 4, 2)
+    truths = [{k: v for k, v in log.items() if k not in ("hands", "injected")} for log in logs]
+    table = FilmTable(900.0, 900.0)
+    rng = np.random.default_rng(4)
+    keyframes = [
+        kf
+        for log in logs
+        for kf in plan_deal(log, rng, "guyenne-classic", table, declaration(log, rng)).keyframes
+    ]
+    frames: list[Frame] = []
+    for k, kf in enumerate(keyframes):
+        image = np.zeros((8, 8, 3), np.uint8)
+        image[..., 0], image[..., 1], image[..., 2] = k % 256, k // 256, 255 * (k % 2)
+        for _ in range(max(1, round(kf.hold * 2))):
+            frames.append(Frame(image, len(frames), len(frames) / 2, "film"))
+
+    def read(img: np.ndarray) -> list[CardInstance]:
+        kf = keyframes[int(img[0, 0, 0]) + 256 * int(img[0, 0, 1])]
+        return [card_at(p.card, p.x, p.y) for p in kf.placements if p.face_up]
+
+    t = make_table()
+    first = truths[0]
+    side = "NS" if first["dealer"] in "SN" else "EW"
+    r = client.patch(
+        f"/api/tables/{t.id}",
+        json={"levels": {side: first["level"]}, "dealer": first["dealer"]},
+        headers=ADMIN_HEADERS,
+    )
+    assert r.status_code == 200, r.text
+    sb = ScoreboardClient("http://testserver", t.token, http=client)
+    info = DealInfo(first["rules"], first["level"], None, first["dealer"])  # trumps are read
+    result = run_service(frames, read, mm_geometry(table), info, every=1, client=sb)
+    assert result.all_sent and sb.refused == []
+    assert [(d.log["level"], d.log["trump"], d.log["dealer"]) for d in result.deals] == [
+        (x["level"], x["trump"], x["dealer"]) for x in truths
+    ]
+    state = t.state()
+    assert state["deals"] == 2
+    match = MatchState.new("national-2deck", {side: first["level"]}, first["dealer"])
+    for x in truths:
+        match = match.after_deal(x, score_log(x))
+    assert state["levels"] == match.levels and state["dealer"] == match.dealer
+    ref = client.get("/api/alerts", headers=ADMIN_HEADERS).json()["alerts"]
+    assert [a["kind"] for a in ref if a["kind"] in ("mismatch", "refused", "look")] == []
