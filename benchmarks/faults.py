@@ -27,7 +27,8 @@ event is stored once and the final log equals an uninterrupted run's.
    the scoreboard up.
 5. The checks, read from the scoreboard's database: the faults table's edge events (deal start,
    plays, trick results: kind and body), alerts and deals are the reference table's, each stored
-   once (no two with the same content), as many idempotency records; the outbox holds nothing
+   once (no two with the same content), as many idempotency records (health reports aside: sent
+   best effort by each run, never queued, keyed ``health-…``); the outbox holds nothing
    pending and no refusal; the final ``--log-out`` equals the reference's.
 
 Prints the parameters, each kill (moment; what the run found pending in the outbox when it
@@ -176,7 +177,9 @@ def stored(db: Path, table_id: str) -> dict[str, Any]:
         ]
         keys = dict(
             c.execute(
-                "SELECT scope, count(*) FROM idempotency WHERE table_id = ? GROUP BY scope", (table_id,)
+                "SELECT scope, count(*) FROM idempotency WHERE table_id = ? AND key NOT LIKE 'health-%' "
+                "GROUP BY scope",
+                (table_id,),
             ).fetchall()
         )
     return {"events": events, "alerts": alerts, "deals": deals, "keys": keys}

@@ -91,8 +91,8 @@ class ScoreboardClient:
     def beat(self, health: dict[str, Any], within: float | None = None) -> bool:
         """Send a health report now, best effort and never queued: only when nothing is waiting (a
         report must not pass the posts before it, and a queue means the scoreboard is not
-        answering), under a key of this process. True when the scoreboard took it; a failure is
-        forgotten (the next report replaces it)."""
+        answering), under a key of this process (``health-<session>-<n>``). True when the
+        scoreboard took it; a failure is forgotten (the next report replaces it)."""
         if self.queue.head() is not None:
             return False
         self._n += 1
@@ -101,7 +101,7 @@ class ScoreboardClient:
             r = self.http.post(
                 EVENTS_PATH,
                 json=health,
-                headers={**self.headers, IDEMPOTENCY_KEY: f"{self.session}-{self._n}"},
+                headers={**self.headers, IDEMPOTENCY_KEY: f"health-{self.session}-{self._n}"},
                 timeout=httpx.Timeout(timeout),
             )
         except httpx.TransportError:
