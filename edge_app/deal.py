@@ -78,6 +78,8 @@ class RecognisedDeal:
     trump_inferred: bool = False
     #: the seat seen declaring trump, if any
     declared_by: str | None = None
+    #: why the deal's level (taken from the level card declared) is in doubt, if it is
+    level_doubt: str | None = None
     #: the frame at which the deal was seen finished with the engine accepting it
     finished_at: int | None = None
     #: (trick, cards): the centre (the defenders' won point cards) read most often while that trick

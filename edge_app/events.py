@@ -81,6 +81,16 @@ class EventStream:
         self.sent_tricks = max(self.sent_tricks, len(tricks))
         out += self._looks(deal, result, len(tricks))
         out += self._centre(deal, result)
+        if deal.level_doubt and ("level", 0) not in self.looks:
+            self.looks.add(("level", 0))
+            out.append(
+                AlertIn(
+                    type="alert",
+                    kind="look",
+                    reasoning=f"{deal.level_doubt}: the deal is scored at {log['level']}; "
+                    "check the outcome of the deal before",
+                )
+            )
         if deal.trump_inferred and log.get("finished") and ("trump", 0) not in self.looks:
             self.looks.add(("trump", 0))
             out.append(

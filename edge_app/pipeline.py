@@ -133,6 +133,7 @@ class _DealRun:
     after_seen: bool = False  # cards seen on the table since the hands were played out
     gap: int = 0  # readings with every zone empty since then
     declared_by: str | None = None
+    level_doubt: str | None = None
     started: bool = False  # a trick (not a declaration) was laid
     centre_votes: Counter[tuple[str, ...]] = field(default_factory=Counter)  # since the last clear
     centre_seen: dict[tuple[str, ...], npt.NDArray[np.uint8]] = field(default_factory=dict)  # a frame of each
@@ -178,18 +179,22 @@ class _DealRun:
     def declaration(self, rules_decks: int) -> bool:
         """Called when the tracker cleared its first trick before the deal started: if that "trick"
         was one seat showing a declaration (:func:`edge_app.session.read_declaration`), take its
-        trump (and level, when not known), forget it and start tracking afresh."""
+        trump and level, forget it and start tracking afresh. The level card shown is the deal's
+        level even against the one the match expected (the outcome before may have been misread):
+        the disagreement is kept for a referee (:attr:`RecognisedDeal.level_doubt`)."""
         first = self.tracker.tricks()[0]
-        read = (
-            read_declaration(first.plays[0].cards, self.info.level, rules_decks)
-            if len(first.plays) == 1
-            else None
-        )
+        read = read_declaration(first.plays[0].cards, None, rules_decks) if len(first.plays) == 1 else None
         if read is None:
             self.started = True
             return False
         trump, level = read
-        self.info = replace(self.info, trump=trump, level=self.info.level or level)
+        if level is not None and self.info.level is not None and level != self.info.level:
+            self.level_doubt = (
+                f"the level card shown ({level}) is not the level the match expected ({self.info.level})"
+            )
+        elif level is None or self.info.level == level:
+            self.level_doubt = None
+        self.info = replace(self.info, trump=trump, level=level or self.info.level)
         self.declared_by = first.plays[0].seat
         self.tracker = TrickTracker(self.inertia)
         self.crops = {}
@@ -219,6 +224,7 @@ class _DealRun:
             number=self.number,
             trump_inferred=inferred,
             declared_by=self.declared_by,
+            level_doubt=self.level_doubt,
         )
 
 

@@ -199,3 +199,21 @@ def test_a_match_film_is_a_list_of_deals(tmp_path: Path) -> None:
     assert {(e["deal"], e["seat"]) for e in declared} and all(
         e["cards"][0][:-1] == logs[e["deal"]]["level"] for e in declared
     )
+
+
+def test_the_level_card_declared_wins_over_the_level_expected_and_asks_a_look(
+    three: list[dict[str, Any]],
+) -> None:
+    """Deal 2 is dealt at 6 (the first deal's outcome); a 7C shown alone before its first lead is
+    still its declaration: clubs trump at level 7, and a look says the level disagrees."""
+    second = dict(three[1])
+    assert (second["level"], second["trump"]) == ("6", "C")
+    pictures = match_pictures([three[0], second], [["5S"], ["7C"]])
+    frames, read = picture_frames(pictures, [])
+    poster = KeyedPoster()
+    info = DealInfo("national-2deck", "5", None, "S")
+    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    deal = result.deals[1]
+    assert (deal.log["level"], deal.log["trump"], deal.declared_by) == ("7", "C", "N")
+    looks = [e for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
+    assert any("(7) is not the level the match expected (6)" in e["reasoning"] for e in looks)
