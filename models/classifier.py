@@ -167,7 +167,7 @@ def augment(
 ) -> npt.NDArray[np.float32]:
     """Training crops (N, 3, S, S) uint8 → float32 in [0, 1] with a random jitter per crop.
 
-    ``basic`` (every classifier before the fourteenth session): brightness × U(0.7, 1.3) and offset
+    ``basic``: brightness × U(0.7, 1.3) and offset
     U(-0.12, 0.12). ``strong`` adds, for designs the network never saw: a colour cast (each channel
     × U(0.85, 1.15)), grey crops (15 %: shape only, no colour cue), lost resolution (30 %: shrunk to
     45–90 % and enlarged back, like a smaller or blurred print) and pixel noise (σ up to 0.04). The

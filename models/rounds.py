@@ -1,7 +1,7 @@
 """Train the index classifier in rounds, each on data it has never seen (``python -m models.rounds``).
 
-The twenty-first session found the classifier memorising its training scenes: label-box crops of
-scenes it was trained on read 97.4 % right, new scenes of the same decks 93.1 %. New scenes cost
+The classifier memorises its training scenes (label-box crops of scenes it was trained on read
+97.4 % right, new scenes of the same decks 93.1 %; docs/experiments/reader-history.md). New scenes cost
 little (the renderer draws 4,800 in 3.5 min), so each *round* here makes its own data from its own
 seeds and trains one epoch on it, starting from the previous round's weights:
 

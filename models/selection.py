@@ -4,30 +4,26 @@ The rule (model card, *Thresholds*): pool the validation sweeps by summing each 
 then among the settings within ``window`` points of the best pooled card F1 take the **most
 precise** one, because a card that is not there (a false revoke alert) costs more than one missed.
 The sets pooled are ``val_all`` (training designs, with and without printed sheets),
-``heldout_val`` (unseen KDE decks, never the test's) and, since the fourteenth session,
+``heldout_val`` (unseen KDE decks, never the test's) and
 ``heldout_val_proc`` (unseen random decks with small indices and jokers): the test split
 ``heldout`` is never an input.
 
 Only settings that hold jokers to at least :data:`JOKER_FLOOR` are eligible (``joker_conf`` ≥ 0.8, or
 ``conf`` ≥ 0.8 when jokers are held to ``conf``): a false joker is a false top trump, and printed
-text read as a joker is most of the real photos' false cards. This floor was the ninth session's
-shipped joker threshold; it became part of the rule in the twelfth session, whose best pooled setting
-had dropped it and read 10 jokers on the real photos, where there are none (model card, *Twelfth session*).
+text read as a joker is most of the real photos' false cards (a best pooled setting without the
+floor read 10 jokers on the real photos, where there are none; docs/experiments/reader-history.md).
 
 A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is better *and*
 its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's
-(unseen designs must not get worse: the tenth session's lesson), and its pooled per-play exact match
-is not lower (since the twentieth session: the issue's bars are exact match *and* F1, and a reader
-that buys F1 with a lower ``conf`` can lose whole plays; that session's candidate did, on the
-selection splits and on the test), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
+(unseen designs must not get worse), and its pooled per-play exact match is not lower (the bars are
+exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose whole plays), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
 ``tractorcam eval --n 0``). :func:`compare` states the first three; the gate needs the photos.
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
-:data:`WINDOW` and more precise (since the thirteenth session, whose candidate was 0.01 pt higher,
-i.e. one card in 5,313, and less precise; no earlier verdict changes, model card *Thirteenth session*).
+:data:`WINDOW` and more precise (0.01 pt is one card in 5,313).
 
 ``python -m models.selection VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP HELDOUT_VAL_SWEEP]``
 
-Since the fourteenth session a third set, ``heldout_val_proc`` (unseen random decks with the test's
+A third set, ``heldout_val_proc`` (unseen random decks with the test's
 small indices and with jokers), is pooled too and counts as unseen with heldout_val:
 ``python -m models.selection ALL HV HVP --unseen 2 --shipped ALL HV HVP``.
 """
@@ -174,7 +170,7 @@ class Verdict:
 
     @property
     def exact_not_worse(self) -> bool:
-        """Pooled per-play exact match not lower than the shipped reader's (since the twentieth session)."""
+        """Pooled per-play exact match not lower than the shipped reader's."""
         return self.candidate.exact_match >= self.shipped.exact_match
 
     @property
@@ -190,7 +186,7 @@ def compare(
     unseen: int = 1,
 ) -> Verdict:
     """Each reader's pick on its pooled sweeps; the last ``unseen`` sweeps of each are the
-    unseen-design sets (heldout_val, and since the fourteenth session heldout_val_proc), pooled for
+    unseen-design sets (heldout_val and heldout_val_proc), pooled for
     the not-worse check. Raises ``ValueError`` unless 1 ≤ ``unseen`` ≤ the number of sweeps."""
     if not 1 <= unseen <= min(len(candidate), len(shipped)):
         raise ValueError(f"unseen must be 1 to {min(len(candidate), len(shipped))}, not {unseen}")

@@ -41,17 +41,17 @@ SUITED = len(RANKS) * len(SUITS)
 CONTAINED_OVERLAP = 0.6
 #: Class ids of the small and the big joker: ``name_boxes`` may hold them to a higher probability
 #: (``joker_conf``), because printed text on a table imitates the vertical word JOKER of many joker
-#: marks and a false joker is a false top trump (models/MODEL_CARD.md, ninth session).
+#: marks and a false joker is a false top trump (docs/experiments/reader-history.md).
 JOKER_IDS = (class_id("SJ"), class_id("BJ"))
 #: Read every crop twice, upright and turned 180°, and average the log-probabilities. A card prints
 #: its index in both orientations (top-left upright, bottom-right upside down), so the turned crop is
 #: an equally valid view. On ground-truth crops of the synthetic val / held-out splits this raised the
-#: shipped classifier's accuracy from 87.0 to 89.5 % and 82.4 to 85.0 % (models/MODEL_CARD.md).
+#: shipped classifier's accuracy from 87.0 to 89.5 % and 82.4 to 85.0 % (docs/experiments/reader-history.md).
 ROTATE_TTA = True
 #: Offsets (fractions of the box's long side, x and y) of the crops a box is read from, the first for
 #: every box, the rest for unsure ones (:data:`SHIFT_TTA_BELOW`); all readings are averaged the same
 #: way: the localiser's boxes are off by a few pixels and a 10–20 px index then sits off-centre in the
-#: crop. Chosen on the synthetic val split from seven variants (models/MODEL_CARD.md, *Test-time averaging*).
+#: crop. Chosen on the synthetic val split from seven variants (docs/experiments/reader-history.md, *Test-time averaging*).
 SHIFT_TTA: tuple[tuple[float, float], ...] = (
     (0.0, 0.0),
     (0.06, 0.06),

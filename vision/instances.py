@@ -36,8 +36,7 @@ from vision.labels import class_id, class_name
 # index and 2.3 for one very tall index; the tolerance keeps the common range. Decks that print all
 # four corners put two same-card indices a card's width apart (≈ 0.64 of the diagonal), and a
 # partly hidden index gives a small box, so its card's real distance looks long: hence a band wider
-# below and above than the ±35 % used until the seventeenth session (``TOLERANCE``, chosen on the
-# selection splits, models/MODEL_CARD.md, *Seventeenth session*).
+# below and above than ±35 % (``TOLERANCE``, chosen on the selection splits, docs/experiments/reader-history.md).
 TOLERANCE = (0.4, 0.5)
 INDEX_PAIR_RATIO = 4.2
 INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)
@@ -51,12 +50,12 @@ JOKER_CLASSES = (class_id("SJ"), class_id("BJ"))
 # Seen from one index (its glyphs upright), a card's other index lies down and to one side, along
 # the line of the two index centres: atan(51 / 62) ≈ 39° from straight down for a 63 × 88 mm card
 # (tl–br: to the right; tr–bl of a four-index deck: to the left, seen the same way from both ends).
-# Measured with the orientation head on the selection splits' true corners (twenty-third session):
+# Measured with the orientation head on the selection splits' true corners:
 # 5–95 % of one card's pairs at 19–53°, both ends within 13–63° for 99 %; of two cards' opposite
 # same-class pairs, 23–35 % pass. A pair on the diagonal may lie in the wider band
 # ``DIAGONAL_TOLERANCE`` (0.4–2.5 × the expected distance: decks whose index is large or small for
 # the card); any other pair keeps ``TOLERANCE``. Refusing pairs off the diagonal was measured too: it
-# split more cards of the training designs than it saved (models/MODEL_CARD.md, *Twenty-third session*).
+# split more cards of the training designs than it saved (docs/experiments/reader-history.md).
 DIAGONAL = (10.0, 66.0)
 DIAGONAL_TOLERANCE = (0.6, 1.5)
 

@@ -12,7 +12,7 @@ the joint reading. Pairs are taken surest first and a corner joins one pair at m
 (:func:`vision.instances.group_corners`, same geometry) then counts the pair as one card.
 
 Jokers are left out (their marks have no standard place or size), and so is every corner without a
-reading direction. Chosen on the selection splits (models/MODEL_CARD.md, *Twenty-fourth session*).
+reading direction. Chosen on the selection splits (docs/experiments/reader-history.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from vision.classifier import SUITED
 from vision.detections import Detections
 from vision.instances import InstanceConfig, diagonal_pairs
 
-#: Settings chosen on the selection splits (*Twenty-fourth session*).
+#: Settings chosen on the selection splits (docs/experiments/reader-history.md).
 JOINT_CONF = 0.6
 FLOOR = 0.05
 

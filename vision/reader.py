@@ -59,16 +59,16 @@ class UnknownCards:
 
 #: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
 #: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` and
-#: ``heldout_val_proc`` scenes (models/MODEL_CARD.md, *Thresholds*; ``conf`` 0.6 since the
-#: twenty-fourth session's upright head): detector box score kept for the classifier, and the
+#: ``heldout_val_proc`` scenes (docs/experiments/reader-history.md, *Thresholds*; ``conf`` 0.6 with
+#: the upright head): detector box score kept for the classifier, and the
 #: classifier probability a card needs (after the suit and upright heads' readings are folded in).
 DEFAULT_DET_CONF = 0.3
 DEFAULT_CONF = 0.6
 #: Weight of the committed suit head's reading (``models/weights/suit.onnx``, :func:`vision.classifier.fuse_suits`),
-#: chosen with the thresholds (fifteenth session).
+#: chosen with the thresholds.
 DEFAULT_SUIT_WEIGHT = 0.5
 #: Weight of the committed upright head's reading (``models/weights/upright.onnx``,
-#: :func:`vision.upright.fuse_cards`), chosen with the thresholds (twenty-fourth session).
+#: :func:`vision.upright.fuse_cards`), chosen with the thresholds.
 DEFAULT_UPRIGHT_WEIGHT = 0.5
 #: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
 #: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.

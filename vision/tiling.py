@@ -11,7 +11,7 @@ A *focus* level (``focus_upscale``) is one more, finer level looked at only wher
 already found an index: the tiles of that level that overlap a found box (grown by ``focus_margin``
 of its long side). Indices too small for every regular level mostly lie beside cards that were seen
 (a fan, a pile, the card's other corner), so the focus level reads them at a fraction of the cost of
-a whole level (model card, *Twenty-sixth session*).
+a whole level (docs/experiments/reader-history.md).
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ KDE_TRAIN: tuple[Design, ...] = (
     _k("kde_jolly_royal", "svg-jolly-royal/jolly-royal.svgz"),
     _k("kde_penguins", "svg-penguins/penguins.svgz", "GPL-3.0-or-later (kdegames-card-data-kf5)"),
 )
-#: Adrian Kennard's deck (sixteenth session): club and spade shapes from art no other source here
+#: Adrian Kennard's deck: club and spade shapes from art no other source here
 #: draws, for the *classifier's face tiles only* (like :data:`KDE_TRAIN`). Its jokers carry no corner
 #: mark, so none is shown face up.
 KENNARD_TRAIN: tuple[Design, ...] = (
@@ -151,7 +151,7 @@ HELDOUT_VAL: tuple[Design, ...] = (
     _k("kde_standard", "svg-standard/standard.svgz"),
 )
 
-#: Also held out for model selection (split ``heldout_val_proc``, fourteenth session): 40 seeded
+#: Also held out for model selection (split ``heldout_val_proc``): 40 seeded
 #: random decks (``proc600`` … ``proc639``, glyph-suit era of :mod:`models.synth.randomised`) that no
 #: training set draws. Unlike the KDE decks of :data:`HELDOUT_VAL` they print small indices, as the
 #: test's decks do, and jokers (share of indices under 24 px, longer box side: test 60 %, heldout_val

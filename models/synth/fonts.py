@@ -2,7 +2,7 @@
 
 The first randomised decks (``proc100`` … ``proc199``) write their ranks in OpenCV's six Hershey
 stroke fonts. A classifier trained on those and on the aisleriot / KDE decks still misreads unseen
-designs' glyphs: 6 ↔ 9, 10 ↔ Q, 7 ↔ K on the ``heldout_val`` decks (models/MODEL_CARD.md, twelfth
+designs' glyphs: 6 ↔ 9, 10 ↔ Q, 7 ↔ K on the ``heldout_val`` decks (docs/experiments/reader-history.md, twelfth
 session). Printed decks use serif, sans and condensed type, so :data:`FONT_FILES` lists such faces
 from Debian's font packages (``scripts/apt-packages.txt``; read at run time, never stored): the
 TrueType-font decks ``proc200`` … ``proc399`` draw their indices with them

@@ -1,7 +1,7 @@
 """Printed matter on the table (score sheets, rule cards, book pages, box labels): negatives only.
 
 Real tables carry paper with text on it, and a corner-index reader that learned the vertical word
-JOKER of many joker marks reads such text as the small joker (models/MODEL_CARD.md, eighth session).
+JOKER of many joker marks reads such text as the small joker (docs/experiments/reader-history.md).
 This draws seeded random words (Hershey fonts, dark ink, sometimes vertical) on a light paper patch
 that is laid on the table under the cards; it gets no labels, so the networks learn to ignore it.
 

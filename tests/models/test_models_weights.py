@@ -57,7 +57,7 @@ def test_reads_some_cards_of_rendered_closeups():
         pred_n += tally.tp + tally.fp
     assert truth_n > 0
     # Regression floors, under what the shipped weights measured here on 2026-11-23
-    # (recall 25/26, precision 25/26); the evaluated figures are in models/MODEL_CARD.md.
+    # (recall 25/26, precision 25/26); the evaluated figures are in docs/experiments/reader-history.md.
     assert tp / truth_n >= 0.8
     assert tp / pred_n >= 0.75
 
@@ -124,7 +124,7 @@ def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups()
         right += int((np.nan_to_num(np.sum(up * np.array(truth), 1)) > np.cos(np.pi / 4)).sum())
         total += len(truth)
     assert total >= 10
-    assert right / total >= 0.9  # 99.9 / 99.6 % on val / heldout_val detections (models/MODEL_CARD.md)
+    assert right / total >= 0.9  # 99.9 / 99.6 % on val / heldout_val detections (docs/experiments/reader-history.md)
     assert_state_dict_matches_onnx(
         WEIGHTS_DIR / "orientation.pt", head.session, classes=8, size=40, width=0.75
     )
@@ -151,5 +151,5 @@ def test_the_committed_upright_head_names_the_indices_of_rendered_closeups():
         right += int((q.argmax(1) == np.array(truth)).sum())
         total += len(truth)
     assert total >= 10
-    assert right / total >= 0.85  # label-box crops of the val split: 96.1 % (models/MODEL_CARD.md)
+    assert right / total >= 0.85  # label-box crops of the val split: 96.1 % (docs/experiments/reader-history.md)
     assert_state_dict_matches_onnx(WEIGHTS_DIR / "upright.pt", head.session, classes=54, size=40, width=1.0)
