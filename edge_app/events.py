@@ -212,31 +212,19 @@ def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
     # the tricks the violation rests on: the offence and its proof (the seat of every play comes
     # from its zone, so a doubtful trick between them changes neither)
     span = {int(v["trick"]), int(v.get("proven_at") or v["trick"])}
+    kind = ALERT_KIND.get(v["kind"], "mismatch")
     if span & deal.doubtful:
-        return AlertIn(
-            type="alert",
-            kind="look",
-            seat=v["seat"],
-            trick=v["trick"],
-            proven_at=v.get("proven_at"),
-            reasoning=f"a {v['kind'].replace('_', ' ')} would follow from tricks the camera read with doubt "
-            f"(trick(s) {', '.join(map(str, sorted(span & deal.doubtful)))}): look at the pictures. {reason}",
-            images=images,
+        kind, why = (
+            "look",
+            f"tricks the camera read with doubt (trick(s) {', '.join(map(str, sorted(span & deal.doubtful)))})",
         )
-    if doubt < MIN_AGREEMENT:
-        return AlertIn(
-            type="alert",
-            kind="look",
-            seat=v["seat"],
-            trick=v["trick"],
-            proven_at=v.get("proven_at"),
-            reasoning=f"a {v['kind'].replace('_', ' ')} would follow from cards read with doubt "
-            f"(only {doubt:.0%} of the readings agree): look at the pictures. {reason}",
-            images=images,
-        )
+    elif doubt < MIN_AGREEMENT:
+        kind, why = "look", f"cards read with doubt (only {doubt:.0%} of the readings agree)"
+    if kind == "look":
+        reason = f"a {v['kind'].replace('_', ' ')} would follow from {why}: look at the pictures. {reason}"
     return AlertIn(
         type="alert",
-        kind=ALERT_KIND.get(v["kind"], "mismatch"),  # type: ignore[arg-type]
+        kind=kind,  # type: ignore[arg-type]
         seat=v["seat"],
         trick=v["trick"],
         proven_at=v.get("proven_at"),
