@@ -14,6 +14,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from models.classifier import CropDataError, CropSet, uint8_crops
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
@@ -58,24 +59,41 @@ def mine_crops(
                 continue
             h, w = image.shape[:2]
             cls, boxes = read_yolo_labels(root / "labels" / split / (path.stem + ".txt"), w, h)
-            det = detector.detect(image).with_nms(0.5, class_agnostic=True)
-            if len(det) == 0:
-                continue
-            if len(cls):
-                iou = box_iou(det.xyxy, boxes)
-                best, match = iou.max(1), iou.argmax(1)
-            else:
-                best, match = np.zeros(len(det)), np.zeros(len(det), np.int64)
-            label = np.where(best >= positive_iou, cls[match] if len(cls) else BACKGROUND, -1)
-            label[best < negative_iou] = BACKGROUND
-            keep = label >= 0
-            if not keep.any():
-                continue
-            xs.append(uint8_crops(image, det.xyxy[keep], size))
-            ys.append(label[keep].astype(np.int64))
+            mined = mine_image(detector, image, cls, boxes, size, negative_iou, positive_iou)
+            if mined is not None:
+                xs.append(mined.x)
+                ys.append(mined.y)
     if not xs:
         raise CropDataError(f"the detector found no boxes in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+
+def mine_image(
+    detector: TiledDetector,
+    image: npt.NDArray[np.uint8],
+    cls: npt.NDArray[np.int64],
+    boxes: npt.NDArray[np.float32],
+    size: int = CROP_SIZE,
+    negative_iou: float = 0.3,
+    positive_iou: float = 0.5,
+) -> CropSet | None:
+    """Crops of the detector's boxes on one labelled image (``cls``, pixel ``boxes``): a box on a
+    label (IoU ≥ ``positive_iou``) is that label's card, one off every label (IoU < ``negative_iou``)
+    background, one in between is left out; None when nothing is kept."""
+    det = detector.detect(image).with_nms(0.5, class_agnostic=True)
+    if len(det) == 0:
+        return None
+    if len(cls):
+        iou = box_iou(det.xyxy, np.asarray(boxes, np.float32))
+        best, match = iou.max(1), iou.argmax(1)
+    else:
+        best, match = np.zeros(len(det)), np.zeros(len(det), np.int64)
+    label = np.where(best >= positive_iou, cls[match] if len(cls) else BACKGROUND, -1)
+    label[best < negative_iou] = BACKGROUND
+    keep = label >= 0
+    if not keep.any():
+        return None
+    return CropSet(uint8_crops(image, det.xyxy[keep], size), label[keep].astype(np.int64))
 
 
 def keep_background(crops: CropSet, n: int, seed: int) -> CropSet:

@@ -53,9 +53,13 @@ def image_seed(seed: int, split: str, i: int) -> int:
     return int(np.random.SeedSequence([seed, SPLITS.index(split), i]).generate_state(1)[0])
 
 
-def yolo_lines(cards: list[Any], width: int, height: int, min_visible: float = MIN_VISIBLE) -> list[str]:
-    """YOLO label lines (``class cx cy w h``) of the visible face-up corner indices."""
-    lines = []
+def index_boxes(
+    cards: list[Any], width: int, height: int, min_visible: float = MIN_VISIBLE
+) -> tuple[np.ndarray, np.ndarray]:
+    """Class ids (N,) and pixel boxes (N, 4) ``x1 y1 x2 y2`` of the visible face-up corner indices,
+    clipped to the image: the labels a dataset image gets (:func:`yolo_lines` writes them)."""
+    cls: list[int] = []
+    xyxy: list[tuple[float, float, float, float]] = []
     for c in cards:
         if not c.face_up:
             continue
@@ -67,10 +71,20 @@ def yolo_lines(cards: list[Any], width: int, height: int, min_visible: float = M
             y1, y2 = max(0.0, y1), min(float(height), y2)
             if x2 - x1 < 1 or y2 - y1 < 1:
                 continue
-            lines.append(
-                f"{c.class_id} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
-                f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
-            )
+            cls.append(int(c.class_id))
+            xyxy.append((x1, y1, x2, y2))
+    return np.array(cls, np.int64), np.array(xyxy, np.float64).reshape(-1, 4)
+
+
+def yolo_lines(cards: list[Any], width: int, height: int, min_visible: float = MIN_VISIBLE) -> list[str]:
+    """YOLO label lines (``class cx cy w h``) of the visible face-up corner indices."""
+    lines = []
+    for c, (x1, y1, x2, y2) in zip(*index_boxes(cards, width, height, min_visible), strict=True):
+        x1, y1, x2, y2 = (float(v) for v in (x1, y1, x2, y2))
+        lines.append(
+            f"{c} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+            f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
+        )
     return lines
 
 

@@ -1,0 +1,718 @@
+"""Train the reader's networks in one command on a lent GPU machine, with only what travels there.
+
+A GPU machine is lent now and then for a few minutes: no package index, no ``rsvg-convert``, no
+fonts, a working tree of at most 64 MiB. ``pack`` (run here) puts what the renderer needs beside the
+repository: the training designs' face atlases (WebP inside the ``.png`` names the renderer reads;
+never a held-out design), the outline fonts of the randomised decks up to a size, and the
+ultralytics wheels. ``train`` (run there, or here with a tiny budget as a test) then, within one
+wall-clock budget:
+
+1. renders fresh training scenes on every core (:func:`models.synth.dataset.render_example`; half
+   from the training art decks, half from the randomised decks whose fonts travelled), and cuts
+   classifier crops from each: every labelled index jittered like a localiser's box, random
+   background boxes, and on a share of scenes the shipped localiser's own boxes (hard examples,
+   :func:`models.mining.mine_image`); the first scenes are also written as a detection dataset;
+2. trains the localiser (ultralytics, one class, from the shipped ``best.pt``) on those scenes in a
+   subprocess, while
+3. the index classifier variants (:func:`models.classifier.build_net`) train on the GPU from the
+   growing crop pool with the ``strong`` jitter done on the GPU, while the workers keep rendering;
+4. writes each network's weights, a metrics file and the log into the output folder.
+
+Nothing is chosen there: the weights come back and are evaluated here with the selection rule
+(:mod:`models.selection`) before anything ships (``docs/gpu.md``).
+
+    python -m models.gpu pack .gpu
+    python -m models.gpu train OUT --budget 510 --workers 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import types
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from models.classifier import CropSet, jitter_boxes, negative_boxes, uint8_crops
+from vision.classifier import BACKGROUND, CROP_SIZE
+
+REPO = Path(__file__).resolve().parent.parent
+WEIGHTS = REPO / "models" / "weights"
+#: Fonts larger than this stay behind (the working tree that travels is at most 64 MiB); the
+#: randomised decks drawn in one of them are left out of the run's designs.
+FONT_KB = 200
+#: Share of scenes drawn from the training art decks (the rest from randomised decks).
+ART_SHARE = 0.5
+
+
+class GpuRunError(RuntimeError):
+    """What a run needs is missing."""
+
+
+# --------------------------------------------------------------------------- designs
+
+
+def art_designs() -> tuple[str, ...]:
+    """The training art decks (aisleriot, KDE) whose atlases are cached or can be made here."""
+    from models.synth.designs import KDE_TRAIN, TRAIN
+    from models.synth.faces import available_designs
+
+    return tuple(d for d in available_designs(TRAIN + KDE_TRAIN) if not d.startswith("proc"))
+
+
+def random_designs() -> tuple[str, ...]:
+    """Procedural and randomised training decks whose fonts are on this machine.
+
+    The held-out and selection variants (``proc5``, ``proc600`` …) are never among them.
+    """
+    from models.synth.designs import RANDOMISED, RANDOMISED_GLYPH, RANDOMISED_TTF, TRAIN
+    from models.synth.randomised import random_variant
+
+    out = [d.name for d in TRAIN if d.name.startswith("proc")]
+    for d in RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH:
+        v = random_variant(int(d.name[4:]))
+        fonts = [f for f in (v.font, v.shape.font) if isinstance(f, str)]
+        if all(Path(f).is_file() for f in fonts):
+            out.append(d.name)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- pack (here)
+
+
+def pack(dest: Path, font_kb: int = FONT_KB, wheels: bool = True) -> dict[str, Any]:
+    """Write the folder that travels with the repository to the GPU machine (``carry``)."""
+    import cv2
+
+    from models.synth.designs import BY_NAME, HELDOUT_NAMES, HELDOUT_VAL
+    from models.synth.faces import _atlas_paths, cache_dir, load_faces
+    from models.synth.fonts import FONT_FILES, SUIT_FONT_FILES
+
+    faces = dest / "cache" / "faces"
+    faces.mkdir(parents=True, exist_ok=True)
+    kept = []
+    barred = set(HELDOUT_NAMES) | {d.name for d in HELDOUT_VAL}
+    for name in art_designs():
+        if name in barred:  # never: art_designs draws from the training lists only
+            raise GpuRunError(f"held-out design {name} in the training designs")
+        load_faces(name)
+        png, meta = _atlas_paths(BY_NAME[name])
+        atlas = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+        if atlas is None:
+            raise GpuRunError(f"could not read the atlas of {name}: {png}")
+        ok, data = cv2.imencode(".webp", atlas, [cv2.IMWRITE_WEBP_QUALITY, 92])
+        if not ok:
+            raise GpuRunError(f"could not encode the atlas of {name}")
+        (faces / png.name).write_bytes(data.tobytes())  # cv2.imread reads it by content
+        shutil.copy(meta, faces / meta.name)
+        kept.append(name)
+    fonts = []
+    for f in sorted(set(FONT_FILES) | set(SUIT_FONT_FILES)):
+        if Path(f).is_file() and Path(f).stat().st_size <= font_kb * 1000:
+            target = dest / "fonts" / f.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, target)
+            fonts.append(f)
+    if wheels:
+        from importlib.metadata import version
+
+        wheel_dir = dest / "wheels"
+        wheel_dir.mkdir(exist_ok=True)
+        # pure-Python wheels, and pydantic's core built for the GPU machine's Python (3.12, x86-64)
+        for pkg in (
+            "ultralytics",
+            "ultralytics-thop",
+            "pydantic",
+            "annotated-types",
+            "typing-inspection",
+            "typing-extensions",
+        ):
+            _download(wheel_dir, f"{pkg}=={version(pkg)}")
+        _download(wheel_dir, f"pydantic-core=={version('pydantic-core')}", python="3.12")
+    size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
+    summary = {"designs": kept, "fonts": len(fonts), "bytes": size, "cache_dir_here": str(cache_dir())}
+    print(json.dumps(summary, indent=1))
+    return summary
+
+
+def _download(dest: Path, requirement: str, python: str = "") -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d", str(dest)]
+    if python:
+        cmd += ["--python-version", python, "--implementation", "cp"]
+        cmd += [
+            f"--platform={p}"
+            for p in ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
+        ]
+    subprocess.run([*cmd, requirement], check=True)
+
+
+# --------------------------------------------------------------------------- rendering (workers)
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """A few scenes for one worker: their seeds and what to cut from them."""
+
+    seeds: tuple[int, ...]
+    art: tuple[str, ...]
+    rand: tuple[str, ...]
+    jitter: int = 3
+    negatives: int = 3
+    mine_share: float = 0.6
+    mined_background: int = 12
+    loc_dir: str = ""  # write the scenes as a detection dataset here ("" = not)
+    loc_split: str = "train"
+    printed: float = 0.15
+
+
+_DETECTOR: Any = None
+
+
+def _worker_init(threads: int = 1) -> None:
+    import cv2
+
+    cv2.setNumThreads(threads)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _detector() -> Any:
+    global _DETECTOR
+    if _DETECTOR is None:
+        from vision.detectors.base import DetectorConfig, create_detector
+        from vision.tiling import TiledDetector, TilingConfig
+
+        net = create_detector(
+            DetectorConfig(type="onnx", weights=WEIGHTS / "best.onnx", conf=0.01, threads=1)
+        )
+        _DETECTOR = TiledDetector(net, TilingConfig(tile=net.config.imgsz))
+    return _DETECTOR
+
+
+def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], int]:
+    """Crops (N, 3, 40, 40) uint8, their classes, and the number of scenes rendered."""
+    import cv2
+
+    from models.mining import mine_image
+    from models.synth.dataset import index_boxes, render_example, yolo_lines
+
+    xs: list[npt.NDArray[np.uint8]] = []
+    ys: list[npt.NDArray[np.int64]] = []
+    for seed in job.seeds:
+        rng = np.random.default_rng(seed)
+        pool = job.art if (rng.random() < ART_SHARE or not job.rand) else job.rand
+        scene = render_example(int(rng.integers(1 << 62)), 640, pool, job.printed)
+        image = scene.image
+        h, w = image.shape[:2]
+        cls, boxes64 = index_boxes(scene.cards, w, h)
+        boxes = boxes64.astype(np.float32)
+        for _ in range(job.jitter if len(cls) else 0):
+            xs.append(uint8_crops(image, jitter_boxes(boxes, rng, 0.12)))
+            ys.append(cls)
+        neg = negative_boxes(boxes, w, h, job.negatives, rng)
+        if len(neg):
+            xs.append(uint8_crops(image, neg))
+            ys.append(np.full(len(neg), BACKGROUND, np.int64))
+        if rng.random() < job.mine_share:
+            mined = mine_image(_detector(), image, cls, boxes)
+            if mined is not None:
+                bg = np.flatnonzero(mined.y == BACKGROUND)
+                drop = bg[rng.permutation(len(bg))[job.mined_background :]]
+                keep = np.setdiff1d(np.arange(len(mined.y)), drop)
+                xs.append(mined.x[keep])
+                ys.append(mined.y[keep])
+        if job.loc_dir:
+            root = Path(job.loc_dir)
+            stem = f"s{seed}"
+            cv2.imwrite(
+                str(root / "images" / job.loc_split / f"{stem}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92]
+            )
+            lines = yolo_lines(scene.cards, w, h)
+            (root / "labels" / job.loc_split / f"{stem}.txt").write_text("".join(x + "\n" for x in lines))
+    if not xs:
+        return np.zeros((0, 3, CROP_SIZE, CROP_SIZE), np.uint8), np.zeros(0, np.int64), len(job.seeds)
+    return np.concatenate(xs), np.concatenate(ys), len(job.seeds)
+
+
+def scene_seeds(run_seed: int, start: int, n: int) -> tuple[int, ...]:
+    """Seeds of scenes ``start`` … ``start + n - 1`` of a run (disjoint from the documented datasets',
+    which :func:`models.synth.dataset.image_seed` derives from three numbers)."""
+    return tuple(
+        int(np.random.SeedSequence([run_seed, 4_404_044, i]).generate_state(1)[0])
+        for i in range(start, start + n)
+    )
+
+
+# --------------------------------------------------------------------------- classifier (GPU)
+
+
+def augment_torch(x: Any, gen: Any) -> Any:
+    """The ``strong`` jitter of :func:`models.classifier.augment`, on the device: uint8 (N, 3, S, S)
+    → float in [0, 1] (brightness and offset, colour cast, 15 % grey, 30 % lost resolution, noise)."""
+    import torch
+    import torch.nn.functional as F
+
+    n, dev = x.shape[0], x.device
+
+    def u(lo: float, hi: float, *shape: int) -> Any:
+        return torch.rand(*shape, generator=gen, device=dev) * (hi - lo) + lo
+
+    out = x.float() / 255.0
+    out = out * u(0.7, 1.3, n, 1, 1, 1) + u(-0.12, 0.12, n, 1, 1, 1)
+    out = out * u(0.85, 1.15, n, 3, 1, 1)
+    grey = torch.rand(n, generator=gen, device=dev) < 0.15
+    out = torch.where(grey[:, None, None, None], out.mean(1, keepdim=True).expand_as(out), out)
+    low = torch.rand(n, generator=gen, device=dev) < 0.3
+    if bool(low.any()):
+        size = out.shape[-1]
+        small = max(4, round(size * float(u(0.45, 0.9, 1))))
+        sub = F.interpolate(
+            F.interpolate(out[low], size=(small, small), mode="area"), size=(size, size), mode="bilinear"
+        )
+        out[low] = sub
+    out = out + torch.randn(out.shape, generator=gen, device=dev) * u(0.0, 0.04, n, 1, 1, 1)
+    return out.clamp(0, 1)
+
+
+@dataclass
+class Variant:
+    """One classifier trained in the run."""
+
+    name: str
+    width: float
+    lr: float
+    init: str = ""  # a state dict to start from ("" = from scratch)
+    net: Any = field(default=None, repr=False)
+    opt: Any = field(default=None, repr=False)
+    steps: int = 0
+    loss: float = 0.0
+
+
+def _lr(frac: float, peak: float) -> float:
+    """Warm-up over the first 5 % of the time, then a cosine down to 2 % of ``peak``."""
+    if frac < 0.05:
+        return peak * max(frac / 0.05, 0.02)
+    t = min(1.0, (frac - 0.05) / 0.95)
+    return peak * (0.02 + 0.98 * 0.5 * (1 + float(np.cos(np.pi * t))))
+
+
+class CropPool:
+    """The crops rendered so far, on the device, grown as workers deliver."""
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.pending: list[tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]] = []
+        self.x: Any = None
+        self.y: Any = None
+
+    def add(self, x: npt.NDArray[np.uint8], y: npt.NDArray[np.int64]) -> None:
+        if len(y):
+            self.pending.append((x, y))
+
+    def flush(self) -> None:
+        import torch
+
+        if not self.pending:
+            return
+        x = torch.from_numpy(np.concatenate([p[0] for p in self.pending])).to(self.device)
+        y = torch.from_numpy(np.concatenate([p[1] for p in self.pending])).to(self.device)
+        self.pending.clear()
+        self.x = x if self.x is None else torch.cat([self.x, x])
+        self.y = y if self.y is None else torch.cat([self.y, y])
+
+    def __len__(self) -> int:
+        return 0 if self.y is None else int(self.y.shape[0])
+
+
+def build_variants(specs: list[str], device: Any) -> list[Variant]:
+    """``NAME:WIDTH:LR[:init]`` specs → variants with their nets and optimisers (``init`` takes the
+    shipped ``classifier.pt``; its width must match)."""
+    import torch
+
+    from models.classifier import build_net
+
+    out: list[Variant] = []
+    for spec in specs:
+        parts = spec.split(":")
+        if len(parts) not in (3, 4):
+            raise GpuRunError(f"variant {spec!r}: NAME:WIDTH:LR[:init]")
+        v = Variant(parts[0], float(parts[1]), float(parts[2]), parts[3] if len(parts) == 4 else "")
+        torch.manual_seed(len(out))
+        v.net = build_net(width=v.width)
+        if v.init:
+            path = WEIGHTS / "classifier.pt" if v.init == "init" else Path(v.init)
+            v.net.load_state_dict(torch.load(path, map_location="cpu"))
+        v.net = v.net.to(device).to(memory_format=torch.channels_last)
+        v.opt = torch.optim.AdamW(v.net.parameters(), lr=v.lr, weight_decay=5e-4)
+        out.append(v)
+    return out
+
+
+def accuracy_on(net: Any, data: CropSet, device: Any, batch: int = 4096) -> float:
+    import torch
+
+    net.eval()
+    right = 0
+    with torch.no_grad():
+        for i in range(0, len(data.y), batch):
+            x = torch.from_numpy(data.x[i : i + batch]).to(device).float() / 255.0
+            right += int((net(x).argmax(1).cpu().numpy() == data.y[i : i + batch]).sum())
+    net.train()
+    return right / max(1, len(data.y))
+
+
+def train_classifiers(
+    variants: list[Variant],
+    pool: CropPool,
+    poll: Callable[[], None],
+    start: float,
+    end: float,
+    device: Any,
+    batch: int,
+    log: Callable[[str], None],
+    checkpoint: Callable[[], None] = lambda: None,
+) -> None:
+    """Train every variant on batches drawn from ``pool`` until ``end`` (``time.time()``), calling
+    ``poll`` now and then to take in new crops and ``checkpoint`` to save; the learning rate follows
+    the time left."""
+    import contextlib
+
+    import torch
+
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(0)
+    cuda = torch.device(device).type == "cuda"
+    autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if cuda else contextlib.nullcontext
+    last_poll = last_log = last_save = time.time()
+    for v in variants:
+        v.net.train()
+    while time.time() < end:
+        now = time.time()
+        if now - last_poll > 5:
+            poll()
+            pool.flush()
+            last_poll = now
+        n = len(pool)
+        frac = (now - start) / max(1e-6, end - start)
+        for v in variants:
+            idx = torch.randint(0, n, (batch,), generator=gen, device=device)
+            x = augment_torch(pool.x[idx], gen).contiguous(memory_format=torch.channels_last)
+            for g in v.opt.param_groups:
+                g["lr"] = _lr(frac, v.lr)
+            with autocast():
+                loss = loss_fn(v.net(x), pool.y[idx])
+            v.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            v.opt.step()
+            v.steps += 1
+            if v.steps % 50 == 0:
+                v.loss = float(loss.item())
+        if now - last_save > 90:  # a run cut short still leaves weights
+            checkpoint()
+            last_save = now
+        if now - last_log > 20:
+            log(
+                f"[{now - start:5.0f}s] pool {n} crops; "
+                + "; ".join(f"{v.name} step {v.steps} loss {v.loss:.3f}" for v in variants)
+            )
+            last_log = now
+
+
+# --------------------------------------------------------------------------- localiser (subprocess)
+
+
+def _stub_polars() -> None:
+    """ultralytics reads its results CSV with polars inside a ``try``; without polars (not on the
+    GPU machine) that read fails first, so stand in a module whose ``read_csv`` raises."""
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("polars")
+
+        def read_csv(*_a: object, **_k: object) -> None:
+            raise RuntimeError("polars is not installed")
+
+        stub.read_csv = read_csv  # type: ignore[attr-defined]
+        sys.modules["polars"] = stub
+
+
+def train_localiser(
+    data_dir: Path, project: Path, minutes: float, device: str, batch: int, workers: int
+) -> Path:
+    """Fine-tune the shipped one-class localiser on ``data_dir`` for ``minutes`` (ultralytics
+    ``time``); returns the run's ``last.pt``."""
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_AUTOINSTALL"] = "False"
+    _stub_polars()
+    from ultralytics import YOLO  # type: ignore[attr-defined]
+
+    from models.synth.dataset import write_data_yaml
+    from models.train import TrainConfig
+
+    yaml = write_data_yaml(data_dir)
+    config = TrainConfig(
+        data=yaml,
+        model=str(WEIGHTS / "best.pt"),
+        imgsz=640,
+        epochs=100,
+        batch=batch,
+        workers=workers,
+        project=project,
+        name="loc",
+        cache=False,
+        single_cls=True,
+        scale=0.5,
+        lr0=0.001,
+        warmup_epochs=0.5,
+    )
+    kw = config.train_kwargs()
+    kw.update(device=device, amp=False, time=minutes / 60, val=False, save_period=-1, deterministic=False)
+    YOLO(config.model, task="detect").train(**kw)
+    return project / "loc" / "weights" / "last.pt"
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    end = t0 + args.budget
+    logf = (out / "log.txt").open("a")
+
+    def log(msg: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    art, rand = art_designs(), random_designs()
+    if not art:
+        raise GpuRunError(
+            "no training art deck here: run `python -m models.gpu pack` and set TRACTORCAM_CACHE"
+        )
+    log(
+        f"device {device} ({torch.cuda.get_device_name(0) if device == 'cuda' else 'cpu'}); "
+        f"{len(art)} art decks, {len(rand)} random decks; budget {args.budget}s, {args.workers} workers"
+    )
+    loc_dir = Path(args.loc_data)
+    for split in ("train", "val"):
+        for k in ("images", "labels"):
+            (loc_dir / k / split).mkdir(parents=True, exist_ok=True)
+
+    from models.synth.designs import HELDOUT_VAL_PROC
+
+    # selection crops: unseen random decks (the selection split's designs, never the test's)
+    val_seeds = scene_seeds(args.seed + 1, 0, args.val_scenes)
+    val_jobs = [
+        RenderJob(
+            val_seeds[i::4],
+            tuple(d.name for d in HELDOUT_VAL_PROC),
+            (),
+            jitter=1,
+            negatives=1,
+            mine_share=0.0,
+        )
+        for i in range(4)
+    ]
+    pool = CropPool(device)
+    stats = {"scenes": 0, "loc_scenes": 0, "crops": 0}
+    ex = ProcessPoolExecutor(
+        args.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
+    )
+    futures: set[Future[Any]] = set()
+    val_futures = [ex.submit(render_job, job) for job in val_jobs]
+    next_scene = 0
+    loc_until = t0 + args.loc_render
+    loc_proc: subprocess.Popen[bytes] | None = None
+
+    def submit() -> None:
+        nonlocal next_scene
+        limit = args.workers * 2 if loc_proc is None else max(2, args.workers - args.loc_workers)
+        while len(futures) < limit and time.time() < end - 30:
+            to_loc = time.time() < loc_until and args.localiser
+            split = "val" if to_loc and next_scene % 50 == 0 else "train"
+            job = RenderJob(
+                scene_seeds(args.seed, next_scene, args.chunk),
+                art,
+                rand,
+                loc_dir=str(loc_dir) if to_loc else "",
+                loc_split=split,
+                mine_share=args.mine_share,
+            )
+            next_scene += args.chunk
+            futures.add(ex.submit(render_job, job))
+
+    def poll(block: float = 0.0) -> None:
+        done, _ = wait(futures, timeout=block, return_when=FIRST_COMPLETED) if futures else (set(), None)
+        for f in done:
+            futures.discard(f)
+            x, y, n = f.result()
+            pool.add(x, y)
+            stats["scenes"] += n
+            stats["crops"] += len(y)
+        submit()
+
+    submit()
+    # 1. the first scenes: enough crops to start on, the localiser's data
+    while time.time() < t0 + args.warmup or not pool.pending:
+        poll(1.0)
+    pool.flush()
+    log(f"[{time.time() - t0:5.0f}s] {stats['scenes']} scenes, {len(pool)} crops; classifiers start")
+    variants = build_variants(args.variant, device)
+    val_parts = [f.result() for f in val_futures]
+    val = CropSet(np.concatenate([p[0] for p in val_parts]), np.concatenate([p[1] for p in val_parts]))
+
+    def poll_and_launch() -> None:
+        nonlocal loc_proc
+        poll()
+        if loc_proc is None and args.localiser and time.time() >= loc_until:
+            stats["loc_scenes"] = len(list((loc_dir / "images" / "train").glob("*.jpg")))
+            minutes = max(0.5, (end - time.time() - args.loc_tail) / 60)
+            log(
+                f"[{time.time() - t0:5.0f}s] localiser starts on {stats['loc_scenes']} scenes for {minutes:.1f} min"
+            )
+            loc_proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "models.gpu",
+                    "localiser",
+                    str(loc_dir),
+                    str(args.loc_project),
+                    "--minutes",
+                    f"{minutes:.3f}",
+                    "--device",
+                    "0" if device == "cuda" else "cpu",
+                    "--batch",
+                    str(args.loc_batch),
+                    "--workers",
+                    str(args.loc_workers),
+                ],
+                stdout=(out / "localiser.txt").open("wb"),
+                stderr=subprocess.STDOUT,
+                cwd=REPO,
+            )
+
+    # 2. and 3. classifiers on the growing pool; the localiser once its scenes are in
+    def save_all() -> None:
+        for v in variants:
+            state = {k: t.detach().float().cpu() for k, t in v.net.state_dict().items()}
+            torch.save(state, out / f"cls_{v.name}.pt")
+
+    train_classifiers(variants, pool, poll_and_launch, t0, end - args.tail, device, args.batch, log, save_all)
+    for f in futures:
+        f.cancel()
+    ex.shutdown(wait=False, cancel_futures=True)
+    # 4. results
+    metrics: dict[str, Any] = {
+        "device": device,
+        "budget_s": args.budget,
+        **stats,
+        "pool": len(pool),
+        "val_crops": int(len(val.y)),
+        "variants": {},
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
+    save_all()
+    for v in variants:
+        acc = accuracy_on(v.net, val, device)
+        metrics["variants"][v.name] = {
+            "width": v.width,
+            "lr": v.lr,
+            "init": v.init,
+            "steps": v.steps,
+            "loss": v.loss,
+            "heldout_val_proc_crop_acc": acc,
+        }
+        log(f"{v.name}: {v.steps} steps, selection crop accuracy {acc:.4f}")
+    if loc_proc is not None:
+        try:
+            loc_proc.wait(timeout=max(1.0, t0 + args.budget - 5 - time.time()))
+        except subprocess.TimeoutExpired:
+            loc_proc.send_signal(signal.SIGINT)
+            try:
+                loc_proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                loc_proc.kill()
+        metrics["localiser_rc"] = loc_proc.returncode
+        weights = Path(args.loc_project) / "loc" / "weights"
+        found = [p for p in (weights / "last.pt", weights / "best.pt") if p.is_file()]
+        if found:
+            shutil.copy(found[0], out / "loc.pt")
+        metrics["localiser_weights"] = found[0].name if found else None
+        log(f"localiser rc {loc_proc.returncode}, weights {metrics['localiser_weights']}")
+    metrics["wall_s"] = round(time.time() - t0, 1)
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    log(json.dumps({k: v for k, v in metrics.items() if k != "args"}))
+    return metrics
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pk = sub.add_parser("pack", help="write the folder that travels (here)")
+    pk.add_argument("dest", type=Path)
+    pk.add_argument("--font-kb", type=int, default=FONT_KB)
+    pk.add_argument("--no-wheels", action="store_true")
+    tr = sub.add_parser("train", help="render, train, write weights (on the GPU machine)")
+    tr.add_argument("out", type=Path)
+    tr.add_argument("--budget", type=float, default=510.0, help="wall-clock seconds for the whole run")
+    tr.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    tr.add_argument("--seed", type=int, default=44)
+    tr.add_argument("--chunk", type=int, default=4, help="scenes per worker job")
+    tr.add_argument("--warmup", type=float, default=45.0, help="seconds of rendering before training")
+    tr.add_argument("--tail", type=float, default=25.0, help="seconds kept at the end for saving")
+    tr.add_argument("--batch", type=int, default=1024)
+    tr.add_argument("--mine-share", type=float, default=0.6)
+    tr.add_argument("--val-scenes", type=int, default=200)
+    tr.add_argument("--variant", nargs="+", default=["w2init:2:0.001:init", "w2:2:0.003", "w3:3:0.003"])
+    tr.add_argument("--device", default="")
+    tr.add_argument("--loc-data", default="/tmp/gpu_loc")
+    tr.add_argument("--loc-project", default="/tmp/gpu_loc_run")
+    tr.add_argument(
+        "--loc-render", type=float, default=120.0, help="seconds of scenes written for the localiser"
+    )
+    tr.add_argument(
+        "--no-localiser", dest="localiser", action="store_false", help="train the classifiers only"
+    )
+    tr.add_argument("--loc-tail", type=float, default=40.0)
+    tr.add_argument("--loc-batch", type=int, default=128)
+    tr.add_argument("--loc-workers", type=int, default=6)
+    lo = sub.add_parser("localiser", help="(the run's subprocess) fine-tune the localiser")
+    lo.add_argument("data", type=Path)
+    lo.add_argument("project", type=Path)
+    lo.add_argument("--minutes", type=float, required=True)
+    lo.add_argument("--device", default="0")
+    lo.add_argument("--batch", type=int, default=128)
+    lo.add_argument("--workers", type=int, default=6)
+    args = p.parse_args(argv)
+    if args.cmd == "pack":
+        pack(args.dest, args.font_kb, not args.no_wheels)
+    elif args.cmd == "train":
+        run(args)
+    else:
+        train_localiser(
+            args.data, args.project.resolve(), args.minutes, args.device, args.batch, args.workers
+        )
+
+
+if __name__ == "__main__":
+    main()
