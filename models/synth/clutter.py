@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from models.synth.fonts import hershey_text
 from models.synth.layout import Table, rot
 
 KINDS = ("paper", "box", "phone", "cup", "pen", "coaster")
@@ -96,7 +97,7 @@ class Item:
             if rng.random() < 0.7:
                 org = apply_h(hc, np.array([[-0.3 * self.w, 0.0]]))[0] - [x0, y0]
                 text = "".join(chr(int(c)) for c in rng.integers(65, 91, int(rng.integers(2, 6))))
-                cv2.putText(
+                hershey_text(
                     layer,
                     text,
                     tuple(org.astype(int)),

@@ -242,3 +242,37 @@ def put_symbol(
         alpha = alpha[::-1, ::-1]
     h, w = alpha.shape
     _blend(img, alpha, int(round(centre[0] - w / 2)), int(round(centre[1] - h / 2)), colour)
+
+
+def hershey_text(
+    img: np.ndarray,
+    text: str,
+    org: tuple[int, int],
+    font: int,
+    scale: float,
+    colour: tuple[float, ...] | list[float],
+    thickness: int = 1,
+    line_type: int = cv2.LINE_AA,
+) -> None:
+    """``cv2.putText`` on an image of any depth. OpenCV 5 draws text on 8-bit images only; on a float
+    image there the text's coverage is drawn into an 8-bit mask and blended in with ``colour``.
+
+    >>> img = np.zeros((40, 80, 3), np.float32)
+    >>> hershey_text(img, "AB", (5, 30), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (200.0, 100.0, 50.0), 2)
+    >>> 150 < float(img[..., 0].max()) <= 200.0 and float(img[:5].max()) == 0.0
+    True
+    """
+    try:
+        cv2.putText(img, text, org, font, scale, colour, thickness, line_type)
+        return
+    except cv2.error:
+        if img.dtype == np.uint8:
+            raise
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.putText(mask, text, org, font, scale, 255, thickness, line_type)
+    ys, xs = np.nonzero(mask)
+    if not len(ys):
+        return
+    a = (mask[ys, xs].astype(np.float32) / 255.0).reshape(-1, *([1] * (img.ndim - 2)))
+    ink = np.asarray(colour, np.float32)[: img.shape[2]] if img.ndim == 3 else np.float32(colour[0])
+    img[ys, xs] = (img[ys, xs] * (1 - a) + ink * a).astype(img.dtype)

@@ -19,6 +19,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from models.synth.fonts import hershey_text
+
 FONTS = (
     cv2.FONT_HERSHEY_SIMPLEX,
     cv2.FONT_HERSHEY_DUPLEX,
@@ -63,7 +65,7 @@ def printed_patch(rng: np.random.Generator, letter_px: float) -> npt.NDArray[np.
         y = int(letter_px * 0.5) + line_h * (r + 1) - (line_h - int(letter_px)) // 2
         while x < width:
             word = _word(rng)
-            cv2.putText(img, word, (x, y), font, scale, ink.tolist(), thick, cv2.LINE_AA)
+            hershey_text(img, word, (x, y), font, scale, ink.tolist(), thick, cv2.LINE_AA)
             x += cv2.getTextSize(word + " ", font, scale, thick)[0][0]
     angle = 90.0 * int(rng.integers(4)) if rng.random() < 0.25 else float(rng.uniform(-30, 30))
     rgba = np.dstack([np.clip(img, 0, 255).astype(np.uint8), np.full((height, width), 255, np.uint8)])
@@ -119,7 +121,7 @@ def _text_lines(
             wx = cv2.getTextSize(word + " ", font, scale, thick)[0][0]
             if x + wx > end:
                 break
-            cv2.putText(img, word, (x, y), font, scale, ink, thick, cv2.LINE_AA)
+            hershey_text(img, word, (x, y), font, scale, ink, thick, cv2.LINE_AA)
             x += wx
         y += line_h
 
@@ -166,7 +168,7 @@ def printed_sheet(
                     lp = min(letter_px, rh * 0.7)
                     scale = _font_scale(font, lp)
                     org = (int(x0 + c * cw + rng.uniform(0.05, 0.4) * cw), int(y0 + (r + 0.5) * rh + lp / 2))
-                    cv2.putText(img, text, org, font, scale, ink, max(1, int(scale * 1.5)), cv2.LINE_AA)
+                    hershey_text(img, text, org, font, scale, ink, max(1, int(scale * 1.5)), cv2.LINE_AA)
     else:
         _text_lines(img, rng, (x0, y0, x1, y1), letter_px, ink)
     return img

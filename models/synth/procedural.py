@@ -207,7 +207,7 @@ def _put(
     if isinstance(v.font, str):
         fonts.put_text(img, text, org, v.font, scale, colour, _stroke(thick), v.font_sx)
     else:
-        cv2.putText(img, text, org, v.font, scale, colour, thick, cv2.LINE_AA)
+        fonts.hershey_text(img, text, org, v.font, scale, colour, thick, cv2.LINE_AA)
 
 
 def _stroke(thick: int) -> int:
