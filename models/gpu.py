@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,14 +79,21 @@ def random_designs() -> tuple[str, ...]:
     The held-out and selection variants (``proc5``, ``proc600`` …) are never among them.
     """
     from models.synth.designs import RANDOMISED, RANDOMISED_GLYPH, RANDOMISED_TTF, TRAIN
-    from models.synth.randomised import random_variant
 
     out = [d.name for d in TRAIN if d.name.startswith("proc")]
-    for d in RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH:
-        v = random_variant(int(d.name[4:]))
+    return tuple(out) + fonts_here(d.name for d in RANDOMISED + RANDOMISED_TTF + RANDOMISED_GLYPH)
+
+
+def fonts_here(names: Iterable[str]) -> tuple[str, ...]:
+    """The randomised decks (``procN``) among ``names`` whose outline fonts are on this machine."""
+    from models.synth.randomised import random_variant
+
+    out = []
+    for name in names:
+        v = random_variant(int(name[4:]))
         fonts = [f for f in (v.font, v.shape.font) if isinstance(f, str)]
         if all(Path(f).is_file() for f in fonts):
-            out.append(d.name)
+            out.append(name)
     return tuple(out)
 
 
@@ -524,7 +531,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     val_jobs = [
         RenderJob(
             val_seeds[i::4],
-            tuple(d.name for d in HELDOUT_VAL_PROC),
+            fonts_here(d.name for d in HELDOUT_VAL_PROC),
             (),
             jitter=1,
             negatives=1,
