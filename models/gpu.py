@@ -672,6 +672,107 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return metrics
 
 
+# --------------------------------------------------------------------------- checks (here)
+
+
+def _sources(specs: list[str]) -> list[tuple[str, Path, str]]:
+    """``NAME=DIR:SPLIT`` → (name, dataset folder, split)."""
+    out = []
+    for spec in specs:
+        name, _, rest = spec.partition("=")
+        root, _, split = rest.rpartition(":")
+        if not name or not root or not split:
+            raise GpuRunError(f"split {spec!r}: NAME=DIR:SPLIT")
+        out.append((name, Path(root), split))
+    return out
+
+
+def check_classifiers(nets: list[str], splits: list[str], seed: int = 0) -> dict[str, dict[str, float]]:
+    """Top-1 of classifier state dicts (``NAME=PATH:WIDTH``) on the same crops of each split's labels
+    (jittered by 8 %, two background boxes per image): cards, jokers and background apart."""
+    import torch
+
+    from models.classifier import build_net, extract_crops
+
+    loaded = {}
+    for spec in nets:
+        name, _, rest = spec.partition("=")
+        path, _, width = rest.rpartition(":")
+        net = build_net(width=float(width))
+        net.load_state_dict(torch.load(path, map_location="cpu"))
+        loaded[name] = net.eval()
+    table: dict[str, dict[str, float]] = {}
+    for split_name, root, split in _sources(splits):
+        data = extract_crops([(root, split)], jitter=1, seed=seed, amount=0.08, negatives=2)
+        card = data.y < BACKGROUND
+        joker = (data.y == BACKGROUND - 2) | (data.y == BACKGROUND - 1)
+        for name, net in loaded.items():
+            with torch.no_grad():
+                pred = np.concatenate(
+                    [
+                        net(torch.from_numpy(data.x[i : i + 2048]).float() / 255.0).argmax(1).numpy()
+                        for i in range(0, len(data.y), 2048)
+                    ]
+                )
+            row = table.setdefault(name, {})
+            row[f"{split_name} cards"] = float(np.mean(pred[card] == data.y[card]))
+            row[f"{split_name} jokers"] = (
+                float(np.mean(pred[joker] == data.y[joker])) if joker.any() else float("nan")
+            )
+            row[f"{split_name} background"] = float(np.mean(pred[~card] == BACKGROUND))
+    return table
+
+
+def check_localisers(models: list[str], splits: list[str], every: int = 3) -> dict[str, dict[str, float]]:
+    """Recall of labelled indices (IoU ≥ 0.5) and boxes on no index (IoU < 0.3) of localiser ONNX
+    files (``NAME=PATH``) through the inference pyramid at scores 0.2 / 0.3 / 0.4, on every
+    ``every``-th image of each split; jokers found at 0.3."""
+    import cv2
+
+    from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
+    from vision.detections import box_iou
+    from vision.detectors.base import DetectorConfig, create_detector
+    from vision.tiling import TiledDetector, TilingConfig
+
+    detectors = {}
+    for spec in models:
+        name, _, onnx = spec.partition("=")
+        net = create_detector(DetectorConfig(type="onnx", weights=Path(onnx), conf=0.2))
+        detectors[name] = TiledDetector(net, TilingConfig(tile=net.config.imgsz))
+    table: dict[str, dict[str, float]] = {}
+    for split_name, root, split in _sources(splits):
+        paths = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        counts = {n: np.zeros(11, np.int64) for n in detectors}  # found/labels/stray per score, jokers
+        for path in paths[::every]:
+            read = cv2.imread(str(path))
+            if read is None:
+                continue
+            image = np.asarray(read, np.uint8)
+            h, w = image.shape[:2]
+            cls, boxes = read_yolo_labels(root / "labels" / split / (path.stem + ".txt"), w, h)
+            for name, det in detectors.items():
+                found_all = det.detect(image).with_nms(0.5, class_agnostic=True)
+                for k, score in enumerate((0.2, 0.3, 0.4)):
+                    xy = found_all.xyxy[found_all.confidence >= score]
+                    if len(cls) and len(xy):
+                        iou = box_iou(np.asarray(boxes, np.float32), xy)
+                        found, stray = iou.max(1) >= 0.5, int((iou.max(0) < 0.3).sum())
+                    else:
+                        found, stray = np.zeros(len(cls), bool), len(xy)
+                    counts[name][3 * k : 3 * k + 3] += (int(found.sum()), len(cls), stray)
+                    if score == 0.3:
+                        joker = (cls == BACKGROUND - 2) | (cls == BACKGROUND - 1)
+                        counts[name][9:] += (int(found[joker].sum()), int(joker.sum()))
+        for name, c in counts.items():
+            row = table.setdefault(name, {})
+            for k, score in enumerate((0.2, 0.3, 0.4)):
+                row[f"{split_name} recall@{score}"] = c[3 * k] / max(1, c[3 * k + 1])
+                row[f"{split_name} stray@{score}"] = float(c[3 * k + 2])
+            row[f"{split_name} jokers found"] = float(c[9])
+            row[f"{split_name} jokers"] = float(c[10])
+    return table
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -710,7 +811,33 @@ def main(argv: list[str] | None = None) -> None:
     lo.add_argument("--device", default="0")
     lo.add_argument("--batch", type=int, default=128)
     lo.add_argument("--workers", type=int, default=6)
+    ck = sub.add_parser(
+        "check", help="compare a run's networks with the shipped ones on selection splits (here)"
+    )
+    ck.add_argument("--classifier", nargs="*", default=[], help="NAME=PATH.pt:WIDTH")
+    ck.add_argument("--localiser", nargs="*", default=[], help="NAME=PATH.onnx")
+    ck.add_argument("--split", nargs="+", required=True, help="NAME=DIR:SPLIT of a rendered dataset")
+    ck.add_argument("--every", type=int, default=3, help="localisers: every n-th image")
     args = p.parse_args(argv)
+    if args.cmd == "check":
+        for title, table in (
+            (
+                "classifiers: top-1 on label crops",
+                check_classifiers(args.classifier, args.split) if args.classifier else {},
+            ),
+            (
+                "localisers",
+                check_localisers(args.localiser, args.split, args.every) if args.localiser else {},
+            ),
+        ):
+            if table:
+                print(title)
+                for name, row in table.items():
+                    print(
+                        f"  {name}: "
+                        + ", ".join(f"{k} {v:.4f}" if v < 1.5 else f"{k} {v:.0f}" for k, v in row.items())
+                    )
+        return
     if args.cmd == "pack":
         pack(args.dest, args.font_kb, not args.no_wheels)
     elif args.cmd == "train":

@@ -1,0 +1,122 @@
+"""The GPU training command (models.gpu): what travels, what the workers cut, how the nets learn.
+
+The whole command is run here with a tiny budget by hand before each GPU run (docs/gpu.md); these
+tests pin its parts.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from models import gpu
+from models.synth.dataset import image_seed
+from models.synth.designs import HELDOUT_NAMES, HELDOUT_VAL, HELDOUT_VAL_PROC
+from vision.classifier import BACKGROUND, CROP_SIZE
+
+
+def test_the_training_decks_hold_no_held_out_or_selection_design():
+    barred = set(HELDOUT_NAMES) | {d.name for d in HELDOUT_VAL} | {d.name for d in HELDOUT_VAL_PROC}
+    art, rand = gpu.art_designs(), gpu.random_designs()
+    assert art and rand
+    assert not (set(art) | set(rand)) & barred
+    assert "kde_jolly_royal" in art and "proc100" in rand
+
+
+def test_a_randomised_deck_whose_font_did_not_travel_is_left_out(monkeypatch):
+    from models.synth.randomised import random_variant
+
+    names = [f"proc{v}" for v in range(200, 260)]
+    fonts = {random_variant(int(n[4:])).font for n in names}
+    gone = sorted(f for f in fonts if isinstance(f, str))[0]
+    real_is_file = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda p: str(p) != gone and real_is_file(p))
+    kept = gpu.fonts_here(names)
+    assert kept and len(kept) < len(names)
+    for n in kept:
+        v = random_variant(int(n[4:]))
+        assert gone not in (v.font, v.shape.font)
+
+
+def test_run_scene_seeds_are_fresh():
+    run = set(gpu.scene_seeds(44, 0, 200))
+    assert len(run) == 200
+    assert gpu.scene_seeds(44, 100, 5) == gpu.scene_seeds(44, 0, 105)[100:]
+    documented = {image_seed(1, split, i) for split in ("train", "val", "heldout") for i in range(3000)}
+    assert not run & documented
+
+
+def test_a_render_job_cuts_labelled_and_background_crops_and_writes_the_localisers_data(tmp_path):
+    for k in ("images", "labels"):
+        (tmp_path / k / "train").mkdir(parents=True)
+    job = gpu.RenderJob(
+        gpu.scene_seeds(3, 0, 2),
+        ("anglo",),
+        ("proc1",),
+        jitter=2,
+        negatives=3,
+        mine_share=0.0,
+        loc_dir=str(tmp_path),
+    )
+    x, y, n = gpu.render_job(job)
+    assert n == 2
+    assert x.dtype == np.uint8 and x.shape[1:] == (3, CROP_SIZE, CROP_SIZE) and len(x) == len(y)
+    assert ((y >= 0) & (y <= BACKGROUND)).all()
+    named = int((y < BACKGROUND).sum())
+    assert named > 0 and named % 2 == 0  # every labelled index cut twice (jitter=2)
+    assert 0 < int((y == BACKGROUND).sum()) <= 6
+    images = sorted((tmp_path / "images" / "train").glob("*.jpg"))
+    labels = sorted((tmp_path / "labels" / "train").glob("*.txt"))
+    assert len(images) == 2 and [p.stem for p in images] == [p.stem for p in labels]
+    lines = sum(len(p.read_text().split("\n")) - 1 for p in labels)
+    assert lines * 2 == named  # the same labels in both products
+
+
+def test_gpu_jitter_keeps_range_shape_and_is_seeded():
+    x = torch.randint(0, 256, (64, 3, 40, 40), dtype=torch.uint8)
+    g1, g2 = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    a, b = gpu.augment_torch(x, g1), gpu.augment_torch(x, g2)
+    assert a.shape == x.shape and a.dtype == torch.float32
+    assert float(a.min()) >= 0.0 and float(a.max()) <= 1.0
+    assert torch.equal(a, b)
+    assert not torch.allclose(a, x.float() / 255, atol=0.02)
+
+
+def test_learning_rate_warms_up_then_falls_to_two_percent():
+    peak = 1e-3
+    assert gpu._lr(0.0, peak) == pytest.approx(0.02 * peak)
+    assert gpu._lr(0.05, peak) == pytest.approx(peak)
+    assert gpu._lr(0.5, peak) < peak
+    assert gpu._lr(1.0, peak) == pytest.approx(0.02 * peak)
+    assert gpu._lr(0.3, peak) > gpu._lr(0.6, peak) > gpu._lr(0.9, peak)
+
+
+def test_classifiers_learn_from_a_growing_pool():
+    rng = np.random.default_rng(0)
+    pool = gpu.CropPool("cpu")
+    delivered = []
+
+    def deliver():  # two separable classes: dark crops are class 0, light ones class 1
+        y = rng.integers(0, 2, 256)
+        x = np.where(y[:, None, None, None] == 0, 30, 220) + rng.integers(0, 20, (256, 3, 40, 40))
+        pool.add(x.astype(np.uint8), y.astype(np.int64))
+        delivered.append(len(y))
+
+    deliver()
+    pool.flush()
+    variants = gpu.build_variants(["a:0.5:0.003"], "cpu")
+    start = __import__("time").time()
+    gpu.train_classifiers(variants, pool, deliver, start, start + 8.0, "cpu", 64, lambda _m: None)
+    assert len(pool) == sum(delivered) > 256  # the pool grew while training
+    assert variants[0].steps > 5
+    x = np.concatenate([np.full((8, 3, 40, 40), 40, np.uint8), np.full((8, 3, 40, 40), 210, np.uint8)])
+    from models.classifier import CropSet
+
+    acc = gpu.accuracy_on(variants[0].net, CropSet(x, np.array([0] * 8 + [1] * 8)), "cpu")
+    assert acc == 1.0
+
+
+def test_a_bad_variant_spec_is_refused():
+    with pytest.raises(gpu.GpuRunError):
+        gpu.build_variants(["w2:2"], "cpu")
