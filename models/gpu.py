@@ -773,6 +773,11 @@ def check_localisers(models: list[str], splits: list[str], every: int = 3) -> di
     return table
 
 
+def _cell(key: str, value: float) -> str:
+    counted = "stray" in key or key.endswith(("jokers", "found"))
+    return f"{key} {value:.0f}" if counted else f"{key} {value:.4f}"
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -833,10 +838,7 @@ def main(argv: list[str] | None = None) -> None:
             if table:
                 print(title)
                 for name, row in table.items():
-                    print(
-                        f"  {name}: "
-                        + ", ".join(f"{k} {v:.4f}" if v < 1.5 else f"{k} {v:.0f}" for k, v in row.items())
-                    )
+                    print(f"  {name}: " + ", ".join(_cell(k, v) for k, v in row.items()))
         return
     if args.cmd == "pack":
         pack(args.dest, args.font_kb, not args.no_wheels)
