@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from calibration.table import TableGeometry
     from edge_app.client import ScoreboardClient
+    from edge_app.config import TableConfig
     from vision.reader import CardReader
 
 
@@ -51,6 +52,49 @@ def register(app: typer.Typer) -> None:
     """Add this package's subcommands to ``app``."""
     app.command("run")(run)
     app.command("demo")(demo)
+    config_app = typer.Typer(
+        help="The table's configuration file (tractorcam run --config).", no_args_is_help=True
+    )
+    config_app.command("example")(config_example)
+    config_app.command("check")(config_check)
+    app.add_typer(config_app, name="config")
+    app.command("doctor")(doctor)
+
+
+def doctor(
+    config: Annotated[Path | None, typer.Option("--config", help="the table's configuration file")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", help="camera or film (wins over --config)")
+    ] = None,
+    table: Annotated[Path | None, typer.Option("--table", help="table.json (wins over --config)")] = None,
+    scoreboard: Annotated[str | None, typer.Option("--scoreboard", help="scoreboard URL")] = None,
+    token: Annotated[str | None, typer.Option("--token", help="this table's scoreboard token")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="onnx, ncnn or ultralytics")] = None,
+) -> None:
+    """Is this table ready? Camera, calibration, model, clock and scoreboard, one line each; exit 1
+    on any failure (:mod:`edge_app.doctor`)."""
+    from edge_app.doctor import run_checks
+
+    cfg = _settings(config, source=source, table=table, scoreboard=scoreboard, token=token, backend=backend)
+    checks = run_checks(cfg)
+    for check in checks:
+        typer.echo(check.line())
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
+
+
+def config_example() -> None:
+    """Print a configuration file with every key described (all commented out)."""
+    from edge_app.config import example
+
+    typer.echo(example())
+
+
+def config_check(path: Annotated[Path, typer.Argument(help="the configuration file")]) -> None:
+    """Check a configuration file; print the settings it gives (exit 2 naming the key at fault)."""
+    cfg = _settings(path)
+    for key, value in cfg.model_dump().items():
+        typer.echo(f"{key} = {value if value is not None else '(not set)'}")
 
 
 def demo(
@@ -68,6 +112,19 @@ def demo(
     from edge_app.demo import default_folder, run_demo
 
     run_demo(folder or default_folder(seed), seed, tricks)
+
+
+def _settings(config: Path | None, **options: Any) -> TableConfig:
+    """``--config``'s file with the options given on the command line in its place; exit 2 with one
+    line when either is refused."""
+    from edge_app.config import ConfigError, load_config, merged
+
+    try:
+        return merged(load_config(config) if config is not None else None, **options)
+    except ConfigError as exc:
+        raise _fail(
+            f"--config {exc}" if config is not None and str(exc).startswith(str(config)) else str(exc)
+        ) from None
 
 
 def _fail(message: str) -> typer.Exit:
@@ -317,9 +374,11 @@ def _send_leftovers(client: ScoreboardClient, outbox: Path) -> str:
 
 def run(
     source: Annotated[
-        str, typer.Option("--source", help="video file, image folder, camera index or picamera2")
-    ],
-    table: Annotated[Path, typer.Option("--table", help="the table's calibration (table.json)")],
+        str | None, typer.Option("--source", help="video file, image folder, camera index or picamera2")
+    ] = None,
+    table: Annotated[
+        Path | None, typer.Option("--table", help="the table's calibration (table.json)")
+    ] = None,
     log_out: Annotated[
         Path | None,
         typer.Option("--log-out", help="keep the recognised deal log here (rewritten after every trick)"),
@@ -335,9 +394,13 @@ def run(
     dealer: Annotated[
         str | None, typer.Option("--dealer", help="dealer's seat (default: first leader)")
     ] = None,
-    every: Annotated[int, typer.Option("--every", help="read every N-th frame")] = 5,
-    inertia: Annotated[int, typer.Option("--inertia", help="readings a zone must hold before it counts")] = 2,
-    backend: Annotated[str, typer.Option("--backend", help="onnx (default), ncnn, ultralytics")] = "onnx",
+    every: Annotated[int | None, typer.Option("--every", help="read every N-th frame [default: 5]")] = None,
+    inertia: Annotated[
+        int | None, typer.Option("--inertia", help="readings a zone must hold before it counts [default: 2]")
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="onnx (default), ncnn, ultralytics")
+    ] = None,
     outbox: Annotated[
         Path | None,
         typer.Option(
@@ -346,9 +409,14 @@ def run(
             "else ~/.cache/tractorcam/outbox-<token tag>.sqlite)",
         ),
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="the table's configuration, TOML or JSON (tractorcam config example)"),
+    ] = None,
 ) -> None:
     """The per-table service: read a source to its end (or SIGTERM / Ctrl-C), keep the recognised
-    deal log, post the deal when it is finished."""
+    deal log, post the deal when it is finished. Options given on the command line win over
+    ``--config``'s keys (:mod:`edge_app.config`)."""
     from tqdm import tqdm  # type: ignore[import-untyped]
 
     from edge_app.deal import DealInfo
@@ -356,10 +424,41 @@ def run(
     from edge_app.service import run_service
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
+    cfg = _settings(
+        config,
+        source=source,
+        table=table,
+        log_out=log_out,
+        scoreboard=scoreboard,
+        token=token,
+        info=info_file,
+        rules=rules,
+        level=level,
+        trump=trump,
+        dealer=dealer,
+        every=every,
+        inertia=inertia,
+        backend=backend,
+        outbox=outbox,
+    )
+    if cfg.source is None or cfg.table is None:
+        raise _fail(
+            f"no {'source' if cfg.source is None else 'table'}: give --{'source' if cfg.source is None else 'table'} or set it in --config"
+        )
+    source, table, log_out, scoreboard, token, outbox = (
+        cfg.source,
+        cfg.table,
+        cfg.log_out,
+        cfg.scoreboard,
+        cfg.token,
+        cfg.outbox,
+    )
+    info_file, rules, level, trump, dealer = cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer
+    every, inertia, backend = cfg.every, cfg.inertia, cfg.backend
     given, missing = _info(info_file, rules, level, trump, dealer)
     checked = _check(table, log_out, scoreboard, token, given, missing, every, inertia, backend, outbox)
     try:
-        src = open_source(source)
+        src = open_source(source, cfg.camera)
     except (SourceNotFoundError, CameraUnavailableError) as exc:
         raise _fail(str(exc)) from None
     for line in checked.warnings:

@@ -8,10 +8,10 @@ cv2 and picamera2 are imported inside the classes that use them.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -151,7 +151,9 @@ class OpenCVCameraSource:
 class Picamera2Source:
     """The Raspberry Pi camera through picamera2 (imported here; only on a Pi with the ``pi`` extra)."""
 
-    def __init__(self, width: int = 1920, height: int = 1080) -> None:
+    def __init__(
+        self, width: int = 1920, height: int = 1080, controls: Mapping[str, Any] | None = None
+    ) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as exc:
@@ -166,6 +168,14 @@ class Picamera2Source:
             self._cam.start()
         except (RuntimeError, IndexError) as exc:
             raise CameraUnavailableError(f"no Raspberry Pi camera found: {exc}") from exc
+        if controls:
+            try:
+                self._cam.set_controls(dict(controls))
+            except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+                self._cam.stop()
+                raise CameraUnavailableError(
+                    f"the camera refuses the controls {dict(controls)}: {exc}"
+                ) from exc
 
     def __iter__(self) -> Iterator[Frame]:
         i = 0
@@ -179,12 +189,16 @@ class Picamera2Source:
         self._cam.stop()
 
 
-def open_source(spec: str) -> FrameSource:
-    """A source from a ``--source`` string: camera index, ``picamera2``, folder, or video file."""
+def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSource:
+    """A source from a ``--source`` string: camera index, ``picamera2``, folder, or video file.
+    ``controls`` (picamera2's, e.g. ``{"LensPosition": 1.0}``) go to the Raspberry Pi camera; any other
+    source refuses them (:class:`SourceNotFoundError`), since they would be silently ignored."""
+    if controls and spec != "picamera2":
+        raise SourceNotFoundError(f"camera controls are for the picamera2 source, not {spec}")
     if spec.strip().isdigit():
         return OpenCVCameraSource(int(spec))
     if spec == "picamera2":
-        return Picamera2Source()
+        return Picamera2Source(controls=controls)
     path = Path(spec)
     if path.is_dir():
         return ImageFolderSource(path)

@@ -302,7 +302,7 @@ def test_run_sends_what_a_previous_run_left_before_the_first_frame(
     assert json.loads(first.stdout) == {"left": 3}, first.stderr
     seen: list[list[tuple[str, Any]]] = []
     source = StillSource(2, on_take=lambda i: seen.append(stored(table)))
-    monkeypatch.setattr("vision.capture.open_source", lambda spec: source)
+    monkeypatch.setattr("vision.capture.open_source", lambda spec, controls=None: source)
     args = ["run", "--source", "still", "--table", str(geometry), "--level", "5", "--trump", "H"]
     args += ["--every", "1", "--log-out", str(out), "--scoreboard", server.url, "--token", table.token]
     r = runner.invoke(app, args)

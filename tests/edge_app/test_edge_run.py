@@ -132,7 +132,7 @@ def test_an_unreachable_scoreboard_is_a_warning_and_the_run_goes_on(
     tmp_path: Path, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = StillSource(3)
-    monkeypatch.setattr("vision.capture.open_source", lambda spec: source)
+    monkeypatch.setattr("vision.capture.open_source", lambda spec, controls=None: source)
     url = f"http://127.0.0.1:{closed_port()}"
     r = runner.invoke(
         app,
@@ -156,7 +156,7 @@ def test_sigint_stops_at_the_next_frame_keeps_the_log_and_restores_the_handlers(
             os.kill(os.getpid(), signal.SIGINT)
 
     source = StillSource(1000, on_take)
-    monkeypatch.setattr("vision.capture.open_source", lambda spec: source)
+    monkeypatch.setattr("vision.capture.open_source", lambda spec, controls=None: source)
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     out = tmp_path / "read.json"
     r = runner.invoke(
