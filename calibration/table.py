@@ -125,7 +125,14 @@ class TableGeometry(BaseModel):
 
 
 def default_zones(width_mm: float, height_mm: float) -> tuple[dict[Seat, list[Point]], list[Point]]:
-    """Four trapezoid play zones between the table edge and a central square, and the centre square."""
+    """Four trapezoid play zones between the table edge and a central square, and the centre square.
+
+    >>> zones, centre = default_zones(1000.0, 800.0)
+    >>> sorted(zones), centre[0], centre[2]
+    (['E', 'N', 'S', 'W'], (330.0, 264.0), (670.0, 536.0))
+    >>> _inside((500.0, 100.0), zones["N"]), _inside((500.0, 100.0), zones["S"])
+    (True, False)
+    """
     m = 0.05 * min(width_mm, height_mm)
     cw, ch = 0.17 * width_mm, 0.17 * height_mm
     mx, my = width_mm / 2, height_mm / 2

@@ -1,6 +1,18 @@
 """The live events a table posts while a deal goes on (``POST /api/events``, one JSON object per
 post, told apart by ``type``). :mod:`edge_app.events` makes them from the recognised deal; the
-scoreboard shows them live and raises the alerts for a referee."""
+scoreboard shows them live and raises the alerts for a referee.
+
+>>> from pydantic import TypeAdapter
+>>> event = TypeAdapter(EdgeEvent).validate_python({"type": "play", "trick": 3, "seat": "E", "cards": ["AS", "AS"]})
+>>> type(event).__name__, event.seat, event.cards
+('Play', 'E', ['AS', 'AS'])
+>>> from pydantic import ValidationError
+>>> try:
+...     TypeAdapter(EdgeEvent).validate_python({"type": "play", "trick": 0, "seat": "E", "cards": ["AS"]})
+... except ValidationError as exc:
+...     print(exc.errors()[0]["loc"], exc.errors()[0]["type"])
+('play', 'trick') greater_than_equal
+"""
 
 from __future__ import annotations
 

@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sim = pytest.importorskip("engine.sim")
-
+import engine.sim as sim
 from calibration.table import TableGeometry  # noqa: E402
 from models.synth.deal import _winners, make_renderer, plan_deal, render_deal  # noqa: E402
 from models.synth.layout import Table  # noqa: E402
