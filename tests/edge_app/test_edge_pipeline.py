@@ -141,6 +141,7 @@ def test_run_bad_input_exits_2(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "no images" in r.output
 
 
+@pytest.mark.slow
 @needs_aisleriot
 def test_run_on_a_filmed_deal(tmp_path: Path) -> None:
     """Two tricks filmed at 960 × 720, replayed through ``tractorcam run`` with the shipped reader:
@@ -185,6 +186,7 @@ def test_run_on_a_filmed_deal(tmp_path: Path) -> None:
     assert TableGeometry.load(res.table).image_width == 960
 
 
+@pytest.mark.slow
 @needs_aisleriot
 def test_demo_films_reads_and_reports(tmp_path: Path) -> None:
     """``tractorcam demo`` (one trick, to keep it short): the film is made, then reused; the table

@@ -168,6 +168,7 @@ def test_a_trump_nobody_declared_is_inferred_and_put_to_a_referee(three: list[di
     assert len(looks) == 1 and "inferred" in looks[0]["reasoning"]
 
 
+@pytest.mark.slow
 def test_a_match_film_is_a_list_of_deals(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -107,7 +107,7 @@ def test_classifiers_learn_from_a_growing_pool():
     pool.flush()
     variants = gpu.build_variants(["a:0.5:0.003"], "cpu")
     start = __import__("time").time()
-    gpu.train_classifiers(variants, pool, deliver, start, start + 8.0, "cpu", 64, lambda _m: None)
+    gpu.train_classifiers(variants, pool, deliver, start, start + 6.0, "cpu", 64, lambda _m: None)
     assert len(pool) == sum(delivered) > 256  # the pool grew while training
     assert variants[0].steps > 5
     x = np.concatenate([np.full((8, 3, 40, 40), 40, np.uint8), np.full((8, 3, 40, 40), 210, np.uint8)])

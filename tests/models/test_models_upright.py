@@ -16,9 +16,11 @@ from vision.detectors.base import default_orientation_head
 from vision.orientation import OrientationHead
 from vision.upright import CARDS, UprightHead
 
-pytestmark = pytest.mark.skipif(
-    default_orientation_head() is None, reason="needs the committed orientation head"
-)
+
+@pytest.fixture(autouse=True)
+def committed_orientation_head() -> None:
+    """The orientation head is committed: its absence is a failure, never a skip."""
+    assert default_orientation_head() is not None, "the committed orientation head is missing"
 
 
 @pytest.fixture(scope="module")

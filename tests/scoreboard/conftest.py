@@ -16,6 +16,7 @@ from sqlalchemy import create_engine, text
 from scoreboard.app import create_app
 from scoreboard.models import Base
 from scoreboard.settings import Settings
+from tests.conftest import need
 
 ADMIN = "admin-secret-for-tests"
 ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
@@ -23,12 +24,8 @@ ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
 
 def postgres_url() -> str:
     url = os.environ.get("TRACTORCAM_TEST_POSTGRES_URL")
-    if not url:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(
-                "TRACTORCAM_TEST_POSTGRES_URL is not set (scripts/postgres should have started a server)"
-            )
-        pytest.skip("TRACTORCAM_TEST_POSTGRES_URL not set (run through scripts/test to start PostgreSQL)")
+    need(bool(url), "PostgreSQL (TRACTORCAM_TEST_POSTGRES_URL, set when scripts/test starts a server)")
+    assert url is not None
     return url
 
 

@@ -23,6 +23,7 @@ MIN_REQUESTS = 2000
 EXAMPLES = 60  # per operation and generation mode; fewer come for operations with small inputs
 
 
+@pytest.mark.slow
 def test_no_generated_request_makes_a_server_error(client, make_table):
     t = make_table()
     assert t.post_deal(DEALER_SWEEP, "seed").status_code == 201  # a deal, a revoke alert

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.conftest import need
 from tests.scoreboard.conftest import ADMIN_HEADERS, LiveServer
 from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER
 from tests.scoreboard.test_looks import look, two_unread
@@ -33,10 +34,7 @@ DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{CHROMIUM} is missing (scripts/apt-packages.txt lists chromium)")
-        pytest.skip(f"{CHROMIUM} is not installed")
+    need(shutil.which(CHROMIUM) is not None, f"{CHROMIUM} (Debian chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -76,7 +75,7 @@ const SvgSA = _ref => /*#__PURE__*/React.createElement("svg", _extends({
 export { SvgC10 as C10, SvgSA as SA };
 """
 
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js (Debian nodejs) not installed")
+needs_node = pytest.mark.usefixtures("node")
 
 
 @needs_node
@@ -150,7 +149,7 @@ def _card_svg(label: str, colour: str) -> str:
     )
 
 
-@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert not installed")
+@pytest.mark.usefixtures("rsvg")
 def test_build_kennard_faces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for card in CARDS[:52]:
         colour = "#d00000" if card[-1] in "HD" else "#000000"

@@ -169,10 +169,10 @@ def test_shadow_of_a_sliver_at_the_edge() -> None:
     """Regression: a card clipped to a few pixels at the image edge whose shadow offset is larger
     than what is left of it."""
     from models.synth.scene import available_designs
+    from tests.conftest import need
     from tests.synth.conftest import aisleriot_ok
 
-    if not aisleriot_ok("anglo_modern"):
-        pytest.skip("needs the aisleriot designs")
+    need(aisleriot_ok("anglo_modern"), "gnome-cards-data / rsvg-convert")
     from models.synth.dataset import image_seed, render_example
     from models.synth.designs import TRAIN
 
