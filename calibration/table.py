@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-Seat = Literal["S", "E", "N", "W"]
+from engine.seats import SeatName
+
+Seat = SeatName  # the engine's seat names (engine.seats)
 Point = tuple[float, float]
 
 

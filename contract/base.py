@@ -6,7 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
-Seat = Literal["S", "E", "N", "W"]
+from engine.seats import SeatName
+
+Seat = SeatName  # the engine's seat names (engine.seats)
 Trump = Literal["S", "H", "D", "C", "NT"]
 Card = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=3)]
 

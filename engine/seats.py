@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 from engine.text import shown
 
@@ -50,6 +51,13 @@ class Seat(Enum):
 
 
 SEAT_ORDER: tuple[Seat, ...] = (Seat.S, Seat.E, Seat.N, Seat.W)
+#: A seat's name as text (in JSON, pydantic bodies, zones): the one spelling every package uses.
+SeatName = Literal["S", "E", "N", "W"]
+#: The names in play order, like :data:`SEAT_ORDER`.
+#:
+#: >>> SEAT_NAMES == tuple(s.name for s in SEAT_ORDER)
+#: True
+SEAT_NAMES: tuple[SeatName, ...] = ("S", "E", "N", "W")
 SIDES: tuple[str, str] = ("NS", "EW")
 #: Seats by their exact name (``parse_seat`` also takes other cases and spaces).
 SEAT_BY_NAME: dict[str, Seat] = {s.name: s for s in SEAT_ORDER}

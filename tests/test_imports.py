@@ -51,8 +51,9 @@ EDGE_EXEMPT = ("edge_app.demo",)
 EDGE_NEVER = {"scoreboard", "models", "fastapi", "starlette", "sqlalchemy", "alembic", "uvicorn", "jinja2"}
 #: Imported by the edge side only inside a function (an optional plug-in).
 EDGE_DEFERRED_ONLY = {"torch", "torchvision", "ultralytics"}
-#: What the contract may import: itself, the standard library and pydantic.
-CONTRACT_ALLOWED = {"contract", "pydantic", "typing_extensions"}
+#: What the contract may import: itself, the standard library, pydantic and the engine (whose
+#: card and seat vocabulary it shares; the engine is stdlib-only).
+CONTRACT_ALLOWED = {"contract", "engine", "pydantic", "typing_extensions"}
 
 
 @dataclass

@@ -12,9 +12,13 @@ joker ``SJ`` (小王, black) and the big joker ``BJ`` (大王, red/coloured).
 
 from __future__ import annotations
 
-RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-CARD_CLASSES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("SJ", "BJ")
+from engine.cards import CARD_NAMES, RANK_NAME
+from engine.cards import SUITS as _ENGINE_SUITS
+
+RANKS: tuple[str, ...] = tuple(RANK_NAME[v] for v in range(2, 15))
+SUITS: tuple[str, ...] = tuple(_ENGINE_SUITS)
+#: The engine's 54-card order (engine.cards.CARD_NAMES): class id = the engine's card index.
+CARD_CLASSES: tuple[str, ...] = tuple(CARD_NAMES)
 _INDEX = {name: i for i, name in enumerate(CARD_CLASSES)}
 
 

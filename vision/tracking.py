@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import Seat, TableGeometry
+from engine.seats import SEAT_NAMES
 from vision.instances import CardInstance
 
-SEATS: tuple[Seat, ...] = ("S", "E", "N", "W")
+SEATS: tuple[Seat, ...] = SEAT_NAMES
 
 
 class TrackerConfigError(ValueError):

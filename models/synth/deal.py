@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 
 from calibration.table import TableGeometry
+from engine.seats import SEAT_NAMES
 from models.synth.designs import HELDOUT
 from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, held_fan, lay
 from models.synth.scene import Arm, Look, Renderer, available_designs, camera_homography, random_arm
 
-SEATS = ("S", "E", "N", "W")
+SEATS = SEAT_NAMES
 POINT_RANKS = ("5", "10", "K")
 
 
