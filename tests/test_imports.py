@@ -201,14 +201,14 @@ class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
         if top in BLOCKED or (top in PROJECT and name not in PROJECT[top]):
-            raise ImportError(f"{{name}} is not in an edge install")
+            raise ModuleNotFoundError(f"{{name}} is not in an edge install", name=name)
         return None
 
 sys.meta_path.insert(0, Block())
-from tractorcam_cli.main import app
+from tractorcam_cli.main import main
 sys.argv = ["tractorcam", *sys.argv[1:]]
 try:
-    app()
+    main()
 finally:
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
     print("LOADED", loaded, file=sys.stderr)
@@ -309,3 +309,27 @@ def test_run_works_without_server_and_training_packages(
     ]
     assert health, posts
     Health.model_validate(health[0])
+
+
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [
+        (["scoreboard", "serve", "--db", "sqlite:///{tmp}/s.db"], "server"),
+        (["demo", "--tricks", "1", "--dir", "{tmp}/demo"], "server"),
+        (["export", "models/weights/best.pt", "--out", "{tmp}/best.onnx"], "train"),
+    ],
+)
+def test_a_command_of_another_extra_says_so_in_one_line(tmp_path: Path, args: list[str], extra: str) -> None:
+    """In an edge install (torch, ultralytics, FastAPI, SQLAlchemy, Alembic, uvicorn absent), a command
+    that needs them exits 1 with one line naming the extra to install (the first one it misses), not
+    a traceback."""
+    blocked = sorted((EDGE_NEVER | EDGE_DEFERRED_ONLY) - {"scoreboard", "models"})
+    code = BLOCKED_RUN.format(blocked=blocked, project={})
+    argv = [a.format(tmp=tmp_path) for a in args]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("LOADED")]
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("error: this command needs the "), lines
+    assert f"pip install 'tractorcam[{extra}]'" in lines[0]

@@ -1,5 +1,5 @@
 """``python -m tractorcam_cli`` = the ``tractorcam`` command."""
 
-from tractorcam_cli.main import app
+from tractorcam_cli.main import main
 
-app()
+main()

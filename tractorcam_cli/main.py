@@ -24,3 +24,42 @@ app = typer.Typer(
 
 for module in (score_cli, simulate_cli, vision_cli, models_cli, synth_cli, scoreboard_cli, edge_cli):
     module.register(app)
+
+#: The install extra that brings each optional package (or project package) a command may need.
+EXTRA_OF: dict[str, str] = {
+    **dict.fromkeys(
+        ("fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "jinja2", "psycopg"), "server"
+    ),
+    **dict.fromkeys(("torch", "torchvision", "ultralytics", "onnx", "onnxslim", "ncnn", "yaml"), "train"),
+}
+
+
+def missing_extra(exc: ImportError) -> str | None:
+    """The extra that would install what ``exc`` did not find, or None when no extra does.
+
+    >>> missing_extra(ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn"))
+    'server'
+    >>> missing_extra(ModuleNotFoundError("No module named 'torch.nn'", name="torch.nn"))
+    'train'
+    >>> missing_extra(ModuleNotFoundError("No module named 'numpy'", name="numpy")) is None
+    True
+    """
+    return EXTRA_OF.get((exc.name or "").split(".")[0])
+
+
+def main() -> None:
+    """The ``tractorcam`` entry point: the command line, with one line (exit 1) instead of a
+    traceback when a command needs a package that this install's extras left out (the Pi's
+    ``.[edge]`` install has no server or training stack)."""
+    try:
+        app()
+    except ImportError as exc:
+        extra = missing_extra(exc)
+        if extra is None:
+            raise
+        typer.echo(
+            f"error: this command needs the {extra} extra, which this install does not have "
+            f"({exc.name} is missing): pip install 'tractorcam[{extra}]'",
+            err=True,
+        )
+        raise SystemExit(1) from None
