@@ -262,6 +262,167 @@ def scene_seeds(run_seed: int, start: int, n: int) -> tuple[int, ...]:
     )
 
 
+# --------------------------------------------------------------------------- crops made on the GPU
+
+#: Face size in the bank (height, width): every deck's faces resized to it (cards are about 1.5 : 1).
+BANK_FACE = (240, 160)
+#: Randomised deck variants drawn for the bank only: far from every documented, selection and
+#: held-out variant (proc0–proc5, proc100–proc639).
+BANK_VARIANTS_FROM = 10_000
+
+
+@dataclass(frozen=True)
+class BankJob:
+    """Decks whose faces a worker draws for the bank: art decks by name, randomised decks by variant."""
+
+    names: tuple[str, ...] = ()
+    variants: tuple[int, ...] = ()
+
+
+def _faceset_arrays(fs: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """A face set as (54, 4, H, W) BGRA faces at :data:`BANK_FACE`, (54, 4) top-left index boxes
+    normalised to the face, and which cards the deck shows face up."""
+    import cv2
+
+    from vision.labels import CARD_CLASSES
+
+    h, w = BANK_FACE
+    fw, fh = fs.size
+    faces = np.zeros((54, 4, h, w), np.uint8)
+    boxes = np.zeros((54, 4), np.float32)
+    shown = set(fs.cards())
+    valid = np.array([c in shown for c in CARD_CLASSES])
+    for k, card in enumerate(CARD_CLASSES):
+        face = fs.faces[card]
+        if face.shape[2] == 3:
+            face = np.dstack([face, np.full(face.shape[:2], 255, np.uint8)])
+        faces[k] = cv2.resize(face, (w, h), interpolation=cv2.INTER_AREA).transpose(2, 0, 1)
+        x1, y1, x2, y2 = fs.index_boxes(card)["tl"]
+        boxes[k] = (x1 / fw, y1 / fh, x2 / fw, y2 / fh)
+    return faces, boxes, valid
+
+
+def bank_job(job: BankJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """The faces, index boxes and face-up cards of a few decks, stacked (decks × 54 first)."""
+    from models.synth import procedural
+    from models.synth.faces import CARDS, FaceSet, design_index_box, joker_index_boxes, load_faces
+
+    parts = [_faceset_arrays(load_faces(n)) for n in job.names]
+    for v in job.variants:
+        faces = {c: procedural.draw_face(v, c) for c in CARDS}
+        fs = FaceSet(
+            f"proc{v}",
+            faces,
+            procedural.draw_face(v, "back"),
+            design_index_box(faces),
+            True,
+            ("tl", "br"),
+            True,
+            joker_index_boxes(faces),
+        )
+        parts.append(_faceset_arrays(fs))
+    if not parts:
+        h, w = BANK_FACE
+        return np.zeros((0, 4, h, w), np.uint8), np.zeros((0, 4), np.float32), np.zeros(0, bool)
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+
+
+class FaceBank:
+    """Every face of the run's decks on the device, and crops cut from them like a scene's crops of
+    corner indices: each face turned to any angle, its index box jittered like a localiser's, the
+    square crop around it (:data:`vision.classifier.CROP_PAD`) over a random table, sometimes half
+    covered by a neighbouring card as in a fan; a share of crops lie on the face away from the index
+    (pips, court art) and are background."""
+
+    def __init__(self, faces: Any, boxes: Any, valid: Any, device: Any) -> None:
+        import torch
+
+        self.faces = torch.as_tensor(faces).to(device)  # (F, 4, H, W) uint8
+        self.boxes = torch.as_tensor(boxes).to(device)  # (F, 4) normalised tl boxes
+        self.ids = torch.arange(len(valid), device=device)[torch.as_tensor(valid).to(device)]
+        self.device = device
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+    def _cut(self, idx: Any, centre: Any, side: Any, angle: Any, size: int) -> Any:
+        """Crops (N, 4, size, size) float of faces ``idx``: squares of ``side`` (face heights) about
+        ``centre`` (normalised x, y), turned by ``angle``; outside the face alpha is 0."""
+        import torch
+        import torch.nn.functional as F
+
+        _, _, h, w = self.faces.shape
+        cos, sin = torch.cos(angle), torch.sin(angle)
+        sx, sy = 2 * side * h / w, 2 * side  # the half side (face heights) in grid units (2 per face side)
+        theta = torch.stack(
+            [
+                torch.stack([sx * cos, -sx * sin, 2 * centre[:, 0] - 1], 1),
+                torch.stack([sy * sin, sy * cos, 2 * centre[:, 1] - 1], 1),
+            ],
+            1,
+        )
+        grid = F.affine_grid(theta, [len(idx), 4, size, size], align_corners=False)
+        return F.grid_sample(self.faces[idx].float() / 255.0, grid, mode="bilinear", align_corners=False)
+
+    def crops(
+        self, n: int, gen: Any, size: int = CROP_SIZE, background_share: float = 0.12
+    ) -> tuple[Any, Any]:
+        """``n`` crops as uint8 (n, 3, size, size) and their classes."""
+        import torch
+        import torch.nn.functional as F
+
+        from vision.classifier import CROP_PAD
+
+        dev = self.device
+
+        def u(lo: float, hi: float, *shape: int) -> Any:
+            return torch.rand(*shape, generator=gen, device=dev) * (hi - lo) + lo
+
+        idx = self.ids[torch.randint(0, len(self), (n,), generator=gen, device=dev)]
+        box = self.boxes[idx].clone()
+        _, _, h, w = self.faces.shape
+        turn = torch.rand(n, generator=gen, device=dev) < 0.5  # the bottom-right index: the face turned 180°
+        box[turn] = 1 - box[turn][:, [2, 3, 0, 1]]
+        bw, bh = (box[:, 2] - box[:, 0]) * w / h, box[:, 3] - box[:, 1]  # in face heights
+        angle = u(-np.pi, np.pi, n)
+        ext = torch.maximum(
+            bw * angle.cos().abs() + bh * angle.sin().abs(), bw * angle.sin().abs() + bh * angle.cos().abs()
+        )
+        side = ext * (0.5 + CROP_PAD) * u(0.87, 1.15, n)  # half the crop's side, like crop_boxes
+        centre = torch.stack([(box[:, 0] + box[:, 2]) / 2, (box[:, 1] + box[:, 3]) / 2], 1)
+        centre = centre + u(-0.12, 0.12, n, 2) * torch.stack([bw * h / w, bh], 1)
+        label = (idx % 54).long()
+        bg = torch.rand(n, generator=gen, device=dev) < background_share
+        if bool(bg.any()):  # a point of the face's middle: pips, court art, no index
+            centre[bg] = torch.stack([u(0.3, 0.7, int(bg.sum())), u(0.28, 0.72, int(bg.sum()))], 1)
+            label[bg] = BACKGROUND
+        crop = self._cut(idx, centre, side, angle + torch.where(turn, np.pi, 0.0), size)
+        # a table under the card: a colour with low-frequency shading
+        table = u(0.05, 0.8, n, 3, 1, 1) * (
+            1 + 0.25 * F.interpolate(u(-1, 1, n, 1, 3, 3), size=(size, size), mode="bilinear")
+        )
+        out = crop[:, :3] * crop[:, 3:] + table * (1 - crop[:, 3:])
+        # a neighbour in a fan: another face over a half-plane that leaves the index's centre free
+        cover = torch.rand(n, generator=gen, device=dev) < 0.3
+        k = int(cover.sum())
+        if k:
+            other = self.ids[torch.randint(0, len(self), (k,), generator=gen, device=dev)]
+            over = self._cut(
+                other, u(0.2, 0.8, k, 2), side[cover] * u(0.8, 1.5, k), u(-np.pi, np.pi, k), size
+            )
+            yy, xx = torch.meshgrid(
+                torch.linspace(-1, 1, size, device=dev),
+                torch.linspace(-1, 1, size, device=dev),
+                indexing="ij",
+            )
+            phi = u(-np.pi, np.pi, k)
+            dist = xx[None] * phi.cos()[:, None, None] + yy[None] * phi.sin()[:, None, None]
+            mask = ((dist - u(0.45, 0.95, k)[:, None, None]) * 12).sigmoid()[:, None] * over[:, 3:]
+            shade = 1 - 0.35 * ((dist - u(0.3, 0.8, k)[:, None, None]) * 6).sigmoid()[:, None] * (1 - mask)
+            out[cover] = (over[:, :3] * mask + out[cover] * (1 - mask)) * shade
+        return (out.clamp(0, 1) * 255 + 0.5).to(torch.uint8), label
+
+
 # --------------------------------------------------------------------------- classifier (GPU)
 
 
@@ -390,10 +551,13 @@ def train_classifiers(
     batch: int,
     log: Callable[[str], None],
     checkpoint: Callable[[], None] = lambda: None,
+    bank: Callable[[], FaceBank | None] = lambda: None,
+    bank_share: float = 0.0,
 ) -> None:
     """Train every variant on batches drawn from ``pool`` until ``end`` (``time.time()``), calling
     ``poll`` now and then to take in new crops and ``checkpoint`` to save; the learning rate follows
-    the time left."""
+    the time left. Once ``bank`` gives a :class:`FaceBank`, ``bank_share`` of each batch is cut from
+    it on the device."""
     import contextlib
 
     import torch
@@ -415,12 +579,18 @@ def train_classifiers(
         n = len(pool)
         frac = (now - start) / max(1e-6, end - start)
         for v in variants:
-            idx = torch.randint(0, n, (batch,), generator=gen, device=device)
-            x = augment_torch(pool.x[idx], gen).contiguous(memory_format=torch.channels_last)
+            faces = bank() if bank_share > 0 else None
+            made = int(round(batch * bank_share)) if faces is not None and len(faces) else 0
+            idx = torch.randint(0, n, (batch - made,), generator=gen, device=device)
+            xb, yb = pool.x[idx], pool.y[idx]
+            if made:
+                xs, ys = faces.crops(made, gen)  # type: ignore[union-attr]
+                xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
+            x = augment_torch(xb, gen).contiguous(memory_format=torch.channels_last)
             for g in v.opt.param_groups:
                 g["lr"] = _lr(frac, v.lr)
             with autocast():
-                loss = loss_fn(v.net(x), pool.y[idx])
+                loss = loss_fn(v.net(x), yb)
             v.opt.zero_grad(set_to_none=True)
             loss.backward()
             v.opt.step()
@@ -546,6 +716,37 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     futures: set[Future[Any]] = set()
     val_futures = [ex.submit(render_job, job) for job in val_jobs]
+    bank_futures: list[Future[Any]] = []
+    if args.bank_share > 0:
+        bank_variants = [
+            int(n[4:])
+            for n in fonts_here(
+                f"proc{v}" for v in range(BANK_VARIANTS_FROM, BANK_VARIANTS_FROM + args.bank_decks)
+            )
+        ]
+        bank_futures.append(ex.submit(bank_job, BankJob(names=art)))
+        bank_futures += [
+            ex.submit(bank_job, BankJob(variants=tuple(bank_variants[i : i + 8])))
+            for i in range(0, len(bank_variants), 8)
+        ]
+    face_bank: list[FaceBank] = []
+
+    def current_bank() -> FaceBank | None:
+        """The bank once every deck is drawn (built on the device once)."""
+        if not face_bank and bank_futures and all(f.done() for f in bank_futures):
+            parts = [f.result() for f in bank_futures]
+            faces = np.concatenate([p[0] for p in parts])
+            face_bank.append(
+                FaceBank(
+                    faces,
+                    np.concatenate([p[1] for p in parts]),
+                    np.concatenate([p[2] for p in parts]),
+                    device,
+                )
+            )
+            log(f"[{time.time() - t0:5.0f}s] face bank: {len(faces) // 54} decks, {len(face_bank[0])} faces")
+        return face_bank[0] if face_bank else None
+
     next_scene = 0
     loc_until = t0 + args.loc_render
     loc_proc: subprocess.Popen[bytes] | None = None
@@ -624,7 +825,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             state = {k: t.detach().float().cpu() for k, t in v.net.state_dict().items()}
             torch.save(state, out / f"cls_{v.name}.pt")
 
-    train_classifiers(variants, pool, poll_and_launch, t0, end - args.tail, device, args.batch, log, save_all)
+    train_classifiers(
+        variants,
+        pool,
+        poll_and_launch,
+        t0,
+        end - args.tail,
+        device,
+        args.batch,
+        log,
+        save_all,
+        current_bank,
+        args.bank_share,
+    )
     for f in futures:
         f.cancel()
     ex.shutdown(wait=False, cancel_futures=True)
@@ -635,6 +848,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         **stats,
         "pool": len(pool),
         "val_crops": int(len(val.y)),
+        "bank_faces": len(face_bank[0]) if face_bank else 0,
         "variants": {},
         "args": {k: str(v) for k, v in vars(args).items()},
     }
@@ -798,6 +1012,18 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--val-scenes", type=int, default=200)
     tr.add_argument("--variant", nargs="+", default=["w2init:2:0.001:init", "w2:2:0.003", "w3:3:0.003"])
     tr.add_argument("--device", default="")
+    tr.add_argument(
+        "--bank-share",
+        type=float,
+        default=0.5,
+        help="share of each batch cut on the device from the face bank (0: none)",
+    )
+    tr.add_argument(
+        "--bank-decks",
+        type=int,
+        default=1000,
+        help="randomised decks drawn for the face bank (plus the art decks)",
+    )
     tr.add_argument("--loc-data", default="/tmp/gpu_loc")
     tr.add_argument("--loc-project", default="/tmp/gpu_loc_run")
     tr.add_argument(

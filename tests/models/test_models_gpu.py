@@ -120,3 +120,33 @@ def test_classifiers_learn_from_a_growing_pool():
 def test_a_bad_variant_spec_is_refused():
     with pytest.raises(gpu.GpuRunError):
         gpu.build_variants(["w2:2"], "cpu")
+
+
+def test_the_face_bank_draws_decks_no_split_holds_out():
+    assert max(int(d.name[4:]) for d in HELDOUT_VAL_PROC) < gpu.BANK_VARIANTS_FROM
+    faces, boxes, valid = gpu.bank_job(gpu.BankJob(("anglo_modern",), (gpu.BANK_VARIANTS_FROM,)))
+    assert faces.shape == (108, 4, *gpu.BANK_FACE) and faces.dtype == np.uint8
+    assert boxes.shape == (108, 4) and ((boxes >= 0) & (boxes <= 1)).all()
+    assert (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
+    assert valid.all()  # anglo_modern shows its jokers and court indices
+
+
+def test_bank_crops_centre_the_index_and_background_lies_off_it():
+    """Faces white with a black index box: a named crop is dark in its middle, a background one not."""
+    h, w = gpu.BANK_FACE
+    faces = np.full((54, 4, h, w), 255, np.uint8)
+    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (54, 1))
+    for k in range(54):
+        x1, y1, x2, y2 = (boxes[k] * [w, h, w, h]).astype(int)
+        faces[k, :3, y1:y2, x1:x2] = 0
+        faces[k, :3, h - y2 : h - y1, w - x2 : w - x1] = 0  # the bottom-right copy, turned
+    valid = np.ones(54, bool)
+    valid[52:] = False  # a deck without jokers face up
+    bank = gpu.FaceBank(faces, boxes, valid, "cpu")
+    x, y = bank.crops(600, torch.Generator().manual_seed(1), background_share=0.3)
+    assert x.shape == (600, 3, CROP_SIZE, CROP_SIZE) and x.dtype == torch.uint8
+    assert not ((y == 52) | (y == 53)).any()
+    named, bg = y < BACKGROUND, y == BACKGROUND
+    assert 100 < int(bg.sum()) < 260
+    middle = x[:, :, 16:24, 16:24].float().mean((1, 2, 3))
+    assert float(middle[named].median()) < 60 < float(middle[bg].median())
