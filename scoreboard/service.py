@@ -258,25 +258,11 @@ class Scoreboard:
                     s, table, key, log, result, f"table {table.name}", "posted by the table"
                 )
                 headers = {"Location": f"/api/tables/{table.id}/deals/{deal.seq}"}
-                s.add(
-                    IdempotencyRecord(
-                        table_id=table.id,
-                        scope="deal",
-                        key=key,
-                        request_hash=digest,
-                        status_code=201,
-                        response=result,
-                        headers=headers,
-                    )
-                )
+                self._remember(s, table.id, "deal", key, digest, Reply(201, result, headers))
                 s.flush()
                 feed.append(self.db, s, events)
-        except IntegrityError:
-            # A concurrent request with the same key won the race: answer with its stored response.
-            replay = self._replay(table_id, "deal", key, digest)
-            if replay is None:
-                raise
-            return replay
+        except IntegrityError as exc:
+            return self._lost_race(table_id, "deal", key, digest, exc)
         finally:
             self.notifier.notify()
         return Reply(201, result, dict(headers))
@@ -296,17 +282,7 @@ class Scoreboard:
         s.add(alert)
         s.flush()
         body = {"detail": clip(f"deal log refused: {reason}"), "alert": alert.id}
-        s.add(
-            IdempotencyRecord(
-                table_id=table.id,
-                scope="deal",
-                key=key,
-                request_hash=digest,
-                status_code=422,
-                response=body,
-                headers={},
-            )
-        )
+        self._remember(s, table.id, "deal", key, digest, Reply(422, body))
         s.flush()
         feed.append(
             self.db,
@@ -670,22 +646,9 @@ class Scoreboard:
                     events.append((table.id, "table", self.summary(s, table, slim=True)))
                 rows = feed.append(self.db, s, events)
                 body["event"] = rows[0].id
-                s.add(
-                    IdempotencyRecord(
-                        table_id=table.id,
-                        scope="event",
-                        key=key,
-                        request_hash=digest,
-                        status_code=201,
-                        response=body,
-                        headers={},
-                    )
-                )
-        except IntegrityError:
-            replay = self._replay(table_id, "event", key, digest)
-            if replay is None:
-                raise
-            return replay
+                self._remember(s, table.id, "event", key, digest, Reply(201, body))
+        except IntegrityError as exc:
+            return self._lost_race(table_id, "event", key, digest, exc)
         self.notifier.notify()
         return Reply(201, body)
 
@@ -702,11 +665,7 @@ class Scoreboard:
                 if row is None:
                     raise ServiceError(404, f"no table {table_id!r}")
                 if row.request_hash is not None:  # a replay: answer as the first time
-                    if row.request_hash != digest:
-                        raise ServiceError(422, "this Idempotency-Key was already used with a different body")
-                    return Reply(
-                        row.status_code, row.response, {**row.headers, "Idempotent-Replayed": "true"}
-                    )
+                    return self._replayed(row, digest)
                 live = apply_live(row.live or {}, row.rules, event)
                 live["seen"] = now().isoformat()  # the table's last word: is it online
                 conn.execute(_UPDATE_LIVE, {"tid": table_id, "live": live})
@@ -737,11 +696,8 @@ class Scoreboard:
                         "created_at": at,
                     },
                 )
-        except IntegrityError:
-            replay = self._replay(table_id, "event", key, digest)
-            if replay is None:
-                raise
-            return replay
+        except IntegrityError as exc:
+            return self._lost_race(table_id, "event", key, digest, exc)
         self.notifier.notify()
         return Reply(201, body)
 
@@ -858,13 +814,40 @@ class Scoreboard:
             )
         )
 
+    # The idempotency path, once for every post (deals, events, the live hot path): a post's answer is
+    # remembered under (table, scope, key) in the same transaction as its effect; the same key again
+    # gets that answer back if the body is the same, 422 if not; a concurrent first use of the key
+    # loses on the unique index and answers with the winner's stored response.
+
+    @staticmethod
+    def _remember(s: Session, table_id: str, scope: str, key: str, digest: str, reply: Reply) -> None:
+        s.add(
+            IdempotencyRecord(
+                table_id=table_id,
+                scope=scope,
+                key=key,
+                request_hash=digest,
+                status_code=reply.status,
+                response=reply.body,
+                headers=dict(reply.headers),
+            )
+        )
+
     def _replay(self, table_id: str, scope: str, key: str, digest: str) -> Reply | None:
         with self.db.read() as s:
             record = self._record(s, table_id, scope, key)
             return None if record is None else self._replayed(record, digest)
 
+    def _lost_race(self, table_id: str, scope: str, key: str, digest: str, exc: IntegrityError) -> Reply:
+        """After ``exc``: the stored answer of the request that won the key (else ``exc`` again)."""
+        replay = self._replay(table_id, scope, key, digest)
+        if replay is None:
+            raise exc
+        return replay
+
     @staticmethod
-    def _replayed(record: IdempotencyRecord, digest: str) -> Reply:
+    def _replayed(record: Any, digest: str) -> Reply:
+        """The stored answer (an IdempotencyRecord or a row with its columns) for a repeated key."""
         if record.request_hash != digest:
             raise ServiceError(422, "this Idempotency-Key was already used with a different body")
         return Reply(record.status_code, record.response, {**record.headers, "Idempotent-Replayed": "true"})
