@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import typer
 
+from calibration import cli as calibration_cli
 from edge_app import cli as edge_cli
 from models import cli as models_cli
 from models.synth import cli as synth_cli
@@ -22,7 +23,16 @@ app = typer.Typer(
     help="tractorcam: score Shengji / Tractor (升级 / 拖拉机) from an overhead camera.",
 )
 
-for module in (score_cli, simulate_cli, vision_cli, models_cli, synth_cli, scoreboard_cli, edge_cli):
+for module in (
+    score_cli,
+    simulate_cli,
+    vision_cli,
+    calibration_cli,
+    models_cli,
+    synth_cli,
+    scoreboard_cli,
+    edge_cli,
+):
     module.register(app)
 
 #: The install extra that brings each optional package (or project package) a command may need.

@@ -1,0 +1,98 @@
+"""``tractorcam calibrate``: a table's geometry from printed corner markers (:mod:`calibration.markers`).
+
+``tractorcam calibrate sheet --out FILE [--marker-mm M]`` writes the markers to print;
+``tractorcam calibrate --image FRAME --out table.json [--table-size WxH] [--marker-mm M]
+[--overlay PNG]`` finds them in a camera frame and writes ``table.json``
+(``../shared/spec/cli.md``, *Table set-up commands*).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+calibrate_app = typer.Typer(
+    help="The table's geometry from printed corner markers (calibrate sheet; calibrate --image).",
+    invoke_without_command=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``calibrate`` to ``app``."""
+    app.add_typer(calibrate_app, name="calibrate")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _size(text: str) -> tuple[float, float]:
+    try:
+        w, h = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise _fail(f"--table-size {text!r} is not WxH in mm (e.g. 900x900)") from None
+    if not (200 <= w <= 5000 and 200 <= h <= 5000):
+        raise _fail(f"--table-size {text!r}: each side between 200 and 5000 mm")
+    return w, h
+
+
+@calibrate_app.callback()
+def calibrate(
+    ctx: typer.Context,
+    image: Annotated[Path | None, typer.Option("--image", help="a camera frame showing the markers")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="where to write table.json")] = None,
+    table_size: Annotated[str, typer.Option("--table-size", help="table W x H in mm")] = "900x900",
+    marker_mm: Annotated[float, typer.Option("--marker-mm", help="the printed markers' side, mm")] = 60.0,
+    overlay_png: Annotated[
+        Path | None,
+        typer.Option("--overlay", help="write the frame with markers, zones and a 100 mm grid drawn in"),
+    ] = None,
+) -> None:
+    """Find the corner markers in a frame and write the table's calibration."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import cv2
+    import numpy as np
+
+    from calibration.markers import MarkersMissingError, detect_markers, overlay
+    from calibration.markers import calibrate as run_calibration
+
+    if image is None or out is None:
+        raise _fail("give --image FRAME and --out table.json (or: tractorcam calibrate sheet --out FILE)")
+    width, height = _size(table_size)
+    if not 10 <= marker_mm <= 300:
+        raise _fail(f"--marker-mm {marker_mm:g}: between 10 and 300")
+    frame = cv2.imread(str(image))
+    if frame is None:
+        raise _fail(f"cannot read image {image}")
+    try:
+        cal = run_calibration(np.asarray(frame, np.uint8), width, height, marker_mm)
+    except MarkersMissingError as exc:
+        raise _fail(str(exc)) from None
+    cal.geometry.save(out)
+    if overlay_png is not None:
+        cv2.imwrite(str(overlay_png), overlay(np.asarray(frame, np.uint8), cal, detect_markers(frame)))
+    typer.echo(
+        f"{out}: markers {', '.join(str(i) for i in cal.markers)} found; reprojection error "
+        f"{cal.reprojection_px:.2f} px; a card is {cal.card_px[0]:.0f} × {cal.card_px[1]:.0f} px at the centre"
+    )
+
+
+@calibrate_app.command("sheet")
+def sheet_cmd(
+    out: Annotated[Path, typer.Option("--out", help="the page to print (PNG, 300 dpi, A4)")],
+    marker_mm: Annotated[float, typer.Option("--marker-mm", help="the markers' side, mm")] = 60.0,
+) -> None:
+    """Write the four corner markers at true size to print, with where each goes."""
+    import cv2
+
+    from calibration.markers import sheet
+
+    if not 10 <= marker_mm <= 80:
+        raise _fail(f"--marker-mm {marker_mm:g}: between 10 and 80 to fit two across an A4 page")
+    if not cv2.imwrite(str(out), sheet(marker_mm)):
+        raise _fail(f"cannot write {out} (give a .png name)")
+    typer.echo(f"{out}: print on A4 at 100 % (300 dpi); the 100 mm ruler checks the scale")

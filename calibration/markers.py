@@ -1,0 +1,183 @@
+"""Calibrating a table from printed ArUco markers (``../shared/spec/cli.md``, *Table set-up commands*).
+
+Four markers of OpenCV's ``DICT_4X4_50``, IDs 0–3, ``marker_mm`` square, printed upright, lie in the
+table's corners with their outer corner on the table's corner: ID 0 at N-W (table mm ``[0, m]²``),
+1 at N-E, 2 at S-E, 3 at S-W; table x runs W → E, y N → S. Each marker found gives four points
+whose table position is known, so two markers (eight points spread over the table) already fix the
+image → table homography; with fewer the calibration is refused, naming the missing markers.
+
+>>> corners = marker_corners_mm(900.0, 800.0, 60.0)
+>>> corners[0].tolist(), corners[2][0].tolist()
+([[0.0, 0.0], [60.0, 0.0], [60.0, 60.0], [0.0, 60.0]], [840.0, 740.0])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table import TableGeometry, default_zones
+
+DICTIONARY = cv2.aruco.DICT_4X4_50
+MARKER_IDS = (0, 1, 2, 3)
+CORNER_NAMES = {0: "N-W", 1: "N-E", 2: "S-E", 3: "S-W"}
+#: Markers a calibration needs at least (eight points, spread over the table).
+MIN_MARKERS = 2
+
+
+class MarkersMissingError(ValueError):
+    """Too few of the four corner markers were found; the message names the missing ones."""
+
+
+def marker_corners_mm(
+    width_mm: float, height_mm: float, marker_mm: float
+) -> dict[int, npt.NDArray[np.float64]]:
+    """Table mm of each marker's four corners, in ArUco's order (its top-left, top-right,
+    bottom-right, bottom-left as printed upright, top towards N)."""
+    m = marker_mm
+    origins = {
+        0: (0.0, 0.0),
+        1: (width_mm - m, 0.0),
+        2: (width_mm - m, height_mm - m),
+        3: (0.0, height_mm - m),
+    }
+    return {
+        i: np.array([[x, y], [x + m, y], [x + m, y + m], [x, y + m]], np.float64)
+        for i, (x, y) in origins.items()
+    }
+
+
+def detect_markers(image: npt.NDArray[np.uint8]) -> dict[int, npt.NDArray[np.float64]]:
+    """Image px of the corners of each table marker (IDs 0–3) found in ``image``."""
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(DICTIONARY), cv2.aruco.DetectorParameters()
+    )
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    corners, ids, _ = detector.detectMarkers(grey)
+    found: dict[int, npt.NDArray[np.float64]] = {}
+    for c, i in zip(corners, [] if ids is None else ids.ravel().tolist(), strict=False):
+        if i in MARKER_IDS and i not in found:
+            found[int(i)] = c.reshape(4, 2).astype(np.float64)
+    return found
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A table's geometry from its markers, and how well the markers agree with it."""
+
+    geometry: TableGeometry
+    markers: tuple[int, ...]
+    reprojection_px: float  # RMS distance of the markers' corners from where the geometry puts them
+    card_px: tuple[float, float]  # a card's width and height in px at the table's centre
+
+
+def calibrate(
+    image: npt.NDArray[np.uint8], width_mm: float = 900.0, height_mm: float = 900.0, marker_mm: float = 60.0
+) -> Calibration:
+    """The table's geometry from the markers in ``image``; raises :class:`MarkersMissingError`."""
+    found = detect_markers(image)
+    if len(found) < MIN_MARKERS:
+        missing = [f"{i} ({CORNER_NAMES[i]})" for i in MARKER_IDS if i not in found]
+        raise MarkersMissingError(
+            f"found {len(found)} of the 4 corner markers, need {MIN_MARKERS}: missing {', '.join(missing)}"
+        )
+    table_pts = marker_corners_mm(width_mm, height_mm, marker_mm)
+    ids = tuple(sorted(found))
+    px = np.concatenate([found[i] for i in ids])
+    mm = np.concatenate([table_pts[i] for i in ids])
+    to_table, _ = cv2.findHomography(px, mm, 0)
+    if to_table is None:
+        raise MarkersMissingError("the markers found do not fix the table's geometry (all in a line?)")
+    to_image = np.linalg.inv(to_table)
+    to_image /= to_image[2, 2]
+    zones, centre = default_zones(width_mm, height_mm)
+    h, w = image.shape[:2]
+    geometry = TableGeometry(
+        image_width=w,
+        image_height=h,
+        image_to_table=to_table.tolist(),
+        table_to_image=to_image.tolist(),
+        table_width_mm=width_mm,
+        table_height_mm=height_mm,
+        zones=zones,
+        centre=centre,
+    )
+    back = geometry.table_to_pixel(mm)
+    rms = float(np.sqrt(np.mean(np.sum((back - px) ** 2, axis=1))))
+    cx, cy = width_mm / 2, height_mm / 2
+    cw, ch = geometry.card_width_mm, geometry.card_height_mm
+    c = geometry.table_to_pixel(np.array([[cx, cy], [cx + cw, cy], [cx, cy + ch]]))
+    card = (float(np.linalg.norm(c[1] - c[0])), float(np.linalg.norm(c[2] - c[0])))
+    return Calibration(geometry, ids, rms, card)
+
+
+def overlay(
+    image: npt.NDArray[np.uint8], cal: Calibration, found: dict[int, npt.NDArray[np.float64]]
+) -> npt.NDArray[np.uint8]:
+    """``image`` with the markers found, a 100 mm grid, the play zones and the centre drawn in, for a
+    person to check the calibration by eye."""
+    out = image.copy()
+    g = cal.geometry
+    for x in np.arange(0.0, g.table_width_mm + 0.1, 100.0):
+        a, b = g.table_to_pixel(np.array([[x, 0.0], [x, g.table_height_mm]]))
+        cv2.line(out, tuple(int(v) for v in a), tuple(int(v) for v in b), (200, 200, 200), 1, cv2.LINE_AA)
+    for y in np.arange(0.0, g.table_height_mm + 0.1, 100.0):
+        a, b = g.table_to_pixel(np.array([[0.0, y], [g.table_width_mm, y]]))
+        cv2.line(out, tuple(int(v) for v in a), tuple(int(v) for v in b), (200, 200, 200), 1, cv2.LINE_AA)
+    for seat, poly in g.zones.items():
+        pts = g.table_to_pixel(np.array(poly)).astype(np.int32)
+        cv2.polylines(out, [pts], True, (0, 200, 255), 2, cv2.LINE_AA)
+        mid = pts.mean(0).astype(int)
+        cv2.putText(out, seat, (int(mid[0]), int(mid[1])), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 200, 255), 2)
+    cv2.polylines(
+        out, [g.table_to_pixel(np.array(g.centre)).astype(np.int32)], True, (255, 120, 0), 2, cv2.LINE_AA
+    )
+    for i, c in found.items():
+        cv2.polylines(out, [c.astype(np.int32)], True, (0, 255, 0), 2, cv2.LINE_AA)
+        cv2.putText(out, str(i), tuple(int(v) for v in c[0]), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 255, 0), 2)
+    return out
+
+
+def sheet(marker_mm: float = 60.0, dpi: int = 300) -> npt.NDArray[np.uint8]:
+    """A printable A4 page (at ``dpi``) with the four markers at true size, each named with its
+    corner, a 100 mm ruler to check the print's scale, and how to lay them."""
+    px_mm = dpi / 25.4
+    page = np.full((int(297 * px_mm), int(210 * px_mm)), 255, np.uint8)
+    side = int(round(marker_mm * px_mm))
+    dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
+    margin = int(25 * px_mm)
+    gap = (page.shape[1] - 2 * margin - 2 * side) // 1
+    text = cv2.FONT_HERSHEY_SIMPLEX
+    scale = px_mm / 5.9  # Hershey simplex at this scale: capitals about 4 mm high
+    for k, i in enumerate(MARKER_IDS):
+        x = margin + (k % 2) * (side + gap)
+        y = margin + (k // 2) * (side + int(35 * px_mm))
+        page[y : y + side, x : x + side] = cv2.aruco.generateImageMarker(dictionary, i, side)
+        cv2.putText(
+            page,
+            f"ID {i}: {CORNER_NAMES[i]} corner, top edge N",
+            (x, y + side + int(8 * px_mm)),
+            text,
+            scale * 0.5,
+            0,
+            2,
+        )
+    ruler_y = margin + 2 * (side + int(35 * px_mm)) + int(10 * px_mm)
+    x0 = margin
+    cv2.line(page, (x0, ruler_y), (x0 + int(round(100 * px_mm)), ruler_y), 0, 3)
+    for t in range(0, 101, 10):
+        xt = x0 + int(round(t * px_mm))
+        cv2.line(page, (xt, ruler_y - int(3 * px_mm)), (xt, ruler_y), 0, 3)
+    lines = [
+        "100 mm: measure it; print again at 100 % if it is not 100 mm.",
+        f"Markers are {marker_mm:g} mm. Cut each out with a 1 cm white margin. Lay it in its",
+        "table corner, the black square's outer corner on the table's corner (the margin",
+        "folded under or hanging over the edge), its top edge towards N.",
+        "Then: tractorcam calibrate --image FRAME --out table.json --table-size WxH",
+    ]
+    for n, line in enumerate(lines):
+        cv2.putText(page, line, (x0, ruler_y + int((10 + 8 * n) * px_mm)), text, scale * 0.45, 0, 2)
+    return page

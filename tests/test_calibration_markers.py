@@ -1,0 +1,135 @@
+"""Calibration from printed corner markers: frames whose geometry is known, the CLI's outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from calibration.markers import (
+    MarkersMissingError,
+    calibrate,
+    detect_markers,
+    marker_corners_mm,
+    sheet,
+)
+from calibration.table import TableGeometry
+from tractorcam_cli.main import app
+
+runner = CliRunner()
+W_MM, H_MM, M_MM = 900.0, 800.0, 60.0
+
+
+def table_frame(
+    hide: tuple[int, ...] = (), size: tuple[int, int] = (1280, 960)
+) -> tuple[np.ndarray, np.ndarray]:
+    """A camera frame of a green table seen at an angle with the markers in its corners (their
+    white margin around them), and the true table mm → image px homography."""
+    w, h = size
+    table_corners = np.float32([[0, 0], [W_MM, 0], [W_MM, H_MM], [0, H_MM]])
+    image_corners = np.float32([[180, 90], [1110, 130], [1190, 880], [120, 840]])
+    to_image = cv2.getPerspectiveTransform(table_corners, image_corners)
+    px_mm, pad = 4.0, 20.0  # draw the table at 4 px/mm with 20 mm of floor around, then warp it in
+    flat = np.full((int((H_MM + 2 * pad) * px_mm), int((W_MM + 2 * pad) * px_mm), 3), 30, np.uint8)
+    p = int(pad * px_mm)
+    flat[p : p + int(H_MM * px_mm), p : p + int(W_MM * px_mm)] = (40, 110, 40)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    side = int(M_MM * px_mm)
+    margin = int(10 * px_mm)  # the sheet's white margin, hanging over the table's edge
+    for i, c in marker_corners_mm(W_MM, H_MM, M_MM).items():
+        if i in hide:
+            continue
+        x, y = (c[0] * px_mm).astype(int) + p
+        flat[y - margin : y + side + margin, x - margin : x + side + margin] = 255
+        flat[y : y + side, x : x + side] = cv2.aruco.generateImageMarker(dictionary, i, side)[..., None]
+    shift = np.array([[1 / px_mm, 0, -pad], [0, 1 / px_mm, -pad], [0, 0, 1.0]])  # canvas px -> table mm
+    frame = cv2.warpPerspective(
+        flat, to_image @ shift, (w, h), flags=cv2.INTER_AREA, borderValue=(30, 30, 30)
+    )
+    return frame, to_image
+
+
+def test_the_homography_from_four_markers_is_the_true_one() -> None:
+    frame, to_image = table_frame()
+    cal = calibrate(frame, W_MM, H_MM, M_MM)
+    assert cal.markers == (0, 1, 2, 3)
+    probe = np.array([[0, 0], [W_MM, 0], [W_MM / 2, H_MM / 2], [300, 700], [W_MM, H_MM]], np.float64)
+    want = cv2.perspectiveTransform(probe[None].astype(np.float32), to_image)[0]
+    assert np.abs(cal.geometry.table_to_pixel(probe) - want).max() < 2.0
+    assert cal.reprojection_px < 1.0
+    assert cal.geometry.seat_of((W_MM / 2, 100.0)) == "N"
+    assert cal.geometry.seat_of((W_MM / 2, H_MM - 100)) == "S"
+    cx, cy = W_MM / 2, H_MM / 2
+    c = cv2.perspectiveTransform(np.float32([[[cx, cy], [cx + 63, cy], [cx, cy + 88]]]), to_image)[0]
+    true_card = (np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[0]))
+    assert cal.card_px == pytest.approx(true_card, rel=0.03)
+
+
+def test_two_markers_are_enough_and_fewer_are_refused_naming_the_missing() -> None:
+    frame, to_image = table_frame(hide=(1, 3))
+    cal = calibrate(frame, W_MM, H_MM, M_MM)
+    assert cal.markers == (0, 2)
+    want = cv2.perspectiveTransform(np.float32([[[W_MM / 2, H_MM / 2]]]), to_image)[0]
+    assert np.abs(cal.geometry.table_to_pixel(np.array([[W_MM / 2, H_MM / 2]])) - want).max() < 4.0
+    frame, _ = table_frame(hide=(1, 2, 3))
+    with pytest.raises(MarkersMissingError, match=r"missing 1 \(N-E\), 2 \(S-E\), 3 \(S-W\)"):
+        calibrate(frame, W_MM, H_MM, M_MM)
+
+
+def test_the_sheet_prints_the_four_markers_at_true_size() -> None:
+    page = sheet(60.0, dpi=300)
+    assert page.shape == (3507, 2480)  # A4 at 300 dpi
+    found = detect_markers(page)
+    assert sorted(found) == [0, 1, 2, 3]
+    for c in found.values():
+        assert abs(np.linalg.norm(c[1] - c[0]) - 60 / 25.4 * 300) < 3
+
+
+def test_calibrate_command_writes_table_json_and_overlay(tmp_path: Path) -> None:
+    frame, _ = table_frame()
+    cv2.imwrite(str(tmp_path / "frame.png"), frame)
+    out, over = tmp_path / "table.json", tmp_path / "overlay.png"
+    r = runner.invoke(
+        app,
+        [
+            "calibrate",
+            "--image",
+            str(tmp_path / "frame.png"),
+            "--out",
+            str(out),
+            "--table-size",
+            "900x800",
+            "--overlay",
+            str(over),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "reprojection error" in r.output and "markers 0, 1, 2, 3" in r.output
+    geometry = TableGeometry.model_validate(json.loads(out.read_text()))
+    assert (geometry.table_width_mm, geometry.table_height_mm) == (900.0, 800.0)
+    assert (geometry.image_width, geometry.image_height) == (1280, 960)
+    assert cv2.imread(str(over)).shape == frame.shape
+
+
+def test_calibrate_command_refuses_with_one_line(tmp_path: Path) -> None:
+    frame, _ = table_frame(hide=(0, 1, 2))
+    cv2.imwrite(str(tmp_path / "frame.png"), frame)
+    r = runner.invoke(
+        app, ["calibrate", "--image", str(tmp_path / "frame.png"), "--out", str(tmp_path / "t.json")]
+    )
+    assert (
+        r.exit_code == 2
+        and r.output.strip().count("\n") == 0
+        and "missing 0 (N-W), 1 (N-E), 2 (S-E)" in r.output
+    )
+    assert not (tmp_path / "t.json").exists()
+    r = runner.invoke(
+        app, ["calibrate", "--image", str(tmp_path / "frame.png"), "--out", "x.json", "--table-size", "9"]
+    )
+    assert r.exit_code == 2 and "--table-size" in r.output
+    r = runner.invoke(app, ["calibrate", "sheet", "--out", str(tmp_path / "sheet.png")])
+    assert r.exit_code == 0 and (tmp_path / "sheet.png").is_file()
