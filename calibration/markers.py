@@ -96,6 +96,7 @@ def calibrate(
     zones, centre = default_zones(width_mm, height_mm)
     h, w = image.shape[:2]
     geometry = TableGeometry(
+        version=1,
         image_width=w,
         image_height=h,
         image_to_table=to_table.tolist(),
