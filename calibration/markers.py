@@ -105,6 +105,7 @@ def calibrate(
         table_height_mm=height_mm,
         zones=zones,
         centre=centre,
+        markers={str(i): [(float(x), float(y)) for x, y in found[i]] for i in ids},
     )
     back = geometry.table_to_pixel(mm)
     rms = float(np.sqrt(np.mean(np.sum((back - px) ** 2, axis=1))))
@@ -182,3 +183,40 @@ def sheet(marker_mm: float = 60.0, dpi: int = 300) -> npt.NDArray[np.uint8]:
     for n, line in enumerate(lines):
         cv2.putText(page, line, (x0, ruler_y + int((10 + 8 * n) * px_mm)), text, scale * 0.45, 0, 2)
     return page
+
+
+class CameraWatch:
+    """Whether the camera still sees the table as when it was calibrated: the corner markers found in
+    a frame against where ``table.json`` recorded them.
+
+    :meth:`check` says ``ok``, ``moved`` or ``unseen``. A frame in which no recorded marker is found
+    (hands or arms over them) is ``unseen`` and changes nothing. The camera counts as moved once the
+    markers seen are off their place by more than ``tolerance_px`` (the median over their corners)
+    in ``patience`` checks in a row, and as back once they are within it again.
+    """
+
+    def __init__(self, geometry: TableGeometry, tolerance_px: float = 6.0, patience: int = 3) -> None:
+        if not geometry.markers:
+            raise ValueError("table.json records no markers (calibrate it from markers)")
+        self.expected = {int(k): np.array(v, np.float64) for k, v in geometry.markers.items()}
+        self.tolerance_px = tolerance_px
+        self.patience = patience
+        self.moved = False
+        self._streak = 0
+        self.offset_px = 0.0
+
+    def check(self, image: npt.NDArray[np.uint8]) -> str:
+        """``ok``, ``moved`` or ``unseen`` after looking at ``image``."""
+        found = {i: c for i, c in detect_markers(image).items() if i in self.expected}
+        if not found:
+            return "moved" if self.moved else "unseen"
+        shift = np.concatenate([np.linalg.norm(c - self.expected[i], axis=1) for i, c in found.items()])
+        self.offset_px = float(np.median(shift))
+        if self.offset_px > self.tolerance_px:
+            self._streak += 1
+            if self._streak >= self.patience:
+                self.moved = True
+        else:
+            self._streak = 0
+            self.moved = False
+        return "moved" if self.moved else "ok"

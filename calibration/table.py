@@ -87,6 +87,12 @@ class TableGeometry(BaseModel):
     distortion: LensDistortion | None = Field(
         None, title="Lens distortion", description="Radial lens model; absent for an ideal pinhole camera."
     )
+    markers: dict[str, list[Point]] | None = Field(
+        None,
+        title="Corner markers",
+        description="Image px of each corner marker's four corners when calibrated (ID → corners); "
+        "lets the table service see that the camera moved. Absent for a table not calibrated from markers.",
+    )
 
     # ----------------------------------------------------------------- helpers
 

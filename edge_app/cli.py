@@ -464,6 +464,21 @@ def run(
     for line in checked.warnings:
         typer.echo(f"warning: {line}", err=True)
     reader, client = checked.reader, checked.client
+    watch = None
+    if checked.geometry.markers:
+        from calibration.markers import CameraWatch
+
+        watch = CameraWatch(checked.geometry)
+
+    def on_camera(moved: bool, frame: Any) -> None:
+        typer.echo(
+            f"warning: camera moved at frame {frame.index} (markers {watch.offset_px if watch else 0:.0f} px "
+            "off their calibrated place): reading paused until they are back, or calibrate again"
+            if moved
+            else f"camera back in place at frame {frame.index}: reading again",
+            err=True,
+        )
+
     keys = None
     if client is not None and checked.outbox is not None:
         typer.echo(_send_leftovers(client, checked.outbox), err=True)
@@ -501,6 +516,8 @@ def run(
                 stop=lambda: bool(signals),
                 keys=keys,
                 camera=source,
+                watch=watch,
+                on_camera=on_camera,
             )
     except CameraUnavailableError as exc:
         raise _fail(str(exc)) from None
@@ -515,6 +532,8 @@ def run(
             err=True,
         )
     _report(result)
+    if result.paused_frames:
+        typer.echo(f"warning: {result.paused_frames} frames not read while the camera had moved", err=True)
     if client is not None:
         unsent = len(client.queue)
         client.close()

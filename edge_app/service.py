@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from calibration.table import TableGeometry
 from edge_app.deal import DealInfo, RecognisedDeal
@@ -44,6 +44,50 @@ from vision.tracking import TableState
 #: Seconds between two health reports to the scoreboard (the first goes with the first frame): the
 #: table shows online, and when it last read the table, while nothing else happens.
 HEALTH_EVERY_S = 30.0
+#: How often (in frames) the corner markers are looked for, to see that the camera moved.
+WATCH_EVERY = 10
+
+
+class Watch(Protocol):
+    """What :func:`watched` asks of a camera watch (:class:`calibration.markers.CameraWatch`)."""
+
+    moved: bool
+    offset_px: float
+
+    def check(self, image: Any) -> str: ...
+
+
+def watched(
+    frames: Iterable[Frame],
+    watch: Watch,
+    on_change: Callable[[bool, Frame], None],
+    check_every: int = WATCH_EVERY,
+) -> Iterator[Frame]:
+    """``frames`` without those seen while the camera has moved: reading pauses rather than guess
+    with zones that no longer lie where the cards are, and goes on once the markers are back in
+    place. ``on_change(moved, frame)`` is told each time that changes.
+
+    >>> from types import SimpleNamespace
+    >>> class W:
+    ...     moved, offset_px, states = False, 0.0, iter([False, True, True, False])
+    ...     def check(self, image):
+    ...         self.moved = next(self.states)
+    ...         return "moved" if self.moved else "ok"
+    >>> fs = [SimpleNamespace(index=i, image=None) for i in range(8)]
+    >>> [f.index for f in watched(fs, W(), lambda moved, f: print("moved" if moved else "back", f.index), 2)]
+    moved 2
+    back 6
+    [0, 1, 6, 7]
+    """
+    for frame in frames:
+        if frame.index % check_every == 0:
+            before = watch.moved
+            watch.check(frame.image)
+            if watch.moved != before:
+                on_change(watch.moved, frame)
+        if not watch.moved:
+            yield frame
+
 
 #: Seconds the last posts may take after a stop (SIGTERM): a service asked to stop must stop soon;
 #: what is not sent by then is reported as unsent (the log is on disk).
@@ -83,6 +127,7 @@ class ServiceResult:
     )
     stopped: bool = False  # stop() ended the run before the source did
     deals: tuple[RecognisedDeal, ...] = ()
+    paused_frames: int = 0  # frames not read because the camera had moved (CameraWatch)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -107,10 +152,13 @@ def run_service(
     keys: DealKeys | None = None,
     camera: str | None = None,
     clock: Callable[[], float] = time.monotonic,
+    watch: Watch | None = None,
+    on_camera: Callable[[bool, Frame], None] | None = None,
 ) -> ServiceResult:
     """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
     send events, and the deal when it is finished, under ``keys`` when given (see the module
-    docstring)."""
+    docstring). With ``watch``, frames seen while the camera has moved are not read (:func:`watched`);
+    each change is reported to the scoreboard as health and to ``on_camera``."""
     streams: dict[int, EventStream] = {}
     logs: dict[int, dict[str, object]] = {}  # each deal's log as last published
     sent = [0]
@@ -183,6 +231,43 @@ def run_service(
         if on_frame is not None:
             on_frame(frame, state)
 
+    paused = [0]
+    moved_at: list[int] = []
+
+    def camera_changed(moved: bool, frame: Frame) -> None:
+        if moved:
+            moved_at[:] = [frame.index]
+        else:
+            paused[0] += frame.index - moved_at[0] if moved_at else 0
+            moved_at.clear()
+        if client is not None:
+            offset = watch.offset_px if watch is not None else 0.0
+            client.beat(
+                {
+                    "type": "health",
+                    "status": "degraded" if moved else "ok",
+                    "message": (
+                        f"camera moved (markers {offset:.0f} px off): reading paused until they are back "
+                        "in place, or calibrate again"
+                        if moved
+                        else f"camera back in place at frame {frame.index}: reading again"
+                    ),
+                    **({"camera": camera[:100]} if camera else {}),
+                },
+                within(),
+            )
+        if on_camera is not None:
+            on_camera(moved, frame)
+
+    last_index = [0]
+
+    def counted(source: Iterable[Frame]) -> Iterator[Frame]:
+        for frame in source:
+            last_index[0] = frame.index
+            yield frame
+
+    if watch is not None:
+        frames = watched(counted(frames), watch, camera_changed)
     result = run_pipeline(
         frames,
         read,
@@ -199,8 +284,16 @@ def run_service(
     if result.stopped:
         deadline.append(time.monotonic() + STOP_FLUSH_S)
     end(result.deal)
+    if moved_at:  # still moved when the source ended
+        paused[0] += last_index[0] - moved_at[0] + 1
     out = ServiceResult(
-        result.deal, result.stats, sent[0], alerts=alerts, stopped=result.stopped, deals=result.deals
+        result.deal,
+        result.stats,
+        sent[0],
+        alerts=alerts,
+        stopped=result.stopped,
+        deals=result.deals,
+        paused_frames=paused[0],
     )
     if client is not None:
         out.all_sent = client.flush(within())

@@ -133,3 +133,54 @@ def test_calibrate_command_refuses_with_one_line(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "--table-size" in r.output
     r = runner.invoke(app, ["calibrate", "sheet", "--out", str(tmp_path / "sheet.png")])
     assert r.exit_code == 0 and (tmp_path / "sheet.png").is_file()
+
+
+def test_the_calibration_records_the_markers_and_the_watch_sees_the_camera_move() -> None:
+    from calibration.markers import CameraWatch
+
+    frame, _ = table_frame()
+    geometry = calibrate(frame, W_MM, H_MM, M_MM).geometry
+    assert geometry.markers is not None and sorted(geometry.markers) == ["0", "1", "2", "3"]
+    TableGeometry.model_validate(json.loads(geometry.model_dump_json()))  # it round-trips in table.json
+    watch = CameraWatch(geometry, tolerance_px=6.0, patience=3)
+    assert watch.check(frame) == "ok" and watch.offset_px < 1.0
+    moved = np.roll(frame, (25, 30), axis=(0, 1))  # the camera knocked: the picture shifts 25-30 px
+    assert [watch.check(moved) for _ in range(3)] == ["ok", "ok", "moved"]  # after `patience` looks
+    assert watch.offset_px > 30
+    covered, _ = table_frame(hide=(0, 1, 2, 3))  # arms over every marker: no news, still moved
+    assert watch.check(covered) == "moved"
+    assert watch.check(frame) == "ok" and not watch.moved  # back in place
+    assert watch.check(covered) == "unseen" and not watch.moved
+
+
+def test_the_service_pauses_reading_while_the_camera_has_moved() -> None:
+    from calibration.markers import CameraWatch
+    from edge_app.deal import DealInfo
+    from edge_app.service import run_service
+    from vision.capture import Frame
+
+    frame, _ = table_frame()
+    geometry = calibrate(frame, W_MM, H_MM, M_MM).geometry
+    moved = np.roll(frame, (25, 30), axis=(0, 1))
+    images = [frame] * 40 + [moved] * 60 + [frame] * 40  # knocked at frame 40, put back at 100
+    frames = [Frame(im, i, i / 10, "film") for i, im in enumerate(images)]
+    changes: list[tuple[bool, int]] = []
+
+    def read(image: np.ndarray) -> list:
+        return []
+
+    seen: list[int] = []
+    result = run_service(
+        frames,
+        read,
+        geometry,
+        DealInfo("national-2deck", "2", "S", "S"),
+        every=1,
+        inertia=1,
+        watch=CameraWatch(geometry, patience=3),
+        on_camera=lambda moved, f: changes.append((moved, f.index)),
+        on_frame=lambda f, state: seen.append(f.index),
+    )
+    assert changes == [(True, 60), (False, 100)]  # checks every 10 frames; 3 looks off place
+    assert not any(60 <= i < 100 for i in seen) and 59 in seen and 100 in seen
+    assert result.paused_frames == 40
