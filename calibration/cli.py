@@ -9,9 +9,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    import numpy as np
 
 calibrate_app = typer.Typer(
     help="The table's geometry from printed corner markers (calibrate sheet; calibrate --image).",
@@ -43,6 +46,13 @@ def _size(text: str) -> tuple[float, float]:
 def calibrate(
     ctx: typer.Context,
     image: Annotated[Path | None, typer.Option("--image", help="a camera frame showing the markers")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option("--source", help="or a camera / film (as for run): the sharpest of its first frames"),
+    ] = None,
+    frames: Annotated[
+        int, typer.Option("--frames", help="with --source: how many frames to choose from")
+    ] = 10,
     out: Annotated[Path | None, typer.Option("--out", help="where to write table.json")] = None,
     table_size: Annotated[str, typer.Option("--table-size", help="table W x H in mm")] = "900x900",
     marker_mm: Annotated[float, typer.Option("--marker-mm", help="the printed markers' side, mm")] = 60.0,
@@ -60,25 +70,58 @@ def calibrate(
     from calibration.markers import MarkersMissingError, detect_markers, overlay
     from calibration.markers import calibrate as run_calibration
 
-    if image is None or out is None:
-        raise _fail("give --image FRAME and --out table.json (or: tractorcam calibrate sheet --out FILE)")
+    if (image is None) == (source is None) or out is None:
+        raise _fail(
+            "give --image FRAME or --source SRC, and --out table.json (or: tractorcam calibrate sheet --out FILE)"
+        )
     width, height = _size(table_size)
     if not 10 <= marker_mm <= 300:
         raise _fail(f"--marker-mm {marker_mm:g}: between 10 and 300")
-    frame = cv2.imread(str(image))
-    if frame is None:
-        raise _fail(f"cannot read image {image}")
+    if image is not None:
+        frame = cv2.imread(str(image))
+        if frame is None:
+            raise _fail(f"cannot read image {image}")
+    else:
+        frame = _sharpest(source or "", frames)
     try:
         cal = run_calibration(np.asarray(frame, np.uint8), width, height, marker_mm)
     except MarkersMissingError as exc:
         raise _fail(str(exc)) from None
     cal.geometry.save(out)
     if overlay_png is not None:
-        cv2.imwrite(str(overlay_png), overlay(np.asarray(frame, np.uint8), cal, detect_markers(frame)))
+        picture = np.asarray(frame, np.uint8)
+        cv2.imwrite(str(overlay_png), overlay(picture, cal, detect_markers(picture)))
     typer.echo(
         f"{out}: markers {', '.join(str(i) for i in cal.markers)} found; reprojection error "
         f"{cal.reprojection_px:.2f} px; a card is {cal.card_px[0]:.0f} × {cal.card_px[1]:.0f} px at the centre"
     )
+
+
+def _sharpest(source: str, n: int) -> np.ndarray:
+    """The sharpest (variance of the Laplacian) of the first ``n`` frames of ``source``."""
+    import cv2
+    import numpy as np
+
+    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
+
+    try:
+        src = open_source(source)
+    except (SourceNotFoundError, CameraUnavailableError) as exc:
+        raise _fail(str(exc)) from None
+    best, best_score = None, -1.0
+    try:
+        for k, frame in enumerate(src):
+            grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+            score = float(cv2.Laplacian(grey, cv2.CV_64F).var())
+            if score > best_score:
+                best, best_score = frame.image, score
+            if k + 1 >= max(1, n):
+                break
+    finally:
+        src.close()
+    if best is None:
+        raise _fail(f"{source} gave no frame")
+    return np.asarray(best, np.uint8)
 
 
 @calibrate_app.command("sheet")

@@ -184,3 +184,22 @@ def test_the_service_pauses_reading_while_the_camera_has_moved() -> None:
     assert changes == [(True, 60), (False, 100)]  # checks every 10 frames; 3 looks off place
     assert not any(60 <= i < 100 for i in seen) and 59 in seen and 100 in seen
     assert result.paused_frames == 40
+
+
+def test_calibrate_from_a_source_takes_its_sharpest_frame(tmp_path: Path) -> None:
+    frame, _ = table_frame()
+    folder = tmp_path / "film"
+    folder.mkdir()
+    for i in range(4):  # blurred frames (a hand moving, focus hunting) and one sharp one
+        shown = frame if i == 2 else cv2.GaussianBlur(frame, (0, 0), 6)
+        cv2.imwrite(str(folder / f"{i:03d}.png"), shown)
+    out = tmp_path / "table.json"
+    r = runner.invoke(
+        app, ["calibrate", "--source", str(folder), "--out", str(out), "--table-size", "900x800"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "markers 0, 1, 2, 3" in r.output
+    r = runner.invoke(app, ["calibrate", "--source", str(tmp_path / "none"), "--out", str(out)])
+    assert r.exit_code == 2 and "source not found" in r.output
+    r = runner.invoke(app, ["calibrate", "--source", str(folder), "--image", "x.png", "--out", str(out)])
+    assert r.exit_code == 2 and "--image FRAME or --source SRC" in r.output
