@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import typer
 
-from calibration import cli as calibration_cli
 from edge_app import cli as edge_cli
 from models import cli as models_cli
 from models.synth import cli as synth_cli
 from scoreboard import cli as scoreboard_cli
+from tractorcam_cli import calibrate as calibration_cli
 from tractorcam_cli import score as score_cli
 from tractorcam_cli import simulate as simulate_cli
 from vision import cli as vision_cli
