@@ -81,25 +81,16 @@ class EventStream:
         self.sent_tricks = max(self.sent_tricks, len(tricks))
         out += self._looks(deal, result, len(tricks))
         out += self._centre(deal, result)
-        if deal.level_doubt and ("level", 0) not in self.looks:
-            self.looks.add(("level", 0))
-            out.append(
-                AlertIn(
-                    type="alert",
-                    kind="look",
-                    reasoning=f"{deal.level_doubt}: the deal is scored at {log['level']}; "
-                    "check the outcome of the deal before",
-                )
+        if deal.level_doubt:
+            out += self._look_once(
+                "level",
+                f"{deal.level_doubt}: the deal is scored at {log['level']}; check the outcome of the deal before",
             )
-        if deal.trump_inferred and log.get("finished") and ("trump", 0) not in self.looks:
-            self.looks.add(("trump", 0))
-            out.append(
-                AlertIn(
-                    type="alert",
-                    kind="look",
-                    reasoning=f"nobody was seen declaring trump: the log's trump {log['trump']} is "
-                    "inferred from the play; check it",
-                )
+        if deal.trump_inferred and log.get("finished"):
+            out += self._look_once(
+                "trump",
+                f"nobody was seen declaring trump: the log's trump {log['trump']} is inferred from the play; "
+                "check it",
             )
         for v in (result or {}).get("violations", []):
             key = (v["kind"], v["seat"], int(v["trick"]))
@@ -108,6 +99,13 @@ class EventStream:
             self.alerts.add(key)
             out.append(_violation_alert(deal, v))
         return out
+
+    def _look_once(self, topic: str, reasoning: str) -> list[AlertIn]:
+        """A ``look`` about the whole deal, the first time ``topic`` comes up; none after."""
+        if (topic, 0) in self.looks:
+            return []
+        self.looks.add((topic, 0))
+        return [AlertIn(type="alert", kind="look", reasoning=reasoning)]
 
     def _centre(self, deal: RecognisedDeal, result: dict[str, Any] | None) -> list[AlertIn]:
         """One ``look`` per deal when the defenders' point cards in the centre disagree with the

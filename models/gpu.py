@@ -304,23 +304,11 @@ def _faceset_arrays(fs: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.floa
 
 def bank_job(job: BankJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
     """The faces, index boxes and face-up cards of a few decks, stacked (decks × 54 first)."""
-    from models.synth import procedural
-    from models.synth.faces import CARDS, FaceSet, design_index_box, joker_index_boxes, load_faces
+    from models.synth.designs import procedural_design
+    from models.synth.faces import build_faces, load_faces
 
     parts = [_faceset_arrays(load_faces(n)) for n in job.names]
-    for v in job.variants:
-        faces = {c: procedural.draw_face(v, c) for c in CARDS}
-        fs = FaceSet(
-            f"proc{v}",
-            faces,
-            procedural.draw_face(v, "back"),
-            design_index_box(faces),
-            True,
-            ("tl", "br"),
-            True,
-            joker_index_boxes(faces),
-        )
-        parts.append(_faceset_arrays(fs))
+    parts += [_faceset_arrays(build_faces(procedural_design(v))) for v in job.variants]
     if not parts:
         h, w = BANK_FACE
         return np.zeros((0, 4, h, w), np.uint8), np.zeros((0, 4), np.float32), np.zeros(0, bool)
@@ -578,9 +566,9 @@ def train_classifiers(
             last_poll = now
         n = len(pool)
         frac = (now - start) / max(1e-6, end - start)
+        faces = bank() if bank_share > 0 else None
+        made = int(round(batch * bank_share)) if faces is not None and len(faces) else 0
         for v in variants:
-            faces = bank() if bank_share > 0 else None
-            made = int(round(batch * bank_share)) if faces is not None and len(faces) else 0
             idx = torch.randint(0, n, (batch - made,), generator=gen, device=device)
             xb, yb = pool.x[idx], pool.y[idx]
             if made:

@@ -70,7 +70,8 @@ def _k(name: str, source: str, licence: str = "GPL-2.0-or-later (kdegames-card-d
     return Design(name=name, kind="kde", source=source, jokers=False, licence=licence)
 
 
-def _p(variant: int) -> Design:
+def procedural_design(variant: int) -> Design:
+    """A procedural deck by its variant number (``procN``; randomised from variant 100 on)."""
     return Design(
         name=f"proc{variant}",
         kind="procedural",
@@ -111,20 +112,20 @@ AISLERIOT: tuple[Design, ...] = (
     _a("tigullio"),
 )
 
-PROCEDURAL: tuple[Design, ...] = tuple(_p(v) for v in range(6))
+PROCEDURAL: tuple[Design, ...] = tuple(procedural_design(v) for v in range(6))
 
 ALL: tuple[Design, ...] = AISLERIOT + PROCEDURAL
 
 #: Seeded random procedural decks (:mod:`models.synth.randomised`), ``proc100`` … ``proc199``: many
 #: suit shapes, fonts and inks for the *classifier's face tiles only*. Never held out, never in the
 #: scene splits (so the documented scene datasets stay regenerable byte for byte).
-RANDOMISED: tuple[Design, ...] = tuple(_p(v) for v in range(100, 200))
+RANDOMISED: tuple[Design, ...] = tuple(procedural_design(v) for v in range(100, 200))
 #: The same with indices in outline fonts of Debian's font packages (``proc200`` … ``proc399``,
 #: :mod:`models.synth.fonts`): serif, sans and condensed glyphs for the classifier's face tiles.
-RANDOMISED_TTF: tuple[Design, ...] = tuple(_p(v) for v in range(200, 400))
+RANDOMISED_TTF: tuple[Design, ...] = tuple(procedural_design(v) for v in range(200, 400))
 #: The same with, in most decks, suit symbols from fonts' suit glyphs (``proc400`` … ``proc599``,
 #: :data:`models.synth.randomised.GLYPH_SUITS_FROM`): more club and spade shapes for the face tiles.
-RANDOMISED_GLYPH: tuple[Design, ...] = tuple(_p(v) for v in range(400, 600))
+RANDOMISED_GLYPH: tuple[Design, ...] = tuple(procedural_design(v) for v in range(400, 600))
 
 #: KDE decks (``kdegames-card-data-kf5``) with an index like the aisleriot ones and art of their own
 #: (skipped: dondorf, gm-paris, nicu-ornamental and tigullio-international, which aisleriot also
@@ -156,7 +157,7 @@ HELDOUT_VAL: tuple[Design, ...] = (
 #: training set draws. Unlike the KDE decks of :data:`HELDOUT_VAL` they print small indices, as the
 #: test's decks do, and jokers (share of indices under 24 px, longer box side: test 60 %, heldout_val
 #: 26 %, heldout_val_proc 74 %; 300 scenes each, seed 1; most club ↔ spade errors are under 24 px).
-HELDOUT_VAL_PROC: tuple[Design, ...] = tuple(_p(v) for v in range(600, 640))
+HELDOUT_VAL_PROC: tuple[Design, ...] = tuple(procedural_design(v) for v in range(600, 640))
 
 BY_NAME: dict[str, Design] = {
     d.name: d

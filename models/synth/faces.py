@@ -426,8 +426,13 @@ def is_available(design: Design) -> bool:
 
 @lru_cache(maxsize=48)
 def load_faces(name: str) -> FaceSet:
-    """The FaceSet of a design (built and cached on first use)."""
-    design = BY_NAME[name]
+    """The FaceSet of a design of the library (built and cached on first use)."""
+    return build_faces(BY_NAME[name])
+
+
+def build_faces(design: Design) -> FaceSet:
+    """The FaceSet of ``design``, also one outside the library (e.g. a fresh randomised variant); an
+    SVG design's atlas is read from, or written to, the cache."""
     if design.kind != "procedural":
         fs = _load_atlas(design)
         if fs is not None:
