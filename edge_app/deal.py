@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from engine.deal_log import DealLogError
@@ -85,6 +86,36 @@ class RecognisedDeal:
     #: (trick, cards): the centre (the defenders' won point cards) read most often while that trick
     #: lay on the table, i.e. what they had won before it
     centre: tuple[tuple[int, tuple[str, ...]], ...] = ()
+
+    @cached_property
+    def _scored(self) -> tuple[dict[str, Any] | None, str | None]:
+        return (None, self.problem) if self.problem is not None else _score(self.log)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The engine's score of :attr:`log` (the ``score`` output), or None when the engine refuses
+        it (:attr:`refusal`). Scored once per deal: :func:`build_deal` hands over the score it
+        checked the log with, and every reader of the deal (the live events, the pipeline's choice
+        of trump, the outcome) takes it from here.
+
+        >>> log = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+        ...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]}
+        >>> RecognisedDeal(log, None, ()).result["tricks"][0]["winner"]  # the ace of trump takes it
+        'S'
+        >>> RecognisedDeal(log, "refused", ()).result is None
+        True
+        """
+        return self._scored[0]
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the engine refuses :attr:`log`: :attr:`problem` when the deal came with one, else the
+        engine's reason when scoring it fails; None when the engine takes the log.
+
+        >>> RecognisedDeal({"rules": "national-2deck"}, None, ()).refusal
+        "level: unknown rank 'None'"
+        """
+        return self._scored[1]
 
     def agreement_of(self, trick: int, seat: str) -> float:
         """The share of readings that read the play of ``seat`` at ``trick`` as the log has it: 0 for
@@ -315,13 +346,13 @@ def decode_tricks(
     return out
 
 
-def _problem(log: dict[str, Any]) -> str | None:
-    """The engine's reason for refusing ``log`` (reading or scoring it), None when it takes it."""
+def _score(log: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """The engine's score of ``log`` and None, or None and its reason for refusing the log (reading
+    or scoring it)."""
     try:
-        score_log(log)
+        return score_log(log), None
     except (DealLogError, ValueError) as exc:
-        return str(exc)
-    return None
+        return None, str(exc)
 
 
 #: The most alternative readings :func:`_alternatives` offers.
@@ -447,12 +478,15 @@ def build_deal(
         return log, doubtful, swaps
 
     log, doubtful, swaps = decode(tricks)
-    problem = _problem(log)
+    result, problem = _score(log)
     if problem is not None and swaps:
         for alternative, places in _alternatives(tricks, swaps):
             trial, trial_doubtful, _ = decode(alternative)
-            if _problem(trial) is None:
-                log, doubtful, problem = trial, trial_doubtful | places, None
+            trial_result, trial_problem = _score(trial)
+            if trial_problem is None:
+                log, doubtful, result, problem = trial, trial_doubtful | places, trial_result, None
                 break
     agreement = tuple((i + 1, p.seat, round(p.agreement, 3)) for i, t in enumerate(tricks) for p in t.plays)
-    return RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful))
+    deal = RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful))
+    deal.__dict__["_scored"] = (result, problem)  # the score the log was checked with, kept
+    return deal

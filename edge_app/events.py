@@ -26,8 +26,6 @@ from typing import Any
 from contract.events import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 from edge_app.deal import RecognisedDeal
 from engine.cards import parse_card
-from engine.deal_log import DealLogError
-from engine.score import score_log
 from engine.seats import parse_seat
 
 Event = DealStart | Play | TrickResult | AlertIn
@@ -59,13 +57,7 @@ class EventStream:
                 )
             )
             self.started = True
-        result: dict[str, Any] | None = None
-        problem = deal.problem
-        if problem is None:
-            try:
-                result = score_log(log)
-            except (DealLogError, ValueError) as exc:
-                problem = str(exc)
+        result, problem = deal.result, deal.refusal
         if problem is not None and problem not in self.problems:
             self.problems.add(problem)
             out.append(

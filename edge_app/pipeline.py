@@ -32,9 +32,7 @@ import numpy.typing as npt
 from calibration.table import TableGeometry
 from edge_app.deal import DealInfo, RecognisedDeal, build_deal, hands_played_out
 from edge_app.session import TRUMPS, MatchProgress, read_declaration
-from engine.deal_log import DealLogError
 from engine.rules import get_rule_set
-from engine.score import score_log
 from vision.capture import Frame
 from vision.instances import CardInstance
 from vision.tracking import TableState, TrickTracker, table_state
@@ -341,13 +339,9 @@ def run_pipeline(
 def _implausibility(deal: RecognisedDeal) -> tuple[int, int, int]:
     """How badly a trump fits what was seen: a log the engine refuses, then the tricks the decoding
     had to question (a wrong trump moves who won, so who leads next), then the rules broken."""
-    if deal.problem is not None:
+    if deal.result is None:
         return (1, 0, 0)
-    try:
-        broken = len(score_log(deal.log)["violations"])
-    except (DealLogError, ValueError):
-        return (1, 0, 0)
-    return (0, len(deal.doubtful), broken)
+    return (0, len(deal.doubtful), len(deal.result["violations"]))
 
 
 #: The level a deal is scored at when neither the operator nor a declaration told it.
@@ -361,10 +355,7 @@ def _known_level(log: dict[str, Any], info: DealInfo) -> dict[str, Any]:
 
 def _outcome_of(deal: RecognisedDeal) -> dict[str, Any] | None:
     """The ``score`` result of a finished deal whose outcome the engine settles, else None."""
-    if not deal.log.get("finished") or deal.problem is not None:
-        return None
-    try:
-        result = score_log(deal.log)
-    except (DealLogError, ValueError):
+    result = deal.result
+    if not deal.log.get("finished") or result is None:
         return None
     return result if isinstance(result.get("outcome"), dict) else None
