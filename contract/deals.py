@@ -30,3 +30,29 @@ class DealLogIn(BaseModel):
     tricks: list[TrickIn] = Field(default_factory=list, max_length=60)
     finished: bool = False
     rulings: list[dict[str, Any]] | None = Field(default=None, max_length=20)
+
+
+class TrickScore(BaseModel):
+    """One trick of a score: ``winner`` null and ``points`` null with ``points_range`` when unknown
+    cards leave them open (``deal-log.md``, "Unknown cards")."""
+
+    model_config = ConfigDict(extra="allow")
+    trick: int
+    leader: str
+    winner: str | None = None
+    points: int | None = None
+
+
+class DealScore(BaseModel):
+    """The rules engine's score of a deal log (``deal-log.md``, "Output"): what ``tractorcam score``
+    prints and what ``POST /api/deals`` answers (201). ``outcome`` is present for a finished deal
+    (null with ``outcome_possible`` while unknown cards leave it open); the unknown-card fields
+    (``unknown``, ``captured_range``, ``resolved``, ...) as that contract says."""
+
+    model_config = ConfigDict(extra="allow")
+    tricks: list[TrickScore]
+    captured: int | None = None
+    defender_total: int | None = None
+    bottom: dict[str, Any] | None = None
+    outcome: dict[str, Any] | None = None
+    violations: list[dict[str, Any]] = Field(default_factory=list)

@@ -71,3 +71,11 @@ class Health(Strict):
 
 
 EdgeEvent = Annotated[DealStart | Play | TrickResult | AlertIn | Health, Field(discriminator="type")]
+
+
+class EventPosted(Strict):
+    """The scoreboard's answer to an event (201): the event's place in the feed, and the alert it
+    raised, if any (an alert event, or a trick result that disagrees with the plays)."""
+
+    event: int
+    alert: int | None = None

@@ -27,8 +27,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
-from contract.deals import DealLogIn
-from contract.events import EdgeEvent
+from contract.deals import DealLogIn, DealScore
+from contract.events import EdgeEvent, EventPosted
 from engine.jsontext import load_json
 from scoreboard import auth, feed
 from scoreboard.errors import ServiceError
@@ -36,14 +36,25 @@ from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, Score
 from scoreboard.schemas import (
     MAX_ID,
     AlertClose,
+    AlertList,
+    AlertOut,
     Correction,
+    DealDetail,
+    DealList,
+    EventList,
+    LoggedIn,
     Login,
+    Refused,
     Resolution,
     RulingIn,
     TableCreate,
     TableCreated,
+    TableList,
+    TableSummary,
     TableUpdate,
     UserCreate,
+    UserCreated,
+    VersionMade,
 )
 from scoreboard.security import bearer, hash_password
 from scoreboard.service import Scoreboard
@@ -139,6 +150,12 @@ def reply(status: int, body: Any, headers: dict[str, str] | None = None) -> JSON
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+#: A table's deal log refused (422): kept as a ``refused`` alert for a referee.
+DEAL_REFUSED: dict[int | str, dict[str, Any]] = {
+    422: {"model": Refused, "description": "the log is refused (the rules engine, or rulings from a table)"}
+}
+
+
 # --- tables and deals ----------------------------------------------------------------------------
 
 
@@ -148,7 +165,7 @@ def create_table(body: TableCreate, board: Board, _: Admin) -> JSONResponse:
     return reply(201, {"id": table_id, "token": token}, {"Location": f"/api/tables/{table_id}"})
 
 
-@router.get("/tables")
+@router.get("/tables", response_model=TableList)
 def list_tables(board: Board) -> dict[str, Any]:
     with board.db.read() as s:
         tables = s.scalars(select(ScoreTable).order_by(ScoreTable.name)).all()
@@ -156,24 +173,24 @@ def list_tables(board: Board) -> dict[str, Any]:
         return {"tables": [board.summary(s, t) for t in tables], "cursor": cursor}
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", response_model=TableSummary)
 def get_table(table_id: TableId, board: Board) -> dict[str, Any]:
     with board.db.read() as s:
         return board.summary(s, board.table(s, table_id))
 
 
-@router.patch("/tables/{table_id}")
+@router.patch("/tables/{table_id}", response_model=TableSummary)
 def update_table(table_id: TableId, body: TableUpdate, board: Board, who: Referee) -> dict[str, Any]:
     """Name, team names, starting levels or first dealer (a referee or the organiser)."""
     return board.update_table(table_id, body, who.name)
 
 
-@router.post("/tables/{table_id}/token")
+@router.post("/tables/{table_id}/token", response_model=TableCreated)
 def rotate_token(table_id: TableId, board: Board, _: Admin) -> dict[str, str]:
     return {"id": table_id, "token": board.rotate_token(table_id)}
 
 
-@router.post("/tables/{table_id}/deals", status_code=201)
+@router.post("/tables/{table_id}/deals", status_code=201, response_model=DealScore, responses=DEAL_REFUSED)
 def post_deal(
     log: DealLogIn, table_id: Annotated[str, Depends(table_caller)], key: Key, raw: Raw, board: Board
 ) -> JSONResponse:
@@ -184,7 +201,7 @@ def post_deal(
     return reply(out.status, out.body, out.headers)
 
 
-@router.post("/tables/{table_id}/events", status_code=201)
+@router.post("/tables/{table_id}/events", status_code=201, response_model=EventPosted)
 def post_event(
     event: Annotated[EdgeEvent, Body()],
     table_id: Annotated[str, Depends(table_caller)],
@@ -196,13 +213,13 @@ def post_event(
     return reply(out.status, out.body, out.headers)
 
 
-@router.get("/table")
+@router.get("/table", response_model=TableSummary)
 def whoami(table_id: Annotated[str, Depends(table_of_token)], board: Board) -> dict[str, Any]:
     """The table a table token belongs to (an edge configured with only a URL and a token)."""
     return get_table(table_id, board)
 
 
-@router.post("/deals", status_code=201)
+@router.post("/deals", status_code=201, response_model=DealScore, responses=DEAL_REFUSED)
 def post_deal_by_token(
     log: DealLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, board: Board
 ) -> JSONResponse:
@@ -211,7 +228,7 @@ def post_deal_by_token(
     return reply(out.status, out.body, out.headers)
 
 
-@router.post("/events", status_code=201)
+@router.post("/events", status_code=201, response_model=EventPosted)
 def post_event_by_token(
     event: Annotated[EdgeEvent, Body()],
     table_id: Annotated[str, Depends(table_of_token)],
@@ -235,7 +252,7 @@ def deal_version_dict(v: DealVersion) -> dict[str, Any]:
     }
 
 
-@router.get("/tables/{table_id}/deals")
+@router.get("/tables/{table_id}/deals", response_model=DealList)
 def list_deals(
     table_id: TableId, board: Board, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=500)] = 100
 ) -> dict[str, Any]:
@@ -265,7 +282,7 @@ def list_deals(
     return {"deals": deals, "next": deals[-1]["deal"] if deals else after}
 
 
-@router.get("/tables/{table_id}/deals/{seq}")
+@router.get("/tables/{table_id}/deals/{seq}", response_model=DealDetail)
 def get_deal(table_id: TableId, seq: Seq, board: Board) -> dict[str, Any]:
     with board.db.read() as s:
         deal = s.scalar(select(Deal).where(Deal.table_id == table_id, Deal.seq == seq))
@@ -281,7 +298,7 @@ def get_deal(table_id: TableId, seq: Seq, board: Board) -> dict[str, Any]:
         }
 
 
-@router.post("/tables/{table_id}/deals/{seq}/versions", status_code=201)
+@router.post("/tables/{table_id}/deals/{seq}/versions", status_code=201, response_model=VersionMade)
 def correct_deal(table_id: TableId, seq: Seq, body: Correction, board: Board, who: Referee) -> JSONResponse:
     return reply(201, board.correct_deal(table_id, seq, body, who.name))
 
@@ -290,7 +307,7 @@ class DealRuling(RulingIn):
     base_version: int | None = Field(default=None, ge=1, le=MAX_ID)
 
 
-@router.post("/tables/{table_id}/deals/{seq}/rulings", status_code=201)
+@router.post("/tables/{table_id}/deals/{seq}/rulings", status_code=201, response_model=VersionMade)
 def rule_deal(table_id: TableId, seq: Seq, body: DealRuling, board: Board, who: Referee) -> JSONResponse:
     ruling = RulingIn.model_validate(body.model_dump(exclude={"base_version"}))
     return reply(201, board.rule(table_id, seq, ruling, who.name, None, body.base_version))
@@ -308,7 +325,7 @@ def table_filter(table: Annotated[str | None, Query(max_length=64)] = None) -> s
 TableFilter = Annotated[str | None, Depends(table_filter)]
 
 
-@router.get("/events")
+@router.get("/events", response_model=EventList)
 def list_events(
     board: Board, table: TableFilter, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=1000)] = 500
 ) -> dict[str, Any]:
@@ -317,7 +334,16 @@ def list_events(
     return {"events": events, "cursor": events[-1]["id"] if events else after}
 
 
-@router.get("/stream")
+@router.get(
+    "/stream",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "Server-Sent Events: `id`, `event` (the kind), `data` (a feed event as in GET /api/events)",
+        }
+    },
+)
 async def stream(
     request: Request,
     board: Board,
@@ -408,7 +434,7 @@ def alert_statuses(
     return wanted
 
 
-@router.get("/alerts")
+@router.get("/alerts", response_model=AlertList)
 def list_alerts(
     board: Board,
     _: Referee,
@@ -431,7 +457,7 @@ def list_alerts(
 AlertId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
-@router.get("/alerts/{alert_id}")
+@router.get("/alerts/{alert_id}", response_model=AlertOut)
 def get_alert(alert_id: AlertId, board: Board, _: Referee) -> dict[str, Any]:
     with board.db.read() as s:
         alert = s.get(Alert, alert_id)
@@ -443,7 +469,13 @@ def get_alert(alert_id: AlertId, board: Board, _: Referee) -> dict[str, Any]:
         return out
 
 
-@router.get("/alerts/{alert_id}/images/{image_id}")
+@router.get(
+    "/alerts/{alert_id}/images/{image_id}",
+    response_class=Response,
+    responses={
+        200: {"content": {"image/jpeg": {}, "image/png": {}, "image/webp": {}}, "description": "the picture"}
+    },
+)
 def alert_image(
     alert_id: AlertId, image_id: Annotated[int, Path(ge=1, le=MAX_ID)], board: Board, _: Referee
 ) -> Response:
@@ -459,19 +491,19 @@ def alert_image(
 OptionalClose = Annotated[AlertClose | None, Body()]
 
 
-@router.post("/alerts/{alert_id}/ack")
+@router.post("/alerts/{alert_id}/ack", response_model=AlertOut)
 def ack_alert(alert_id: AlertId, board: Board, who: Referee, body: OptionalClose = None) -> dict[str, Any]:
     return board.close_alert(alert_id, "acknowledged", (body or AlertClose()).note, who.name)
 
 
-@router.post("/alerts/{alert_id}/dismiss")
+@router.post("/alerts/{alert_id}/dismiss", response_model=AlertOut)
 def dismiss_alert(
     alert_id: AlertId, board: Board, who: Referee, body: OptionalClose = None
 ) -> dict[str, Any]:
     return board.close_alert(alert_id, "dismissed", (body or AlertClose()).note, who.name)
 
 
-@router.post("/alerts/{alert_id}/ruling", status_code=201)
+@router.post("/alerts/{alert_id}/ruling", status_code=201, response_model=VersionMade)
 def rule_alert(
     alert_id: AlertId, board: Board, who: Referee, body: Annotated[RulingIn | None, Body()] = None
 ) -> JSONResponse:
@@ -487,7 +519,12 @@ def rule_alert(
     return reply(201, board.rule(table_id, seq, body or RulingIn(), who.name, alert_id))
 
 
-@router.post("/alerts/{alert_id}/resolve", status_code=201)
+@router.post(
+    "/alerts/{alert_id}/resolve",
+    status_code=201,
+    response_model=VersionMade,
+    responses={200: {"model": AlertOut, "description": "a look closed without a change"}},
+)
 def resolve_alert(alert_id: AlertId, body: Resolution, board: Board, who: Referee) -> JSONResponse:
     """Settle a ``refused`` alert (the corrected log is scored and stored as the table's deal, 201)
     or a ``look`` (the cards the referee saw become a new version of its deal, 201; with no cards
@@ -499,7 +536,7 @@ def resolve_alert(alert_id: AlertId, body: Resolution, board: Board, who: Refere
 # --- referees ------------------------------------------------------------------------------------
 
 
-@router.post("/users", status_code=201)
+@router.post("/users", status_code=201, response_model=UserCreated)
 def create_user(body: UserCreate, board: Board, _: Admin) -> JSONResponse:
     try:
         with board.db.write() as s:
@@ -509,7 +546,7 @@ def create_user(body: UserCreate, board: Board, _: Admin) -> JSONResponse:
     return reply(201, {"username": body.username, "role": body.role})
 
 
-@router.post("/login")
+@router.post("/login", response_model=LoggedIn)
 def api_login(body: Login, request: Request, board: Board) -> JSONResponse:
     settings = get_settings(request)
     secret = request.app.state.device_secret

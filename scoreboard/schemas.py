@@ -56,6 +56,8 @@ class TableUpdate(Strict):
 
 
 class TableCreated(Strict):
+    """A table's id and its token (shown once: the table posts with it)."""
+
     id: str
     token: str
 
@@ -133,6 +135,132 @@ class Resolution(LogChange):
     a new version of the look's deal, made on ``base_version``; with no cards, the look closes."""
 
     base_version: int | None = Field(default=None, ge=1, le=MAX_ID)
+
+
+# --- responses -------------------------------------------------------------------------------------
+
+
+class TableSummary(Strict):
+    """A table as the pages and the API show it: its match state (levels, next dealer, winner), the
+    deal in play (``live``) and its health."""
+
+    id: str
+    name: str
+    teams: dict[str, str | None]
+    start: dict[str, Any] | None = Field(description="levels and dealer before the first deal, as set")
+    rules: str | None
+    levels: dict[str, str] = Field(description='each side\'s level, e.g. {"NS": "5", "EW": "3"}')
+    dealer: str | None = Field(description="the next deal's dealer, when known")
+    winner: str | None = Field(description="the side that won the match, once one has")
+    deals: int
+    open_alerts: int
+    live: dict[str, Any] = Field(description="the deal in play: its start, plays and trick results so far")
+    health: dict[str, Any] = Field(description="online, last reading, camera, looks waiting")
+
+
+class TableList(Strict):
+    tables: list[TableSummary]
+    cursor: int = Field(description="the feed's newest event: stream from here (GET /api/stream?after=)")
+
+
+class UserCreated(Strict):
+    username: str
+    role: Literal["referee", "admin"]
+
+
+class LoggedIn(Strict):
+    token: str
+    username: str
+    role: Literal["referee", "admin"]
+    expires_at: str
+
+
+class DealRow(Strict):
+    """A stored deal at its current version."""
+
+    deal: int
+    idempotency_key: str | None
+    version: int
+    log: dict[str, Any]
+    result: dict[str, Any] | None
+    state_after: dict[str, Any] | None
+
+
+class DealList(Strict):
+    deals: list[DealRow]
+    next: int = Field(description="the last deal number listed: page on with ?after=")
+
+
+class DealVersionOut(Strict):
+    version: int
+    author: str | None
+    reason: str | None
+    at: str | None
+    log: dict[str, Any]
+    result: dict[str, Any] | None
+
+
+class DealDetail(Strict):
+    deal: int
+    table: str
+    current_version: int
+    idempotency_key: str | None
+    state_after: dict[str, Any] | None
+    versions: list[DealVersionOut]
+
+
+class VersionMade(Strict):
+    """A new version of a deal (a correction, a ruling, a look settled) or a refused log stored."""
+
+    deal: int
+    version: int
+    result: dict[str, Any] | None
+    state_after: dict[str, Any] | None = None
+
+
+class FeedEvent(Strict):
+    id: int
+    table: str | None
+    kind: str
+    at: str | None
+    data: dict[str, Any]
+
+
+class EventList(Strict):
+    events: list[FeedEvent]
+    cursor: int = Field(description="the last event listed: page on with ?after=")
+
+
+class AlertOut(Strict):
+    """An alert for a referee, with the engine's (or the table's) reasoning and its pictures."""
+
+    id: int
+    table: str
+    deal_id: int | None
+    kind: str
+    seat: str | None
+    trick: int | None
+    proven_at: int | None
+    reasoning: str
+    source: str
+    status: str
+    ruling: dict[str, Any] | None
+    note: str | None
+    resolved_by: str | None
+    data: dict[str, Any] | None
+    images: list[str] = Field(description="the evidence pictures' addresses")
+    deal: int | None = Field(default=None, description="the alert's deal number at its table (GET one alert)")
+
+
+class AlertList(Strict):
+    alerts: list[AlertOut]
+
+
+class Refused(Strict):
+    """A deal log the scoreboard refuses (422): why, and the ``refused`` alert that keeps it."""
+
+    detail: str
+    alert: int | None = None
 
 
 def one_line(errors: list[Any]) -> str:

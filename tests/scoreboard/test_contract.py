@@ -24,3 +24,37 @@ def test_the_api_serves_the_contract(sqlite_url: str) -> None:
     events = paths[EVENTS_PATH]["post"]["requestBody"]["content"]["application/json"]["schema"]
     named = {ref["$ref"].rsplit("/", 1)[-1] for ref in events.get("oneOf", [])}
     assert named == {"DealStart", "Play", "TrickResult", "AlertIn", "Health"}
+
+
+def _described(schema: dict[str, object]) -> bool:
+    """A schema that names a model (``$ref``), or one of several, or lists its items' model."""
+    if "$ref" in schema or "oneOf" in schema or "anyOf" in schema:
+        return True
+    items = schema.get("items")
+    return isinstance(items, dict) and _described(items)
+
+
+def test_every_body_of_the_api_is_described(sqlite_url: str) -> None:
+    """``/docs`` describes every request and answer: a JSON body names its pydantic model (not a
+    bare object), and the stream and the pictures say their media types."""
+    schema = create_app(Settings(db_url=sqlite_url, admin_token=ADMIN)).openapi()
+    vague = []
+    for path, operations in schema["paths"].items():
+        for method, op in operations.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if body is not None and not _described(body["schema"]):
+                vague.append(f"{method.upper()} {path} request")
+            for status, answer in op["responses"].items():
+                if not status.startswith("2") or status == "204":
+                    continue
+                content = answer.get("content", {})
+                if "application/json" in content:
+                    if not _described(content["application/json"].get("schema", {})):
+                        vague.append(f"{method.upper()} {path} {status}")
+                elif not content:
+                    vague.append(f"{method.upper()} {path} {status}: no media type")
+    assert vague == []
+    assert "text/event-stream" in schema["paths"]["/api/stream"]["get"]["responses"]["200"]["content"]
+    deal = schema["paths"][DEALS_PATH]["post"]["responses"]
+    assert deal["201"]["content"]["application/json"]["schema"]["$ref"].endswith("/DealScore")
+    assert deal["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/Refused")
