@@ -44,6 +44,7 @@ from typing import Any
 from engine.deal_log import DealLogError
 from engine.rules import get_rule_set
 from engine.score import score_log
+from engine.seats import SEAT_NAMES
 from vision.tracking import TrackedPlay, TrackedTrick
 
 
@@ -126,7 +127,8 @@ class RecognisedDeal:
         return next((a for t, s, a in self.agreement if (t, s) == (trick, seat)), 0.0)
 
 
-TURN = "SENW"
+#: Turn order (S, E, N, W): the engine's seat names.
+TURN = SEAT_NAMES
 
 
 def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:

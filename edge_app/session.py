@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.cards import RANK_NAME, parse_rank
+from engine.cards import JOKER_NAMES, RANK_NAME, parse_rank
 from engine.match import MatchState, MatchStateError
 from engine.seats import parse_seat
 
@@ -43,7 +43,7 @@ def read_declaration(cards: Sequence[str], level: str | None, decks: int) -> tup
     if not cards or len(cards) > decks or len(set(cards)) != 1 or "?" in cards[0]:
         return None
     card = cards[0]
-    if card in ("BJ", "SJ"):
+    if card in JOKER_NAMES:
         return ("NT", None) if len(cards) >= 2 else None
     try:
         rank = RANK_NAME[parse_rank(card[:-1])]

@@ -92,7 +92,9 @@ def card_code(rank: int, suit: str) -> int:
     return SUITS.index(suit) * 13 + rank - 2
 
 
-CARD_NAMES: Final = tuple(RANK_NAME[c % 13 + 2] + SUITS[c // 13] for c in range(52)) + ("SJ", "BJ")
+#: The jokers' names: small, big.
+JOKER_NAMES: Final = ("SJ", "BJ")
+CARD_NAMES: Final = tuple(RANK_NAME[c % 13 + 2] + SUITS[c // 13] for c in range(52)) + JOKER_NAMES
 CARD_POINTS: Final = tuple({5: 5, 10: 10, 13: 10}.get(c % 13 + 2, 0) if c < 52 else 0 for c in range(N_CODES))
 _BY_NAME: Final = {name: code for code, name in enumerate(CARD_NAMES)}
 ALL_CARDS: Final = tuple(Card(c) for c in range(N_CODES))

@@ -13,7 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-JOKERS = frozenset({"SJ", "BJ"})
+from engine.cards import JOKER_NAMES
+
+JOKERS = frozenset(JOKER_NAMES)
 REAL_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
 

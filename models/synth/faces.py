@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from engine.cards import CARD_NAMES, JOKER_NAMES
 from models.synth import kennard, procedural
 from models.synth.designs import BY_NAME, TRAIN, Design
 
@@ -32,7 +33,7 @@ CACHE_VERSION = 4
 FACE_H = procedural.FACE_H
 SHEET_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SHEET_SUITS = ("C", "D", "H", "S")
-CARDS: tuple[str, ...] = tuple(r + s for s in "SHDC" for r in SHEET_RANKS[1:] + ("A",)) + ("SJ", "BJ")
+CARDS: tuple[str, ...] = CARD_NAMES  # the engine's 54 cards: S, H, D, C from 2 to A, then SJ, BJ
 
 
 def cache_root() -> Path:
@@ -184,7 +185,7 @@ def joker_index_boxes(faces: dict[str, np.ndarray]) -> dict[str, tuple[float, fl
     w = faces["SJ"].shape[1]
     m = 0.012 * w
     out = {}
-    for card in ("SJ", "BJ"):
+    for card in JOKER_NAMES:
         b = card_index_box(faces[card], bg)
         if b is not None:
             out[card] = (max(0.0, b[0] - m), max(0.0, b[1] - m), float(b[2]) + m, float(b[3]) + m)
@@ -317,7 +318,7 @@ def _build_kennard(design: Design) -> tuple[dict[str, np.ndarray], np.ndarray]:
     folder = art_path(design)
     if not (folder / "B1.svg").is_file():
         raise kennard.KennardArtError(
-            f"the Kennard card art is not in {folder}: run `python -m models.synth.kennard` first"
+            f"the Kennard card art is not in {folder}: run `tractorcam synth kennard` first"
         )
     cells = {c: render_sheet(folder / f"{kennard.kennard_name(c)}.svg", FACE_H) for c in CARDS[:52]}
     size = (int(round(FACE_H * cells["AS"].shape[1] / cells["AS"].shape[0])), FACE_H)

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from calibration.table import LensDistortion
+from engine.seats import SEAT_NAMES
 from models.synth import textures
 from models.synth.clutter import clutter
 from models.synth.faces import FaceSet, available_designs, load_faces
@@ -704,7 +705,7 @@ def render_scene(seed: int, **options: Any) -> Scene:
     n_arms = int(n_arms)
     arms = []
     for _ in range(n_arms):
-        seat = "SENW"[int(rng.integers(4))]
+        seat = SEAT_NAMES[int(rng.integers(4))]
         target = None
         near = [p for p in placements if p.seat == seat or p.role in ("captured", "hand")]
         if near and rng.random() < 0.7:  # reach over some of this player's (or the centre's) cards
