@@ -20,6 +20,7 @@ PACKAGES = (
     "scoreboard",
     "models",
     "tractorcam_cli",
+    "tourney",
 )
 
 

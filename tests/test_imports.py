@@ -42,6 +42,7 @@ PACKAGES = (
     "edge_app",
     "scoreboard",
     "tractorcam_cli",
+    "tourney",
 )
 EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "contract")
 #: Edge modules allowed to import anything, deferred: ``tractorcam demo`` renders a deal and starts
@@ -54,6 +55,9 @@ EDGE_DEFERRED_ONLY = {"torch", "torchvision", "ultralytics"}
 #: What the contract may import: itself, the standard library, pydantic and the engine (whose
 #: card and seat vocabulary it shares; the engine is stdlib-only).
 CONTRACT_ALLOWED = {"contract", "engine", "pydantic", "typing_extensions"}
+#: What the tournament core may import: itself, the standard library, networkx and the engine (its
+#: rank vocabulary); its command line adds typer.
+TOURNEY_ALLOWED = {"tourney", "engine", "networkx"}
 
 
 @dataclass
@@ -188,6 +192,20 @@ def test_the_contract_needs_pydantic_only(graph: Graph) -> None:
     for module in (m for m in graph.modules if m.split(".")[0] == "contract"):
         others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | CONTRACT_ALLOWED}
         assert others == set(), f"{module} imports {others}"
+
+
+def test_the_tourney_core_is_pure(graph: Graph) -> None:
+    """No web stack, database, pydantic or camera code in the tournament core; its command line
+    loads nothing but typer (and the standard library) until a command runs."""
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    modules = [m for m in graph.modules if m.split(".")[0] == "tourney"]
+    assert "tourney.pairing" in modules
+    for module in modules:
+        allowed = stdlib | TOURNEY_ALLOWED | ({"typer"} if module == "tourney.cli" else set())
+        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in allowed}
+        assert others == set(), f"{module} imports {others}"
+    eager = {n.split(".")[0] for n, deferred in graph.names["tourney.cli"] if not deferred}
+    assert eager <= stdlib | {"typer"}, eager
 
 
 #: Run in a fresh interpreter: the packages an edge install lacks raise ImportError, then the

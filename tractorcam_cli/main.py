@@ -12,6 +12,7 @@ from edge_app import cli as edge_cli
 from models import cli as models_cli
 from models.synth import cli as synth_cli
 from scoreboard import cli as scoreboard_cli
+from tourney import cli as tourney_cli
 from tractorcam_cli import calibrate as calibration_cli
 from tractorcam_cli import score as score_cli
 from tractorcam_cli import simulate as simulate_cli
@@ -32,6 +33,7 @@ for module in (
     synth_cli,
     scoreboard_cli,
     edge_cli,
+    tourney_cli,
 ):
     module.register(app)
 

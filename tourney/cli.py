@@ -1,0 +1,68 @@
+"""``tractorcam tourney pair FILE`` and ``tractorcam tourney standings FILE`` (``shared/spec/cli.md``,
+"Tournament commands"): one JSON object on standard output and exit 0, or one line on standard
+error and exit 2 for a file that cannot be read, is not a valid event, or has no next round.
+
+Only typer is imported here; the core (and networkx) load when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+#: An error line longer than this is cut.
+MAX_ERROR_CHARS = 300
+
+tourney_app = typer.Typer(no_args_is_help=True, help="Tournament pairings and standings from an event file.")
+
+FILE = typer.Argument(..., help="Event file (JSON, shared/spec/cli.md), or - for standard input.")
+
+
+def _fail(message: str) -> NoReturn:
+    line = " ".join(message.split())
+    if len(line) > MAX_ERROR_CHARS:
+        line = line[: MAX_ERROR_CHARS - 1] + "…"
+    typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(2)
+
+
+def _event(file: str) -> Any:
+    from tourney.event import EventFileError, load_event
+
+    try:
+        text = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
+    try:
+        return load_event(text)
+    except EventFileError as exc:
+        _fail(f"{file}: {exc}")
+
+
+@tourney_app.command("pair")
+def pair(file: str = FILE) -> None:
+    """Print the next round's pairing: {"round", "matches", "relaxed"}."""
+    from tourney.pairing import PairingError, pair_next
+
+    event = _event(file)
+    try:
+        pairing = pair_next(event)
+    except PairingError as exc:
+        _fail(f"{file}: {exc}")
+    typer.echo(json.dumps(pairing.to_json(), ensure_ascii=False))
+
+
+@tourney_app.command("standings")
+def standings(file: str = FILE) -> None:
+    """Print the standings after the last complete round: {"after_round", "standings"}."""
+    from tourney.standings import standings as compute
+
+    typer.echo(json.dumps(compute(_event(file)).to_json(), ensure_ascii=False))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tourney_app, name="tourney")
