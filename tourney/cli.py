@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
+
+if TYPE_CHECKING:
+    from tourney.event import Event
 
 #: An error line longer than this is cut.
 MAX_ERROR_CHARS = 300
@@ -30,7 +33,11 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _event(file: str) -> Any:
+def _label(file: str) -> str:
+    return "standard input" if file == "-" else file
+
+
+def _event(file: str) -> Event:
     from tourney.event import EventFileError, load_event
 
     try:
@@ -40,7 +47,7 @@ def _event(file: str) -> Any:
     try:
         return load_event(text)
     except EventFileError as exc:
-        _fail(f"{file}: {exc}")
+        _fail(f"{_label(file)}: {exc}")
 
 
 @tourney_app.command("pair")
@@ -52,7 +59,7 @@ def pair(file: str = FILE) -> None:
     try:
         pairing = pair_next(event)
     except PairingError as exc:
-        _fail(f"{file}: {exc}")
+        _fail(f"{_label(file)}: {exc}")
     typer.echo(json.dumps(pairing.to_json(), ensure_ascii=False))
 
 
