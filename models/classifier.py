@@ -6,12 +6,14 @@ be, resized to ``--size`` (40) square; ``negatives`` random index-sized boxes pe
 55th class, *background*, so the classifier can also reject the detector's false boxes. The network is a 6-layer CNN with a position-aware head (see :func:`build_net`); training uses AdamW with a
 cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, size, size), output ``logits``).
 
-    python -m models.classifier OUT.onnx --train DIR[:split] ... --val DIR[:split] ... --epochs 8
+    tractorcam heads classifier OUT.onnx --train DIR[:split] --val DIR[:split] --epochs 8
+
+(each of ``--train`` and ``--val`` repeated for more sources; ``python -m models.classifier`` runs the
+same command).
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -375,119 +377,9 @@ def _sources(specs: list[str]) -> list[tuple[Path, str]]:
     return out
 
 
-def main() -> None:
-    """Command line (see the module docstring)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("out", type=Path)
-    p.add_argument("--train", nargs="+", required=True, help="DIR[:split] of YOLO-layout datasets")
-    p.add_argument("--val", nargs="+", required=True, help="DIR[:split]; the first one picks the best epoch")
-    p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--jitter", type=int, default=2)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--negatives", type=int, default=1, help="background crops per image")
-    p.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
-    p.add_argument("--pad", type=float, default=CROP_PAD, help="context around a box, share of its long side")
-    p.add_argument(
-        "--target", choices=TARGETS, default="card", help="card: 54 cards + background; suit: the suit head"
-    )
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
-    p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
-    p.add_argument("--augment", choices=AUGMENTATIONS, default="basic", help="per-crop training jitter")
-    p.add_argument("--init", type=Path, help="start from a saved state dict (OUT.pt of an earlier run)")
-    p.add_argument(
-        "--init-partial",
-        action="store_true",
-        help="take from --init only the tensors that fit (e.g. a classifier's convolutions for a suit head)",
-    )
-    p.add_argument(
-        "--mine",
-        type=Path,
-        help="detector .onnx: add its boxes on the --train images as crops (hard negatives, real box shapes)",
-    )
-    p.add_argument("--mine-on", nargs="+", help="DIR[:split] to mine on (default: the --train sources)")
-    p.add_argument("--mine-conf", type=float, default=0.05, help="detector score of mined boxes")
-    p.add_argument("--mine-limit", type=int, help="at most this many images per mined source")
-    p.add_argument("--mine-cache", type=Path, help=".npz of mined crops: written once, then reused")
-    p.add_argument(
-        "--mine-background",
-        type=int,
-        help="keep all named mined crops but at most this many background ones (random, --seed)",
-    )
-    p.add_argument(
-        "--extra-crops",
-        nargs="+",
-        type=Path,
-        default=[],
-        help=".npz crop sets (arrays x, y, e.g. other --mine-cache files) added to the training crops",
-    )
-    a = p.parse_args()
-    suit = a.target == "suit"
-    if suit and (a.mine is not None or a.extra_crops):
-        p.error("--target suit reads labelled crops only (no --mine, no --extra-crops)")
-    negatives = 0 if suit else a.negatives
-    pick = suit_targets if suit else (lambda c: c)
-    t0 = time.time()
-    train = pick(
-        extract_crops(_sources(a.train), a.jitter, a.seed, negatives=negatives, size=a.size, pad=a.pad)
-    )
-    val = [
-        (s, pick(extract_crops(_sources([s]), 1, a.seed + 1, negatives=negatives, size=a.size, pad=a.pad)))
-        for s in a.val
-    ]
-    print(
-        f"crops: train {len(train.y)}, "
-        + ", ".join(f"{k} {len(v.y)}" for k, v in val)
-        + f" ({time.time() - t0:.0f}s)",
-        flush=True,
-    )
-    parts = [train]  # joined once below: each join copies every crop
-    if a.mine is not None and a.mine_cache is not None and a.mine_cache.is_file():
-        parts.append(load_crops(a.mine_cache))
-    elif a.mine is not None:
-        from models.mining import keep_background, mine_crops
-
-        mined = mine_crops(
-            a.mine,
-            _sources(a.mine_on or a.train),
-            a.seed,
-            size=a.size,
-            det_conf=a.mine_conf,
-            limit=a.mine_limit,
-        )
-        print(f"mined: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background", flush=True)
-        if a.mine_background is not None:
-            mined = keep_background(mined, a.mine_background, a.seed)
-            print(f"kept: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background", flush=True)
-        if a.mine_cache is not None:
-            np.savez(a.mine_cache, x=mined.x, y=mined.y)
-        if a.epochs == 0:
-            return
-        parts.append(mined)
-    for extra in a.extra_crops:
-        parts.append(load_crops(extra))
-        n_bg = int((parts[-1].y == BACKGROUND).sum())
-        print(f"extra crops {extra}: {len(parts[-1].y)}, {n_bg} background", flush=True)
-    if len(parts) > 1:
-        train = CropSet(np.concatenate([c.x for c in parts]), np.concatenate([c.y for c in parts]))
-    print(
-        train_classifier(
-            train,
-            val,
-            a.epochs,
-            a.out,
-            a.seed,
-            lr=a.lr,
-            threads=a.threads,
-            init=a.init,
-            width=a.width,
-            augmentation=a.augment,
-            classes=4 if suit else 55,
-            pad=a.pad,
-            init_partial=a.init_partial,
-        )
-    )
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.cli import classifier_command
+
+    typer.run(classifier_command)

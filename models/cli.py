@@ -1,14 +1,25 @@
-"""Subcommands of this package (registered into the `tractorcam` command line):
-``eval``, ``train``, ``resume``, ``finetune``, ``export``. Heavy imports stay inside the functions."""
+"""Subcommands of this package (registered into the `tractorcam` command line): ``eval``,
+``train``, ``resume``, ``finetune``, ``export``, ``select``, the ``heads`` group (the reader's crop
+networks: ``classifier``, ``orientation``, ``upright``, ``rounds``, ``ensemble``) and the ``gpu``
+group (``pack``, ``train``, ``check``). Heavy imports stay inside the functions.
+
+The training modules run their own command as a program too (``python -m models.classifier ...``
+is ``tractorcam heads classifier ...``; ``python -m models.gpu ...`` is ``tractorcam gpu ...``, what
+a GPU machine without an install runs).
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
+
+from models.synth.cli import DesignGroup
 
 if TYPE_CHECKING:
     from models.evaluate import SyntheticScene
@@ -20,6 +31,19 @@ SWEEP_DET_CONFS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
 #: Joker probabilities tried by ``eval --sweep`` (each above the ``conf`` it is paired with).
 SWEEP_JOKER_CONFS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
+heads_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Train the reader's crop networks: the index classifier (and the suit head), the orientation "
+    "and upright heads, the classifier in rounds of fresh data, and classifier ensembles.",
+)
+gpu_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Train the reader's networks on a lent GPU machine: pack what travels (here), train (there: "
+    "python3 -m models.gpu train ...), check the weights that come back (here). See docs/gpu.md.",
+)
+
 
 def register(app: typer.Typer) -> None:
     """Add this package's subcommands to ``app``."""
@@ -28,9 +52,12 @@ def register(app: typer.Typer) -> None:
     app.command("resume")(resume_command)
     app.command("finetune")(finetune_command)
     app.command("export")(export_command)
+    app.command("select")(select_command)
+    app.add_typer(heads_app, name="heads")
+    app.add_typer(gpu_app, name="gpu")
 
 
-def _fail(exc: Exception) -> typer.Exit:
+def _fail(exc: Exception | str) -> typer.Exit:
     typer.echo(f"error: {exc}", err=True)
     return typer.Exit(2)
 
@@ -354,3 +381,602 @@ def export_command(
         typer.echo(str((export_ncnn if format == "ncnn" else export_onnx)(weights, out, imgsz)))
     except ExportError as exc:
         raise _fail(exc) from None
+
+
+# --------------------------------------------------------------------------- select
+
+
+def select_command(
+    sweeps: Annotated[
+        list[Path],
+        typer.Argument(
+            help="sweep outputs of `tractorcam eval --sweep`; the last --unseen are unseen designs"
+        ),
+    ],
+    shipped: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--shipped", help="a sweep of the shipped reader: the same sets, in the same order (repeat it)"
+        ),
+    ] = None,
+    joker_floor: Annotated[
+        float,
+        typer.Option(
+            "--joker-floor", help="least probability a joker may need in an eligible setting (0: any)"
+        ),
+    ] = 0.8,
+    unseen: Annotated[
+        int,
+        typer.Option(
+            "--unseen",
+            help="how many of the last sweeps are unseen-design sets (pooled for the not-worse check)",
+        ),
+    ] = 1,
+) -> None:
+    """Pick a reader's thresholds from pooled `eval --sweep` outputs (models.selection).
+
+    With --shipped, also say whether the candidate replaces the shipped reader."""
+    from models.selection import SweepFormatError, compare, describe, parse_sweep, pick, pool
+
+    try:
+        cand = [parse_sweep(f.read_text()) for f in sweeps]
+        ship = [parse_sweep(f.read_text()) for f in shipped] if shipped else None
+        best = pick(pool(cand).values(), joker_floor=joker_floor)
+        verdict = compare(cand, ship, joker_floor, unseen) if ship is not None else None
+    except (OSError, SweepFormatError, ValueError) as exc:
+        raise _fail(exc) from None
+    typer.echo(f"pick (pooled): {describe(best)}")
+    for f, sw in zip(sweeps, cand, strict=True):
+        typer.echo(f"  {f.name}: {describe(sw[best.setting])}")
+    if verdict is not None:
+        v = verdict
+        typer.echo(f"shipped pick (pooled): {describe(v.shipped)}")
+        typer.echo(
+            f"  unseen designs: candidate {v.candidate_unseen.cards.f1:.2%}, shipped {v.shipped_unseen.cards.f1:.2%}"
+        )
+        typer.echo(
+            f"better pooled F1: {v.better_pooled}; unseen designs not worse: {v.unseen_not_worse}; "
+            f"exact match not worse: {v.exact_not_worse}; "
+            + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
+        )
+
+
+# --------------------------------------------------------------------------- heads
+
+
+class Target(StrEnum):
+    """What ``heads classifier`` trains (:data:`models.classifier.TARGETS`)."""
+
+    card = "card"
+    suit = "suit"
+
+
+class Augmentation(StrEnum):
+    """The per-crop training jitter (:data:`models.classifier.AUGMENTATIONS`)."""
+
+    basic = "basic"
+    strong = "strong"
+
+
+@heads_app.command("classifier")
+def classifier_command(
+    out: Annotated[
+        Path, typer.Argument(help="the network's ONNX file (OUT.pt, its best state dict, beside it)")
+    ],
+    train: Annotated[
+        list[str], typer.Option("--train", help="DIR[:split] of a YOLO-layout dataset (repeat it)")
+    ],
+    val: Annotated[
+        list[str], typer.Option("--val", help="DIR[:split] (repeat it); the first one picks the best epoch")
+    ],
+    epochs: Annotated[int, typer.Option("--epochs", help="passes over the training crops")] = 8,
+    jitter: Annotated[int, typer.Option("--jitter", help="jittered copies of each labelled index")] = 2,
+    seed: Annotated[int, typer.Option("--seed", help="seeds the crops' jitter and the training")] = 0,
+    negatives: Annotated[int, typer.Option("--negatives", help="background crops per image")] = 1,
+    size: Annotated[int, typer.Option("--size", help="crop side in pixels")] = 40,
+    pad: Annotated[float, typer.Option("--pad", help="context around a box, share of its long side")] = 0.15,
+    target: Annotated[
+        Target, typer.Option("--target", help="card: 54 cards + background; suit: the suit head")
+    ] = Target.card,
+    threads: Annotated[int, typer.Option("--threads", help="torch threads (0: all cores)")] = 0,
+    lr: Annotated[float, typer.Option("--lr", help="peak learning rate")] = 3e-3,
+    width: Annotated[float, typer.Option("--width", help="channel multiplier of the network")] = 1.0,
+    augment: Annotated[
+        Augmentation, typer.Option("--augment", help="per-crop training jitter")
+    ] = Augmentation.basic,
+    init: Annotated[
+        Path | None, typer.Option("--init", help="start from a saved state dict (OUT.pt of an earlier run)")
+    ] = None,
+    init_partial: Annotated[
+        bool,
+        typer.Option(
+            "--init-partial",
+            help="take from --init only the tensors that fit (e.g. a classifier's convolutions for a suit head)",
+        ),
+    ] = False,
+    mine: Annotated[
+        Path | None,
+        typer.Option(
+            "--mine",
+            help="detector .onnx: add its boxes on the --train images as crops (hard negatives, real box shapes)",
+        ),
+    ] = None,
+    mine_on: Annotated[
+        list[str] | None,
+        typer.Option("--mine-on", help="DIR[:split] to mine on (repeat it; default: the --train sources)"),
+    ] = None,
+    mine_conf: Annotated[float, typer.Option("--mine-conf", help="detector score of mined boxes")] = 0.05,
+    mine_limit: Annotated[
+        int | None, typer.Option("--mine-limit", help="at most this many images per mined source")
+    ] = None,
+    mine_cache: Annotated[
+        Path | None, typer.Option("--mine-cache", help=".npz of mined crops: written once, then reused")
+    ] = None,
+    mine_background: Annotated[
+        int | None,
+        typer.Option(
+            "--mine-background",
+            help="keep all named mined crops but at most this many background ones (random, --seed)",
+        ),
+    ] = None,
+    extra_crops: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--extra-crops",
+            help=".npz crop set (arrays x, y, e.g. a --mine-cache file) added to the training crops (repeat it)",
+        ),
+    ] = None,
+) -> None:
+    """Train the index classifier (or, with --target suit, the suit head) on index crops.
+
+    The crops are cut around labelled corner indices; the best epoch on the first --val is exported
+    to ONNX (models.classifier)."""
+    import time
+
+    import numpy as np
+
+    from models.classifier import CropSet, _sources, extract_crops, load_crops, suit_targets, train_classifier
+    from vision.classifier import BACKGROUND
+
+    extra = extra_crops or []
+    suit = target == Target.suit
+    if suit and (mine is not None or extra):
+        raise _fail("--target suit reads labelled crops only (no --mine, no --extra-crops)")
+    negatives = 0 if suit else negatives
+    pick = suit_targets if suit else (lambda c: c)
+    t0 = time.time()
+    crops = pick(extract_crops(_sources(train), jitter, seed, negatives=negatives, size=size, pad=pad))
+    val_crops = [
+        (s, pick(extract_crops(_sources([s]), 1, seed + 1, negatives=negatives, size=size, pad=pad)))
+        for s in val
+    ]
+    sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val_crops)
+    typer.echo(f"crops: train {len(crops.y)}, {sizes} ({time.time() - t0:.0f}s)")
+    parts = [crops]  # joined once below: each join copies every crop
+    if mine is not None and mine_cache is not None and mine_cache.is_file():
+        parts.append(load_crops(mine_cache))
+    elif mine is not None:
+        from models.mining import keep_background, mine_crops
+
+        mined = mine_crops(
+            mine, _sources(mine_on or train), seed, size=size, det_conf=mine_conf, limit=mine_limit
+        )
+        typer.echo(f"mined: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background")
+        if mine_background is not None:
+            mined = keep_background(mined, mine_background, seed)
+            typer.echo(f"kept: {len(mined.y)} crops, {(mined.y == BACKGROUND).sum()} background")
+        if mine_cache is not None:
+            np.savez(mine_cache, x=mined.x, y=mined.y)
+        if epochs == 0:
+            return
+        parts.append(mined)
+    for path in extra:
+        parts.append(load_crops(path))
+        n_bg = int((parts[-1].y == BACKGROUND).sum())
+        typer.echo(f"extra crops {path}: {len(parts[-1].y)}, {n_bg} background")
+    if len(parts) > 1:
+        crops = CropSet(np.concatenate([c.x for c in parts]), np.concatenate([c.y for c in parts]))
+    result = train_classifier(
+        crops,
+        val_crops,
+        epochs,
+        out,
+        seed,
+        lr=lr,
+        threads=threads,
+        init=init,
+        width=width,
+        augmentation=augment.value,
+        classes=4 if suit else 55,
+        pad=pad,
+        init_partial=init_partial,
+    )
+    typer.echo(str(result))
+
+
+@heads_app.command("orientation")
+def orientation_command(
+    out: Annotated[
+        Path, typer.Argument(help="the head's ONNX file (OUT.pt, its best state dict, beside it)")
+    ],
+    train: Annotated[
+        list[str], typer.Option("--train", help="DIR[:split] of a rendered dataset (annotations; repeat it)")
+    ],
+    val: Annotated[
+        list[str], typer.Option("--val", help="DIR[:split] (repeat it); the first one picks the best epoch")
+    ],
+    epochs: Annotated[int, typer.Option("--epochs", help="passes over the training crops")] = 2,
+    jitter: Annotated[int, typer.Option("--jitter", help="jittered copies of each labelled index")] = 1,
+    limit: Annotated[int | None, typer.Option("--limit", help="at most this many images per source")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="seeds the crops' jitter and the training")] = 0,
+    threads: Annotated[int, typer.Option("--threads", help="torch threads (0: all cores)")] = 0,
+    lr: Annotated[float, typer.Option("--lr", help="peak learning rate")] = 3e-3,
+    width: Annotated[float, typer.Option("--width", help="channel multiplier of the network")] = 0.75,
+) -> None:
+    """Train the orientation head: which way a corner index reads, in 8 sectors.
+
+    On the renderer's labelled index crops, each also turned by 90°, 180° and 270°
+    (models.orientation)."""
+    import time
+
+    from models.classifier import _sources, train_classifier
+    from models.orientation import extract_oriented_crops, turned
+    from vision.orientation import BINS
+
+    t0 = time.time()
+    crops = turned(extract_oriented_crops(_sources(train), jitter, seed, limit))
+    val_crops = [(s, turned(extract_oriented_crops(_sources([s]), 1, seed + 1, limit))) for s in val]
+    sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val_crops)
+    typer.echo(f"crops: train {len(crops.y)}, {sizes} ({time.time() - t0:.0f}s)")
+    result = train_classifier(
+        crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=BINS
+    )
+    typer.echo(str(result))
+
+
+@heads_app.command("upright")
+def upright_command(
+    out: Annotated[
+        Path, typer.Argument(help="the head's ONNX file (OUT.pt, its best state dict, beside it)")
+    ],
+    train: Annotated[
+        list[str] | None, typer.Option("--train", help="DIR[:split] of a YOLO-layout dataset (repeat it)")
+    ] = None,
+    val: Annotated[
+        list[str] | None,
+        typer.Option("--val", help="DIR[:split] (repeat it); the first one picks the best epoch"),
+    ] = None,
+    save_crops: Annotated[
+        Path | None,
+        typer.Option("--save-crops", help=".npz: write the --train crops here (then stop if --epochs 0)"),
+    ] = None,
+    extra_crops: Annotated[
+        list[Path] | None,
+        typer.Option("--extra-crops", help=".npz crop set (a --save-crops file) to add (repeat it)"),
+    ] = None,
+    epochs: Annotated[int, typer.Option("--epochs", help="passes over the training crops")] = 6,
+    jitter: Annotated[int, typer.Option("--jitter", help="jittered copies of each labelled index")] = 2,
+    angle_jitter: Annotated[
+        float, typer.Option("--angle-jitter", help="random turn, degrees either way")
+    ] = 8.0,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="at most this many images per training source")
+    ] = None,
+    val_limit: Annotated[
+        int | None, typer.Option("--val-limit", help="at most this many images per --val source")
+    ] = None,
+    orientation_head: Annotated[
+        Path | None, typer.Option("--orientation-head", help="default: the committed one")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="seeds the crops' jitter and the training")] = 0,
+    threads: Annotated[int, typer.Option("--threads", help="torch threads (0: all cores)")] = 0,
+    lr: Annotated[float, typer.Option("--lr", help="peak learning rate")] = 3e-3,
+    width: Annotated[float, typer.Option("--width", help="channel multiplier of the network")] = 1.0,
+) -> None:
+    """Train the upright head: the 54 cards from index crops turned upright.
+
+    The committed orientation head turns them (models.upright). --save-crops R.npz --epochs 0 cuts
+    the crops once; --extra-crops R.npz adds them to a later run."""
+    import time
+
+    import numpy as np
+
+    from models.classifier import CropSet, _sources, load_crops, train_classifier
+    from models.upright import _fits, extract_upright_crops
+    from vision.classifier import CROP_SIZE
+    from vision.detectors.base import default_orientation_head
+    from vision.orientation import OrientationHead
+    from vision.upright import CARDS
+
+    train, val, extra = train or [], val or [], extra_crops or []
+    if not train and not extra:
+        raise _fail("nothing to train on: pass --train and/or --extra-crops")
+    if epochs > 0 and not val:
+        raise _fail("training needs --val (its first source picks the best epoch)")
+    if save_crops is not None and not train:
+        raise _fail("--save-crops writes the crops of --train")
+    turn = orientation_head or default_orientation_head()
+    if turn is None:
+        raise _fail("no orientation head: pass --orientation-head")
+    head = OrientationHead(Path(turn), threads=1)
+    t0 = time.time()
+    parts = [load_crops(f) for f in extra]
+    misfits = [f for f, c in zip(extra, parts, strict=True) if not _fits(c)]
+    if misfits:  # checked before the (minutes of) cutting, not after
+        raise _fail(f"{misfits}: crops must be (3, {CROP_SIZE}, {CROP_SIZE}) with labels < {CARDS}")
+    if train:
+        cut = extract_upright_crops(_sources(train), head, jitter, seed, angle_jitter, limit)
+        typer.echo(f"crops cut: {len(cut.y)} ({time.time() - t0:.0f}s)")
+        if save_crops is not None:
+            np.savez(save_crops, x=cut.x, y=cut.y)
+        parts.append(cut)
+    if epochs == 0:
+        return
+    crops = (
+        parts[0]
+        if len(parts) == 1
+        else CropSet(np.concatenate([c.x for c in parts]), np.concatenate([c.y for c in parts]))
+    )
+    val_crops = [(s, extract_upright_crops(_sources([s]), head, 0, seed + 1, 0.0, val_limit)) for s in val]
+    sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val_crops)
+    typer.echo(f"crops: train {len(crops.y)}, {sizes} ({time.time() - t0:.0f}s)")
+    result = train_classifier(
+        crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=CARDS
+    )
+    typer.echo(str(result))
+
+
+@heads_app.command("rounds")
+def rounds_command(
+    work: Annotated[Path, typer.Argument(help="folder of the rounds (round-01, round-02, ...)")],
+    rounds: Annotated[int, typer.Option("--rounds", help="run (or finish) rounds 1 to this")] = 1,
+    init: Annotated[Path, typer.Option("--init", help="round 1 starts here")] = Path(
+        "models/weights/classifier.pt"
+    ),
+    localiser: Annotated[Path, typer.Option("--localiser", help="mines the boxes")] = Path(
+        "models/weights/best.onnx"
+    ),
+    val: Annotated[
+        list[str] | None,
+        typer.Option("--val", help="DIR[:split] whose label crops are scored per round (repeat it)"),
+    ] = None,
+    scenes: Annotated[int, typer.Option("--scenes", help="new training-design scenes per round")] = 4800,
+    text_share: Annotated[float, typer.Option("--text-share", help="share with printed sheets / text")] = 0.2,
+    tiles: Annotated[
+        int, typer.Option("--tiles", help="new face tiles per group per round (0: none)")
+    ] = 2000,
+    tile_group: Annotated[
+        list[DesignGroup], typer.Option("--tile-group", help="face-tile group of every round (repeat it)")
+    ] = (DesignGroup.glyphs, DesignGroup.fonts),
+    mine: Annotated[int, typer.Option("--mine", help="scenes the localiser's boxes are mined on")] = 2400,
+    mine_conf: Annotated[float, typer.Option("--mine-conf", help="localiser score of mined boxes")] = 0.2,
+    mine_background: Annotated[
+        int | None, typer.Option("--mine-background", help="keep at most this many mined background crops")
+    ] = None,
+    jitter: Annotated[int, typer.Option("--jitter", help="jittered copies of each labelled index")] = 3,
+    negatives: Annotated[int, typer.Option("--negatives", help="random background crops per image")] = 3,
+    lr: Annotated[float, typer.Option("--lr", help="peak learning rate of each round's epoch")] = 3e-4,
+    width: Annotated[float, typer.Option("--width", help="the classifier's channel multiplier")] = 2.0,
+    seed: Annotated[int, typer.Option("--seed", help="seeds every round's data and training")] = 100,
+    workers: Annotated[int, typer.Option("--workers", help="processes for rendering and mining")] = 2,
+    drop_images: Annotated[
+        bool, typer.Option("--drop-images", help="delete a round's images once trained")
+    ] = False,
+    extra_crops: Annotated[
+        list[Path] | None, typer.Option("--extra-crops", help=".npz crop set added every round (repeat it)")
+    ] = None,
+) -> None:
+    """Train the index classifier in rounds, each on fresh data it has never seen.
+
+    Each round renders, mines and trains one epoch (models.rounds); a stopped run resumes where it
+    stopped."""
+    from models.rounds import RoundsError, RoundSettings, run_rounds
+
+    settings = RoundSettings(
+        localiser=localiser,
+        init=init,
+        val=tuple(val or ()),
+        scenes=scenes,
+        text_share=text_share,
+        tiles=tiles,
+        tile_groups=tuple(g.value for g in tile_group),
+        mine=mine,
+        mine_conf=mine_conf,
+        mine_background=mine_background,
+        jitter=jitter,
+        negatives=negatives,
+        lr=lr,
+        width=width,
+        seed=seed,
+        workers=workers,
+        keep_images=not drop_images,
+        extra_crops=tuple(extra_crops or ()),
+    )
+    try:
+        run_rounds(work, rounds, settings)
+    except RoundsError as exc:
+        raise _fail(exc) from None
+
+
+@heads_app.command("ensemble")
+def ensemble_command(
+    out: Annotated[Path, typer.Argument(help="the ensemble's ONNX file (OUT.pt is written beside it)")],
+    members: Annotated[
+        list[Path], typer.Argument(help="state dicts of build_net (OUT.pt of `tractorcam heads classifier`)")
+    ],
+    width: Annotated[float, typer.Option("--width", help="the members' channel multiplier")] = 2.0,
+    size: Annotated[int, typer.Option("--size", help="the members' crop side")] = 40,
+) -> None:
+    """Average index classifiers into one ONNX file, a drop-in --classifier for the reader.
+
+    Its output is the mean of the members' log-softmax (models.ensemble)."""
+    from models.ensemble import EnsembleError, write_ensemble
+
+    try:
+        write_ensemble(members, out, width=width, size=size)
+    except EnsembleError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"wrote {out} ({len(members)} members) and {out.with_suffix('.pt')}")
+
+
+# --------------------------------------------------------------------------- gpu
+
+
+@gpu_app.command("pack")
+def gpu_pack_command(
+    dest: Annotated[Path, typer.Argument(help="the folder that travels (carry it), e.g. .gpu")],
+    font_kb: Annotated[int, typer.Option("--font-kb", help="fonts larger than this (kB) stay behind")] = 200,
+    no_wheels: Annotated[
+        bool, typer.Option("--no-wheels", help="leave the wheels out (no package index is asked)")
+    ] = False,
+) -> None:
+    """Write the folder that travels to the GPU machine (here).
+
+    The training decks' face atlases, the randomised decks' fonts, and the wheels the machine's image
+    lacks (models.gpu)."""
+    from models.gpu import GpuRunError, pack
+
+    try:
+        pack(dest, font_kb, not no_wheels)
+    except GpuRunError as exc:
+        raise _fail(exc) from None
+
+
+#: ``gpu train --variant`` by default: NAME:WIDTH:LR[:init] of each classifier trained.
+GPU_VARIANTS = ("w2init:2:0.001:init", "w2:2:0.003", "w3:3:0.003")
+
+
+@gpu_app.command("train")
+def gpu_train_command(
+    out: Annotated[Path, typer.Argument(help="folder of the run's weights, metrics.json and logs")],
+    budget: Annotated[float, typer.Option("--budget", help="wall-clock seconds for the whole run")] = 510.0,
+    workers: Annotated[int, typer.Option("--workers", help="rendering processes")] = max(
+        1, (os.cpu_count() or 2) - 1
+    ),
+    seed: Annotated[int, typer.Option("--seed", help="seeds the run's scenes")] = 44,
+    chunk: Annotated[int, typer.Option("--chunk", help="scenes per worker job")] = 4,
+    warmup: Annotated[float, typer.Option("--warmup", help="seconds of rendering before training")] = 45.0,
+    tail: Annotated[float, typer.Option("--tail", help="seconds kept at the end for saving")] = 25.0,
+    batch: Annotated[int, typer.Option("--batch", help="classifier crops per step")] = 1024,
+    mine_share: Annotated[
+        float, typer.Option("--mine-share", help="share of scenes the shipped localiser's boxes are cut from")
+    ] = 0.6,
+    val_scenes: Annotated[
+        int, typer.Option("--val-scenes", help="selection scenes whose crops score the classifiers")
+    ] = 200,
+    variant: Annotated[
+        list[str], typer.Option("--variant", help="NAME:WIDTH:LR[:init] of a classifier to train (repeat it)")
+    ] = GPU_VARIANTS,
+    device: Annotated[
+        str, typer.Option("--device", help="torch device (default: cuda if there, else cpu)")
+    ] = "",
+    bank_share: Annotated[
+        float,
+        typer.Option(
+            "--bank-share", help="share of each batch cut on the device from the face bank (0: none)"
+        ),
+    ] = 0.5,
+    bank_decks: Annotated[
+        int,
+        typer.Option("--bank-decks", help="randomised decks drawn for the face bank (plus the art decks)"),
+    ] = 1000,
+    loc_data: Annotated[
+        str, typer.Option("--loc-data", help="folder of the scenes written for the localiser")
+    ] = "/tmp/gpu_loc",
+    loc_project: Annotated[
+        str, typer.Option("--loc-project", help="folder of the localiser's ultralytics run")
+    ] = "/tmp/gpu_loc_run",
+    loc_render: Annotated[
+        float, typer.Option("--loc-render", help="seconds of scenes written for the localiser")
+    ] = 120.0,
+    no_localiser: Annotated[bool, typer.Option("--no-localiser", help="train the classifiers only")] = False,
+    loc_tail: Annotated[
+        float, typer.Option("--loc-tail", help="seconds before the end at which the localiser's time ends")
+    ] = 40.0,
+    loc_batch: Annotated[int, typer.Option("--loc-batch", help="the localiser's batch")] = 128,
+    loc_workers: Annotated[
+        int, typer.Option("--loc-workers", help="the localiser's data-loader processes")
+    ] = 6,
+) -> None:
+    """Render and train the classifier variants and the localiser in one budget (there).
+
+    Writes their weights, metrics.json and the logs into OUT (models.gpu)."""
+    from types import SimpleNamespace
+
+    from models.gpu import GpuRunError, run
+
+    args = SimpleNamespace(
+        out=out,
+        budget=budget,
+        workers=workers,
+        seed=seed,
+        chunk=chunk,
+        warmup=warmup,
+        tail=tail,
+        batch=batch,
+        mine_share=mine_share,
+        val_scenes=val_scenes,
+        variant=list(variant),
+        device=device,
+        bank_share=bank_share,
+        bank_decks=bank_decks,
+        loc_data=loc_data,
+        loc_project=loc_project,
+        loc_render=loc_render,
+        localiser=not no_localiser,
+        loc_tail=loc_tail,
+        loc_batch=loc_batch,
+        loc_workers=loc_workers,
+    )
+    try:
+        run(args)
+    except GpuRunError as exc:
+        raise _fail(exc) from None
+
+
+@gpu_app.command("localiser", hidden=True)
+def gpu_localiser_command(
+    data: Annotated[Path, typer.Argument(help="the scenes written for the localiser")],
+    project: Annotated[Path, typer.Argument(help="folder of the ultralytics run")],
+    minutes: Annotated[float, typer.Option("--minutes", help="training time")],
+    device: Annotated[str, typer.Option("--device", help="ultralytics device")] = "0",
+    batch: Annotated[int, typer.Option("--batch", help="images per step")] = 128,
+    workers: Annotated[int, typer.Option("--workers", help="data-loader processes")] = 6,
+) -> None:
+    """Fine-tune the shipped localiser (the subprocess that `gpu train` starts)."""
+    from models.gpu import train_localiser
+
+    train_localiser(data, project.resolve(), minutes, device, batch, workers)
+
+
+@gpu_app.command("check")
+def gpu_check_command(
+    split: Annotated[
+        list[str], typer.Option("--split", help="NAME=DIR:SPLIT of a rendered dataset (repeat it)")
+    ],
+    classifier: Annotated[
+        list[str] | None,
+        typer.Option("--classifier", help="NAME=PATH.pt:WIDTH of a classifier state dict (repeat it)"),
+    ] = None,
+    localiser: Annotated[
+        list[str] | None, typer.Option("--localiser", help="NAME=PATH.onnx of a localiser (repeat it)")
+    ] = None,
+    every: Annotated[int, typer.Option("--every", help="localisers: every n-th image")] = 3,
+) -> None:
+    """Compare a run's networks with the shipped ones on selection splits (here).
+
+    Classifiers: top-1 on label crops; localisers: recall and boxes on no index (models.gpu)."""
+    from models.gpu import GpuRunError, _cell, check_classifiers, check_localisers
+
+    try:
+        tables = (
+            ("classifiers: top-1 on label crops", check_classifiers(classifier, split) if classifier else {}),
+            ("localisers", check_localisers(localiser, split, every) if localiser else {}),
+        )
+    except GpuRunError as exc:
+        raise _fail(exc) from None
+    for title, table in tables:
+        if table:
+            typer.echo(title)
+            for name, row in table.items():
+                typer.echo(f"  {name}: " + ", ".join(_cell(k, v) for k, v in row.items()))

@@ -4,11 +4,11 @@ The ensemble's output is the mean of its members' log-softmax: the reader's own 
 the normalised geometric mean of the members' probabilities, the same way it averages a crop with
 its 180° turn (:func:`vision.classifier._mean_log_softmax`). The members are state dicts of
 :func:`models.classifier.build_net` at one width, crop size and class count (a ``--init`` file of
-``models.classifier``, e.g. ``models/weights/classifier.pt`` of an earlier commit).
+``tractorcam heads classifier``, e.g. ``models/weights/classifier.pt`` of an earlier commit).
 
 Usage::
 
-    python -m models.ensemble OUT.onnx A.pt B.pt [C.pt ...] [--width 2]
+    tractorcam heads ensemble OUT.onnx A.pt B.pt [C.pt ...] [--width 2]
 
 OUT.pt (the members' state dicts under ``members.K.``) is written beside it, so
 :func:`load_ensemble` can rebuild the torch module.
@@ -16,7 +16,6 @@ OUT.pt (the members' state dicts under ``members.K.``) is written beside it, so
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from models.classifier import CROP_PAD, CROP_SIZE, build_net, export_onnx
@@ -89,21 +88,9 @@ def write_ensemble(members: list[Path], out: Path, width: float = 2.0, size: int
     torch.save({k: v.half() for k, v in module.state_dict().items()}, out.with_suffix(".pt"))
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("out", type=Path, help="the ensemble's ONNX file (OUT.pt is written beside it)")
-    p.add_argument(
-        "members", type=Path, nargs="+", help="state dicts of build_net (models.classifier OUT.pt)"
-    )
-    p.add_argument("--width", type=float, default=2.0, help="the members' channel multiplier")
-    p.add_argument("--size", type=int, default=CROP_SIZE, help="the members' crop side")
-    a = p.parse_args()
-    try:
-        write_ensemble(a.members, a.out, width=a.width, size=a.size)
-    except EnsembleError as e:
-        raise SystemExit(f"error: {e}") from e
-    print(f"wrote {a.out} ({len(a.members)} members) and {a.out.with_suffix('.pt')}")
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.cli import ensemble_command
+
+    typer.run(ensemble_command)

@@ -6,6 +6,9 @@ exist and to add close-up variety: it places a few cards (single, fan, row or pi
 of one card from several decks) of the *training* designs only on a table texture at a random scale
 where a corner index is ``index_px`` tall, and labels every corner index at least ``min_visible``
 unoccluded and inside the tile with its axis-aligned box (class ids of :mod:`vision.labels`).
+
+    tractorcam synth facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde|kennard]
+        [--joker-share P] [--text-share P] [--index-px MIN MAX]
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from models.metrics import JOKERS
-from models.tiles import write_data_yaml
 from vision.labels import class_id
 
 
@@ -187,60 +189,9 @@ def design_group(name: str) -> tuple:
     return tuple(getattr(designs, DESIGN_GROUPS[name]))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``python -m models.facetiles OUT --train N --val M [--designs randomised|fonts|glyphs|kde|kennard] [--joker-share P] [--text-share P] [--index-px MIN MAX]``."""
-    import argparse
-
-    p = argparse.ArgumentParser(description=main.__doc__)
-    p.add_argument("out", type=Path)
-    p.add_argument("--train", type=int, default=4000)
-    p.add_argument("--val", type=int, default=300)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--designs",
-        choices=tuple(DESIGN_GROUPS),
-        default="train",
-        help="train: the scene training designs; randomised: the seeded random procedural decks; "
-        "fonts: the same with outline-font indices (RANDOMISED_TTF); "
-        "glyphs: the same, most with suit symbols from fonts (RANDOMISED_GLYPH); "
-        "kde: the KDE training decks (models.synth.designs.KDE_TRAIN); "
-        "kennard: Adrian Kennard's deck (KENNARD_TRAIN; python -m models.synth.kennard first)",
-    )
-    p.add_argument(
-        "--joker-share",
-        type=float,
-        default=None,
-        help="chance that a drawn card is a joker (default: uniform over the 54 cards)",
-    )
-    p.add_argument(
-        "--text-share",
-        type=float,
-        default=0.0,
-        help="chance that a tile also shows printed text (unlabelled negatives) under its cards",
-    )
-    p.add_argument(
-        "--index-px",
-        type=float,
-        nargs=2,
-        metavar=("MIN", "MAX"),
-        default=FaceTileSettings.index_px,
-        help="range of the corner index's long side in tile pixels, drawn log-uniformly "
-        "(default 16 64; the held-out scenes hold many indices of 9-16 px)",
-    )
-    a = p.parse_args(argv)
-    lo, hi = a.index_px
-    if not 4.0 <= lo <= hi <= FaceTileSettings.tile / 2:
-        p.error(f"--index-px needs 4 <= MIN <= MAX <= {FaceTileSettings.tile // 2}")
-    if not 0.0 <= a.text_share <= 1.0:
-        p.error("--text-share must lie in [0, 1]")
-    if a.joker_share is not None and not 0.0 <= a.joker_share <= 1.0:
-        p.error("--joker-share must lie in [0, 1]")
-    names = [d.name for d in design_group(a.designs)]
-    settings = FaceTileSettings(index_px=(lo, hi), joker_share=a.joker_share, text_share=a.text_share)
-    make_face_tiles(a.out, "train", a.train, names, a.seed, settings)
-    make_face_tiles(a.out, "val", a.val, names, a.seed + 1, settings)
-    print(write_data_yaml(a.out, {"train": "train", "val": "val"}))
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.synth.cli import facetiles_command
+
+    typer.run(facetiles_command)

@@ -3,8 +3,9 @@
 A GPU machine is lent now and then for a few minutes: no package index, no ``rsvg-convert``, no
 fonts, a working tree of at most 64 MiB. ``pack`` (run here) puts what the renderer needs beside the
 repository: the training designs' face atlases (WebP inside the ``.png`` names the renderer reads;
-never a held-out design), the outline fonts of the randomised decks up to a size, and the
-ultralytics wheels. ``train`` (run there, or here with a tiny budget as a test) then, within one
+never a held-out design), the outline fonts of the randomised decks up to a size, and the wheels
+the machine's image lacks (ultralytics, pydantic, and typer for the command line itself,
+:data:`WHEELS`). ``train`` (run there, or here with a tiny budget as a test) then, within one
 wall-clock budget:
 
 1. renders fresh training scenes on every core (:func:`models.synth.dataset.render_example`; half
@@ -21,13 +22,14 @@ wall-clock budget:
 Nothing is chosen there: the weights come back and are evaluated here with the selection rule
 (:mod:`models.selection`) before anything ships (``docs/gpu.md``).
 
-    python -m models.gpu pack .gpu
-    python -m models.gpu train OUT --budget 510 --workers 15
+    tractorcam gpu pack .gpu                                  # here
+    python3 -m models.gpu train OUT --budget 510 --workers 15  # there: the same command, no install
+
+The commands are :data:`models.cli.gpu_app`'s; ``python -m models.gpu`` runs that group.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -56,6 +58,27 @@ WEIGHTS = REPO / "models" / "weights"
 FONT_KB = 200
 #: Share of scenes drawn from the training art decks (the rest from randomised decks).
 ART_SHARE = 0.5
+
+
+#: Wheels that travel, pure Python: ultralytics; pydantic (``calibration.table`` imports it) and its
+#: requirements; typer (the command line) and its requirements (``pip show typer rich``).
+WHEELS = (
+    "ultralytics",
+    "ultralytics-thop",
+    "pydantic",
+    "annotated-types",
+    "typing-inspection",
+    "typing-extensions",
+    "typer",
+    "annotated-doc",
+    "shellingham",
+    "rich",
+    "markdown-it-py",
+    "mdurl",
+    "pygments",
+)
+#: Wheels that travel built for the GPU machine's Python (3.12, x86-64): pydantic's core.
+BUILT_WHEELS = ("pydantic-core",)
 
 
 class GpuRunError(RuntimeError):
@@ -138,17 +161,10 @@ def pack(dest: Path, font_kb: int = FONT_KB, wheels: bool = True) -> dict[str, A
 
         wheel_dir = dest / "wheels"
         wheel_dir.mkdir(exist_ok=True)
-        # pure-Python wheels, and pydantic's core built for the GPU machine's Python (3.12, x86-64)
-        for pkg in (
-            "ultralytics",
-            "ultralytics-thop",
-            "pydantic",
-            "annotated-types",
-            "typing-inspection",
-            "typing-extensions",
-        ):
+        for pkg in WHEELS:
             _download(wheel_dir, f"{pkg}=={version(pkg)}")
-        _download(wheel_dir, f"pydantic-core=={version('pydantic-core')}", python="3.12")
+        for pkg in BUILT_WHEELS:
+            _download(wheel_dir, f"{pkg}=={version(pkg)}", python="3.12")
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
     summary = {"designs": kept, "fonts": len(fonts), "bytes": size, "cache_dir_here": str(cache_dir())}
     print(json.dumps(summary, indent=1))
@@ -652,7 +668,8 @@ def train_localiser(
 # --------------------------------------------------------------------------- the run
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: types.SimpleNamespace) -> dict[str, Any]:
+    """The whole run (``gpu train``); ``args`` holds that command's options by name."""
     import torch
 
     out: Path = args.out
@@ -670,9 +687,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     art, rand = art_designs(), random_designs()
     if not art:
-        raise GpuRunError(
-            "no training art deck here: run `python -m models.gpu pack` and set TRACTORCAM_CACHE"
-        )
+        raise GpuRunError("no training art deck here: run `tractorcam gpu pack` and set TRACTORCAM_CACHE")
     log(
         f"device {device} ({torch.cuda.get_device_name(0) if device == 'cuda' else 'cpu'}); "
         f"{len(art)} art decks, {len(rand)} random decks; budget {args.budget}s, {args.workers} workers"
@@ -980,89 +995,7 @@ def _cell(key: str, value: float) -> str:
     return f"{key} {value:.0f}" if counted else f"{key} {value:.4f}"
 
 
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
-    pk = sub.add_parser("pack", help="write the folder that travels (here)")
-    pk.add_argument("dest", type=Path)
-    pk.add_argument("--font-kb", type=int, default=FONT_KB)
-    pk.add_argument("--no-wheels", action="store_true")
-    tr = sub.add_parser("train", help="render, train, write weights (on the GPU machine)")
-    tr.add_argument("out", type=Path)
-    tr.add_argument("--budget", type=float, default=510.0, help="wall-clock seconds for the whole run")
-    tr.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
-    tr.add_argument("--seed", type=int, default=44)
-    tr.add_argument("--chunk", type=int, default=4, help="scenes per worker job")
-    tr.add_argument("--warmup", type=float, default=45.0, help="seconds of rendering before training")
-    tr.add_argument("--tail", type=float, default=25.0, help="seconds kept at the end for saving")
-    tr.add_argument("--batch", type=int, default=1024)
-    tr.add_argument("--mine-share", type=float, default=0.6)
-    tr.add_argument("--val-scenes", type=int, default=200)
-    tr.add_argument("--variant", nargs="+", default=["w2init:2:0.001:init", "w2:2:0.003", "w3:3:0.003"])
-    tr.add_argument("--device", default="")
-    tr.add_argument(
-        "--bank-share",
-        type=float,
-        default=0.5,
-        help="share of each batch cut on the device from the face bank (0: none)",
-    )
-    tr.add_argument(
-        "--bank-decks",
-        type=int,
-        default=1000,
-        help="randomised decks drawn for the face bank (plus the art decks)",
-    )
-    tr.add_argument("--loc-data", default="/tmp/gpu_loc")
-    tr.add_argument("--loc-project", default="/tmp/gpu_loc_run")
-    tr.add_argument(
-        "--loc-render", type=float, default=120.0, help="seconds of scenes written for the localiser"
-    )
-    tr.add_argument(
-        "--no-localiser", dest="localiser", action="store_false", help="train the classifiers only"
-    )
-    tr.add_argument("--loc-tail", type=float, default=40.0)
-    tr.add_argument("--loc-batch", type=int, default=128)
-    tr.add_argument("--loc-workers", type=int, default=6)
-    lo = sub.add_parser("localiser", help="(the run's subprocess) fine-tune the localiser")
-    lo.add_argument("data", type=Path)
-    lo.add_argument("project", type=Path)
-    lo.add_argument("--minutes", type=float, required=True)
-    lo.add_argument("--device", default="0")
-    lo.add_argument("--batch", type=int, default=128)
-    lo.add_argument("--workers", type=int, default=6)
-    ck = sub.add_parser(
-        "check", help="compare a run's networks with the shipped ones on selection splits (here)"
-    )
-    ck.add_argument("--classifier", nargs="*", default=[], help="NAME=PATH.pt:WIDTH")
-    ck.add_argument("--localiser", nargs="*", default=[], help="NAME=PATH.onnx")
-    ck.add_argument("--split", nargs="+", required=True, help="NAME=DIR:SPLIT of a rendered dataset")
-    ck.add_argument("--every", type=int, default=3, help="localisers: every n-th image")
-    args = p.parse_args(argv)
-    if args.cmd == "check":
-        for title, table in (
-            (
-                "classifiers: top-1 on label crops",
-                check_classifiers(args.classifier, args.split) if args.classifier else {},
-            ),
-            (
-                "localisers",
-                check_localisers(args.localiser, args.split, args.every) if args.localiser else {},
-            ),
-        ):
-            if table:
-                print(title)
-                for name, row in table.items():
-                    print(f"  {name}: " + ", ".join(_cell(k, v) for k, v in row.items()))
-        return
-    if args.cmd == "pack":
-        pack(args.dest, args.font_kb, not args.no_wheels)
-    elif args.cmd == "train":
-        run(args)
-    else:
-        train_localiser(
-            args.data, args.project.resolve(), args.minutes, args.device, args.batch, args.workers
-        )
-
-
 if __name__ == "__main__":
-    main()
+    from models.cli import gpu_app
+
+    gpu_app()

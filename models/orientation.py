@@ -12,22 +12,20 @@ which way their art prints them differs between decks. Every crop is also given 
 and 270° (the label turned with it), so all directions are seen equally often. The network and its
 training are the index classifier's (:func:`models.classifier.train_classifier`).
 
-    python -m models.orientation OUT.onnx --train DIR[:split] ... --val DIR[:split] ... --epochs 2
+    tractorcam heads orientation OUT.onnx --train DIR[:split] --val DIR[:split] --epochs 2
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from models.classifier import CropDataError, CropSet, _sources, jitter_boxes, train_classifier, uint8_crops
+from models.classifier import CropDataError, CropSet, jitter_boxes, uint8_crops
 from vision.classifier import CROP_PAD, CROP_SIZE
 from vision.orientation import BINS
 
@@ -120,30 +118,9 @@ def extract_oriented_crops(
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
-def main() -> None:
-    """Command line (see the module docstring)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("out", type=Path)
-    p.add_argument("--train", nargs="+", required=True, help="DIR[:split] of rendered datasets (annotations)")
-    p.add_argument("--val", nargs="+", required=True, help="DIR[:split]; the first one picks the best epoch")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--jitter", type=int, default=1)
-    p.add_argument("--limit", type=int, help="at most this many images per source")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
-    p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--width", type=float, default=0.75, help="channel multiplier of the network")
-    a = p.parse_args()
-    t0 = time.time()
-    train = turned(extract_oriented_crops(_sources(a.train), a.jitter, a.seed, a.limit))
-    val = [(s, turned(extract_oriented_crops(_sources([s]), 1, a.seed + 1, a.limit))) for s in a.val]
-    sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val)
-    print(f"crops: train {len(train.y)}, {sizes} ({time.time() - t0:.0f}s)", flush=True)
-    result = train_classifier(
-        train, val, a.epochs, a.out, a.seed, lr=a.lr, threads=a.threads, width=a.width, classes=BINS
-    )
-    print(result)
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.cli import orientation_command
+
+    typer.run(orientation_command)

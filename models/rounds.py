@@ -1,4 +1,4 @@
-"""Train the index classifier in rounds, each on data it has never seen (``python -m models.rounds``).
+"""Train the index classifier in rounds, each on data it has never seen (``tractorcam heads rounds``).
 
 The classifier memorises its training scenes (label-box crops of scenes it was trained on read
 97.4 % right, new scenes of the same decks 93.1 %; docs/experiments/reader-history.md). New scenes cost
@@ -26,7 +26,6 @@ whatever ran before it. Choosing whether a round's classifier ships is the selec
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import time
@@ -41,7 +40,7 @@ from models.classifier import CropSet, _sources, extract_crops, load_crops, trai
 from models.facetiles import DESIGN_GROUPS
 from vision.classifier import BACKGROUND
 
-#: Face-tile groups a round may render (``--tile-group``), as named by ``python -m models.facetiles``.
+#: Face-tile groups a round may render (``--tile-group``), as named by ``tractorcam synth facetiles --designs``.
 TILE_GROUPS = tuple(DESIGN_GROUPS)
 
 
@@ -268,58 +267,9 @@ def run_rounds(work: Path, rounds: int, s: RoundSettings, log: Callable[[str], N
     return [run_round(work, r, s, log) for r in range(1, rounds + 1)]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line (see the module docstring)."""
-    d = RoundSettings(localiser=Path(), init=Path(), val=())
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("work", type=Path, help="folder of the rounds (round-01, round-02, ...)")
-    p.add_argument("--rounds", type=int, default=1, help="run (or finish) rounds 1 to this")
-    p.add_argument(
-        "--init", type=Path, default=Path("models/weights/classifier.pt"), help="round 1 starts here"
-    )
-    p.add_argument("--localiser", type=Path, default=Path("models/weights/best.onnx"), help="mines the boxes")
-    p.add_argument("--val", nargs="+", default=[], help="DIR[:split] whose label crops are scored per round")
-    p.add_argument("--scenes", type=int, default=d.scenes, help="new training-design scenes per round")
-    p.add_argument("--text-share", type=float, default=d.text_share, help="share with printed sheets / text")
-    p.add_argument("--tiles", type=int, default=d.tiles, help="new face tiles per group per round")
-    p.add_argument("--tile-group", nargs="*", choices=TILE_GROUPS, default=list(d.tile_groups))
-    p.add_argument("--mine", type=int, default=d.mine, help="scenes the localiser's boxes are mined on")
-    p.add_argument("--mine-conf", type=float, default=d.mine_conf, help="localiser score of mined boxes")
-    p.add_argument("--mine-background", type=int, help="keep at most this many mined background crops")
-    p.add_argument("--jitter", type=int, default=d.jitter, help="jittered copies of each labelled index")
-    p.add_argument("--negatives", type=int, default=d.negatives, help="random background crops per image")
-    p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate of each round's epoch")
-    p.add_argument("--width", type=float, default=d.width, help="the classifier's channel multiplier")
-    p.add_argument("--seed", type=int, default=d.seed, help="seeds every round's data and training")
-    p.add_argument("--workers", type=int, default=d.workers, help="processes for rendering and mining")
-    p.add_argument("--drop-images", action="store_true", help="delete a round's images once trained")
-    p.add_argument("--extra-crops", nargs="*", type=Path, default=[], help=".npz crop sets added every round")
-    a = p.parse_args(argv)
-    s = RoundSettings(
-        localiser=a.localiser,
-        init=a.init,
-        val=tuple(a.val),
-        scenes=a.scenes,
-        text_share=a.text_share,
-        tiles=a.tiles,
-        tile_groups=tuple(a.tile_group),
-        mine=a.mine,
-        mine_conf=a.mine_conf,
-        mine_background=a.mine_background,
-        jitter=a.jitter,
-        negatives=a.negatives,
-        lr=a.lr,
-        width=a.width,
-        seed=a.seed,
-        workers=a.workers,
-        keep_images=not a.drop_images,
-        extra_crops=tuple(a.extra_crops),
-    )
-    try:
-        run_rounds(a.work, a.rounds, s)
-    except RoundsError as exc:
-        p.error(str(exc))
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.cli import rounds_command
+
+    typer.run(rounds_command)

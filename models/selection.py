@@ -21,11 +21,11 @@ exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose w
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (0.01 pt is one card in 5,313).
 
-``python -m models.selection VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP HELDOUT_VAL_SWEEP]``
+``tractorcam select VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP --shipped HELDOUT_VAL_SWEEP]``
 
 A third set, ``heldout_val_proc`` (unseen random decks with the test's
 small indices and with jokers), is pooled too and counts as unseen with heldout_val:
-``python -m models.selection ALL HV HVP --unseen 2 --shipped ALL HV HVP``.
+``tractorcam select ALL HV HVP --unseen 2 --shipped ALL --shipped HV --shipped HVP``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from models.metrics import Tally
 
@@ -206,52 +205,9 @@ def describe(row: SweepRow) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    import argparse
-
-    p = argparse.ArgumentParser(description="Pick thresholds from pooled eval sweeps (models.selection).")
-    p.add_argument("sweeps", nargs="+", type=Path, help="sweep outputs; the last --unseen are unseen designs")
-    p.add_argument("--shipped", nargs="+", type=Path, help="the shipped reader's sweeps, same sets and order")
-    p.add_argument(
-        "--joker-floor",
-        type=float,
-        default=JOKER_FLOOR,
-        help=f"least probability a joker may need in an eligible setting (default {JOKER_FLOOR}; 0: any)",
-    )
-    p.add_argument(
-        "--unseen",
-        type=int,
-        default=1,
-        help="how many of the last sweeps are unseen-design sets (pooled for the not-worse check)",
-    )
-    a = p.parse_args(argv)
-    try:
-        cand = [parse_sweep(f.read_text()) for f in a.sweeps]
-        ship = [parse_sweep(f.read_text()) for f in a.shipped] if a.shipped else None
-    except (OSError, SweepFormatError) as exc:
-        p.error(str(exc))
-    try:
-        best = pick(pool(cand).values(), joker_floor=a.joker_floor)
-    except ValueError as exc:
-        p.error(str(exc))
-    print("pick (pooled):", describe(best))
-    for f, sw in zip(a.sweeps, cand, strict=True):
-        print(f"  {f.name}: {describe(sw[best.setting])}")
-    if ship is not None:
-        try:
-            v = compare(cand, ship, a.joker_floor, a.unseen)
-        except ValueError as exc:
-            p.error(str(exc))
-        print("shipped pick (pooled):", describe(v.shipped))
-        print(
-            f"  unseen designs: candidate {v.candidate_unseen.cards.f1:.2%}, shipped {v.shipped_unseen.cards.f1:.2%}"
-        )
-        print(
-            f"better pooled F1: {v.better_pooled}; unseen designs not worse: {v.unseen_not_worse}; "
-            f"exact match not worse: {v.exact_not_worse}; "
-            + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
-        )
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.cli import select_command
+
+    typer.run(select_command)

@@ -6,6 +6,8 @@ tiny, so each render is resized so that its median index gets a random target he
 ``index_px``), and ``tiles_per_image`` windows are cut around randomly chosen indices (plus a few at
 random places). Labels are clipped to the window; a label less than ``min_visible`` inside is dropped
 (the tiled detector also drops cut boxes). Output: ultralytics layout with its own ``data.yaml``.
+
+    tractorcam synth tiles SRC OUT [--per-image K] [--val-per-image K] [--extra-train DIR]
 """
 
 from __future__ import annotations
@@ -135,35 +137,9 @@ def write_data_yaml(out: Path, splits: dict[str, str]) -> Path:
     return path
 
 
-def main() -> None:
-    """``python -m models.tiles SRC OUT [--per-image K] [--val-per-image K] [--extra-train DIR ...]``:
-    tile a rendered dataset.
-
-    Cuts the ``train`` and ``val`` splits of SRC into OUT and writes OUT/data.yaml; ``--extra-train``
-    adds further image folders (e.g. face tiles) to the training list.
-    """
-    import argparse
-
-    p = argparse.ArgumentParser(description=main.__doc__)
-    p.add_argument("src", type=Path)
-    p.add_argument("out", type=Path)
-    p.add_argument("--per-image", type=int, default=2)
-    p.add_argument("--val-per-image", type=int, help="tiles per val image (default: --per-image)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--extra-train", type=Path, nargs="*", default=[])
-    a = p.parse_args()
-    for split in ("train", "val"):
-        k = a.per_image if split == "train" or a.val_per_image is None else a.val_per_image
-        n = make_tiles(a.src, split, a.out, TileSettings(tiles_per_image=k, seed=a.seed))
-        print(f"{split}: {n} tiles")
-    path = write_data_yaml(a.out, {"train": "train", "val": "val"})
-    if a.extra_train:
-        text = path.read_text()
-        folders = ["images/train"] + [str(Path(d).resolve()) for d in a.extra_train]
-        text = text.replace("train: images/train\n", "train:\n" + "".join(f"  - {f}\n" for f in folders))
-        path.write_text(text)
-    print(path)
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.synth.cli import tiles_command
+
+    typer.run(tiles_command)

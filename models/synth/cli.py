@@ -1,12 +1,19 @@
 """``tractorcam synth``: render training data and whole simulated deals.
 
+``dataset`` and ``deal`` render scenes; ``tiles`` cuts a rendered dataset into index-sized tiles
+(:mod:`models.tiles`), ``facetiles`` composes tiles from card faces (:mod:`models.facetiles`) and
+``kennard`` fetches and converts Adrian Kennard's card art (:mod:`models.synth.kennard`; each module
+runs its own command as a program too, ``python -m models.tiles ...``).
+
 Heavy imports (cv2, numpy, the renderer) stay inside the command functions so the top-level
 command line starts fast.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -107,6 +114,147 @@ def deal(
         raise typer.Exit(2) from None
     what = f"{result.tricks} tricks" + (f" in {deals} deals" if deals > 1 else "")
     typer.echo(f"{result.video} ({result.frames} frames, {what})")
+
+
+def tiles_command(
+    src: Annotated[Path, typer.Argument(help="a rendered dataset (its train and val splits are cut)")],
+    out: Annotated[Path, typer.Argument(help="the tile dataset (ultralytics layout, data.yaml)")],
+    per_image: Annotated[int, typer.Option("--per-image", help="tiles per image")] = 2,
+    val_per_image: Annotated[
+        int | None, typer.Option("--val-per-image", help="tiles per val image (default: --per-image)")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="seeds the tiles' scales and places")] = 0,
+    extra_train: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--extra-train", help="an image folder (e.g. face tiles) added to the training list (repeat it)"
+        ),
+    ] = None,
+) -> None:
+    """Cut a rendered dataset's train and val splits into index-sized training tiles.
+
+    Writes OUT/data.yaml (models.tiles)."""
+    from models.tiles import TileSettings, make_tiles, write_data_yaml
+
+    for split in ("train", "val"):
+        k = per_image if split == "train" or val_per_image is None else val_per_image
+        n = make_tiles(src, split, out, TileSettings(tiles_per_image=k, seed=seed))
+        typer.echo(f"{split}: {n} tiles")
+    path = write_data_yaml(out, {"train": "train", "val": "val"})
+    if extra_train:
+        text = path.read_text()
+        folders = ["images/train"] + [str(Path(d).resolve()) for d in extra_train]
+        text = text.replace("train: images/train\n", "train:\n" + "".join(f"  - {f}\n" for f in folders))
+        path.write_text(text)
+    typer.echo(str(path))
+
+
+class DesignGroup(StrEnum):
+    """The design groups face tiles can draw (:data:`models.facetiles.DESIGN_GROUPS`)."""
+
+    train = "train"
+    randomised = "randomised"
+    fonts = "fonts"
+    glyphs = "glyphs"
+    kde = "kde"
+    kennard = "kennard"
+
+
+def facetiles_command(
+    out: Annotated[Path, typer.Argument(help="the tile dataset (ultralytics layout, data.yaml)")],
+    train: Annotated[int, typer.Option("--train", help="training tiles")] = 4000,
+    val: Annotated[int, typer.Option("--val", help="validation tiles")] = 300,
+    seed: Annotated[
+        int, typer.Option("--seed", help="seeds the training tiles (the val tiles: seed + 1)")
+    ] = 0,
+    designs: Annotated[
+        DesignGroup,
+        typer.Option(
+            "--designs",
+            help="train: the scene training designs; randomised: the seeded random procedural decks; "
+            "fonts: the same with outline-font indices (RANDOMISED_TTF); "
+            "glyphs: the same, most with suit symbols from fonts (RANDOMISED_GLYPH); "
+            "kde: the KDE training decks (models.synth.designs.KDE_TRAIN); "
+            "kennard: Adrian Kennard's deck (KENNARD_TRAIN; tractorcam synth kennard first)",
+        ),
+    ] = DesignGroup.train,
+    joker_share: Annotated[
+        float | None,
+        typer.Option(
+            "--joker-share", help="chance that a drawn card is a joker (default: uniform over the 54 cards)"
+        ),
+    ] = None,
+    text_share: Annotated[
+        float,
+        typer.Option(
+            "--text-share",
+            help="chance that a tile also shows printed text (unlabelled negatives) under its cards",
+        ),
+    ] = 0.0,
+    index_px: Annotated[
+        tuple[float, float],
+        typer.Option(
+            "--index-px",
+            metavar="MIN MAX",
+            help="range of the corner index's long side in tile pixels, drawn log-uniformly "
+            "(the held-out scenes hold many indices of 9-16 px)",
+        ),
+    ] = (16.0, 64.0),
+) -> None:
+    """Compose index-sized training tiles from the card faces of one design group.
+
+    Writes OUT/data.yaml (models.facetiles)."""
+    from models.facetiles import FaceTileSettings, design_group, make_face_tiles
+    from models.tiles import write_data_yaml
+
+    lo, hi = index_px
+    if not 4.0 <= lo <= hi <= FaceTileSettings.tile / 2:
+        raise _fail(f"--index-px needs 4 <= MIN <= MAX <= {FaceTileSettings.tile // 2}")
+    if not 0.0 <= text_share <= 1.0:
+        raise _fail("--text-share must lie in [0, 1]")
+    if joker_share is not None and not 0.0 <= joker_share <= 1.0:
+        raise _fail("--joker-share must lie in [0, 1]")
+    names = [d.name for d in design_group(designs.value)]
+    settings = FaceTileSettings(index_px=(lo, hi), joker_share=joker_share, text_share=text_share)
+    make_face_tiles(out, "train", train, names, seed, settings)
+    make_face_tiles(out, "val", val, names, seed + 1, settings)
+    typer.echo(str(write_data_yaml(out, {"train": "train", "val": "val"})))
+
+
+def kennard_command(
+    bundle: Annotated[
+        Path | None, typer.Option("--bundle", help="an index.esm.js already on disk (default: npm pack it)")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="output directory (default: the cache)")] = None,
+) -> None:
+    """Write Adrian Kennard's card art (CC0-1.0) as one SVG per card, for the face tiles.
+
+    Fetched with npm pack unless --bundle names the bundle (models.synth.kennard)."""
+    import tempfile
+
+    from models.synth.faces import kennard_dir
+    from models.synth.kennard import KennardArtError, convert_bundle, fetch_bundle
+
+    folder = out or kennard_dir()
+    try:
+        if bundle is not None:
+            n = convert_bundle(bundle, folder)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                n = convert_bundle(fetch_bundle(Path(tmp)), folder)
+    except KennardArtError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"{n} cards -> {folder}")
+
+
+synth_app.command("tiles")(tiles_command)
+synth_app.command("facetiles")(facetiles_command)
+synth_app.command("kennard")(kennard_command)
+
+
+def _fail(exc: Exception | str) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:

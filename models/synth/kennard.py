@@ -8,7 +8,7 @@ tiny ``createElement`` that prints SVG markup, so every card becomes ``<out>/<na
 ``SA``, ``HK``; ``J1`` / ``J2`` the jokers, ``B1`` / ``B2`` backs). Nothing is committed: the SVGs
 live in the cache (:func:`models.synth.faces.kennard_dir`), like the rendered atlases of :mod:`models.synth.faces`.
 
-``python -m models.synth.kennard`` fetches the package with ``npm pack`` (a package registry, as
+``tractorcam synth kennard`` fetches the package with ``npm pack`` (a package registry, as
 apt is for the Debian art) and converts it; ``--bundle FILE`` converts an ``index.esm.js`` already
 on disk.
 
@@ -112,27 +112,9 @@ def fetch_bundle(dest: Path, package: str = PACKAGE) -> Path:
     return dest / BUNDLE
 
 
-def main() -> None:
-    """``python -m models.synth.kennard [--bundle index.esm.js] [--out DIR]``: write the card SVGs."""
-    import argparse
-
-    from models.synth.faces import kennard_dir
-
-    p = argparse.ArgumentParser(description=main.__doc__)
-    p.add_argument("--bundle", type=Path, help="an index.esm.js already on disk (default: npm pack it)")
-    p.add_argument("--out", type=Path, default=None, help="output directory (default: the cache)")
-    a = p.parse_args()
-    out = a.out or kennard_dir()
-    try:
-        if a.bundle is not None:
-            n = convert_bundle(a.bundle, out)
-        else:
-            with tempfile.TemporaryDirectory() as tmp:
-                n = convert_bundle(fetch_bundle(Path(tmp)), out)
-    except KennardArtError as e:
-        raise SystemExit(f"error: {e}") from None
-    print(f"{n} cards -> {out}")
-
-
 if __name__ == "__main__":
-    main()
+    import typer
+
+    from models.synth.cli import kennard_command
+
+    typer.run(kennard_command)

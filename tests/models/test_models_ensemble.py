@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
-from models.ensemble import EnsembleError, build_ensemble, load_ensemble, main, write_ensemble
+from models.cli import heads_app
+from models.ensemble import EnsembleError, build_ensemble, load_ensemble, write_ensemble
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
@@ -83,15 +84,14 @@ def test_bad_members_are_refused_with_the_reason(tmp_path: Path) -> None:
         load_ensemble(tmp_path / "none.pt")
 
 
-def test_the_command_line_names_a_missing_member(tmp_path: Path, monkeypatch) -> None:
+def test_the_command_line_names_a_missing_member(tmp_path: Path) -> None:
     a, _ = _member(tmp_path, 8)
     out = tmp_path / "ens.onnx"
-    monkeypatch.setattr(
-        sys, "argv", ["ensemble", str(out), str(a), str(tmp_path / "gone.pt"), "--width", "0.5"]
-    )
-    with pytest.raises(SystemExit, match="gone.pt"):
-        main()
+    runner = CliRunner()
+    args = ["ensemble", str(out), str(a), str(tmp_path / "gone.pt"), "--width", "0.5"]
+    result = runner.invoke(heads_app, args)
+    assert result.exit_code == 2 and "gone.pt" in result.stderr
     assert not out.exists()
-    monkeypatch.setattr(sys, "argv", ["ensemble", str(out), str(a), "--width", "0.5"])
-    main()
+    result = runner.invoke(heads_app, ["ensemble", str(out), str(a), "--width", "0.5"])
+    assert result.exit_code == 0, result.output
     assert out.is_file() and out.with_suffix(".pt").is_file()

@@ -2,8 +2,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from models.facetiles import FaceTileSettings, compose_tile
+from models.synth.cli import synth_app
 from models.synth.faces import load_faces
 
 
@@ -64,23 +66,26 @@ def test_small_index_range_gives_small_labelled_boxes():
 
 def test_cli_index_px_reaches_the_settings(monkeypatch, tmp_path):
     import models.facetiles as ft
+    import models.tiles
 
     seen = []
     monkeypatch.setattr(
         ft, "make_face_tiles", lambda out, split, n, names, seed, settings: seen.append(settings)
     )
-    monkeypatch.setattr(ft, "write_data_yaml", lambda out, splits: out / "data.yaml")
-    ft.main([str(tmp_path), "--train", "1", "--val", "1", "--designs", "kde", "--index-px", "9", "22"])
+    monkeypatch.setattr(models.tiles, "write_data_yaml", lambda out, splits: out / "data.yaml")
+    runner = CliRunner()
+    args = ["facetiles", str(tmp_path), "--train", "1", "--val", "1", "--designs", "kde"]
+    result = runner.invoke(synth_app, [*args, "--index-px", "9", "22"])
+    assert result.exit_code == 0, result.output
     assert [s.index_px for s in seen] == [(9.0, 22.0), (9.0, 22.0)]
     seen.clear()
-    ft.main([str(tmp_path), "--train", "1", "--val", "1", "--designs", "kde"])
+    result = runner.invoke(synth_app, args)
+    assert result.exit_code == 0, result.output
     assert [s.index_px for s in seen] == [(16.0, 64.0), (16.0, 64.0)]
 
 
 @pytest.mark.parametrize("bad", [["12", "9"], ["2", "9"], ["9", "400"]])
-def test_cli_refuses_a_bad_index_range(tmp_path, bad, capsys):
-    from models.facetiles import main
-
-    with pytest.raises(SystemExit):
-        main([str(tmp_path), "--index-px", *bad])
-    assert "--index-px" in capsys.readouterr().err
+def test_cli_refuses_a_bad_index_range(tmp_path, bad):
+    result = CliRunner().invoke(synth_app, ["facetiles", str(tmp_path), "--index-px", *bad])
+    assert result.exit_code == 2 and "--index-px" in result.stderr
+    assert not (tmp_path / "data.yaml").exists()

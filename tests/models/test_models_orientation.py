@@ -1,16 +1,17 @@
-"""``python -m models.orientation``: reading-direction labels from the renderer, turned crops, training."""
+"""``tractorcam heads orientation``: reading-direction labels from the renderer, turned crops, training."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from models.classifier import CropDataError, CropSet
-from models.orientation import angle_bin, extract_oriented_crops, index_up, main, turned
+from models.cli import heads_app
+from models.orientation import angle_bin, extract_oriented_crops, index_up, turned
 from models.synth.dataset import make_dataset
 from vision.orientation import BINS
 
@@ -74,15 +75,15 @@ def test_crops_are_cut_for_visible_tl_and_br_indices_only(rendered: Path) -> Non
         extract_oriented_crops([(rendered, "train")], jitter=1, seed=0)
 
 
-def test_training_exports_a_head_with_eight_sectors(rendered: Path, tmp_path: Path, monkeypatch) -> None:
+def test_training_exports_a_head_with_eight_sectors(rendered: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from vision.orientation import OrientationHead
 
     out = tmp_path / "o.onnx"
     src = f"{rendered}:val"
-    argv = ["x", str(out), "--train", src, "--val", src, "--epochs", "1", "--threads", "1", "--width", "0.25"]
-    monkeypatch.setattr(sys, "argv", argv)
-    main()
+    args = [str(out), "--train", src, "--val", src, "--epochs", "1", "--threads", "1", "--width", "0.25"]
+    result = CliRunner().invoke(heads_app, ["orientation", *args])
+    assert result.exit_code == 0, result.output
     head = OrientationHead(out)
     p = head.probabilities(np.zeros((2, 3, head.size, head.size), np.float32))
     assert p.shape == (2, BINS) and np.allclose(p.sum(1), 1.0, atol=1e-5)

@@ -6,6 +6,7 @@ import doctest
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import models.selection
 from models.evaluate import format_scene_report
@@ -16,7 +17,6 @@ from models.selection import (
     SweepFormatError,
     SweepRow,
     compare,
-    main,
     parse_sweep,
     pick,
     pool,
@@ -165,7 +165,7 @@ def test_equal_f1_goes_to_the_more_precise_reader() -> None:
     assert v.candidate.cards.f1 - v.shipped.cards.f1 > WINDOW and v.better_pooled
 
 
-def test_cli_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_prints_the_verdict(tmp_path: Path) -> None:
     k = (0.3, 0.4, 0.8)
     files = {}
     for name, (tp, fp, fn) in {
@@ -176,23 +176,22 @@ def test_cli_prints_the_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[st
     }.items():
         files[name] = tmp_path / f"{name}.txt"
         files[name].write_text(_sweep_text({k: _report(tp, fp, fn)}))
-    main(
-        [
-            str(files["cand_val"]),
-            str(files["cand_hv"]),
-            "--shipped",
-            str(files["ship_val"]),
-            str(files["ship_hv"]),
-        ]
-    )
-    out = capsys.readouterr().out
+    from tractorcam_cli.main import app
+
+    runner = CliRunner()
+    candidate = [str(files["cand_val"]), str(files["cand_hv"])]
+    shipped = ["--shipped", str(files["ship_val"]), "--shipped", str(files["ship_hv"])]
+    result = runner.invoke(app, ["select", *candidate, *shipped])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
     assert "det_conf 0.3 conf 0.4 joker_conf 0.8" in out and "keep the shipped reader" in out
-    with pytest.raises(SystemExit):  # no setting of these sweeps holds jokers to 0.9
-        main([str(files["cand_val"]), str(files["cand_hv"]), "--joker-floor", "0.9"])
+    # no setting of these sweeps holds jokers to 0.9
+    result = runner.invoke(app, ["select", *candidate, "--joker-floor", "0.9"])
+    assert result.exit_code == 2 and result.stderr.startswith("error: "), result.output
     bad = tmp_path / "bad.txt"
     bad.write_text("nothing here")
-    with pytest.raises(SystemExit):
-        main([str(bad)])
+    result = runner.invoke(app, ["select", str(bad)])
+    assert result.exit_code == 2 and result.stderr.startswith("error: "), result.output
 
 
 def test_module_doctests() -> None:

@@ -1,19 +1,25 @@
-"""``python -m models.classifier --target suit``: the suit head's crops, labels and exported file."""
+"""``tractorcam heads classifier --target suit``: the suit head's crops, labels and exported file."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from typer.testing import CliRunner, Result
 
-from models.classifier import CropSet, extract_crops, main, suit_targets
+from models.classifier import CropSet, extract_crops, suit_targets
+from models.cli import heads_app
 from vision.labels import SUITS, class_id
 
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
+
+
+def classifier(*args: str) -> Result:
+    """``tractorcam heads classifier ARGS``."""
+    return CliRunner().invoke(heads_app, ["classifier", *args])
 
 
 def dataset(root: Path, cards: list[str]) -> None:
@@ -50,15 +56,15 @@ def test_pad_widens_the_crop_around_the_same_box(tmp_path: Path) -> None:
     assert blue(tight) == 0.0 and blue(wide) > 10.0  # a 10 × 20 blue strip in a 60 × 60 crop: ≈ 14
 
 
-def test_training_a_suit_head_exports_four_suits_and_its_pad(tmp_path: Path, monkeypatch) -> None:
+def test_training_a_suit_head_exports_four_suits_and_its_pad(tmp_path: Path) -> None:
     from vision.classifier import SuitHead
 
     dataset(tmp_path / "d", ["7C", "QH", "2S", "JD"])
     out = tmp_path / "suit.onnx"
     src = f"{tmp_path / 'd'}:train"
-    argv = ["x", str(out), "--train", src, "--val", src, "--target", "suit", "--size", "24", "--pad", "0.8"]
-    monkeypatch.setattr(sys, "argv", [*argv, "--epochs", "1", "--jitter", "2", "--threads", "1"])
-    main()
+    argv = [str(out), "--train", src, "--val", src, "--target", "suit", "--size", "24", "--pad", "0.8"]
+    result = classifier(*argv, "--epochs", "1", "--jitter", "2", "--threads", "1")
+    assert result.exit_code == 0, result.output
     head = SuitHead(out)
     assert head.pad == 0.8 and head.size == 24
     img = cv2.imread(str(tmp_path / "d" / "images" / "train" / "a.png"))
@@ -66,9 +72,8 @@ def test_training_a_suit_head_exports_four_suits_and_its_pad(tmp_path: Path, mon
     assert q.shape == (1, 4) and q.sum() == pytest.approx(1.0, abs=1e-5)
 
 
-def test_suit_target_refuses_mined_crops(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_suit_target_refuses_mined_crops(tmp_path: Path) -> None:
     argv = [
-        "x",
         str(tmp_path / "s.onnx"),
         "--train",
         "d",
@@ -79,15 +84,11 @@ def test_suit_target_refuses_mined_crops(tmp_path: Path, monkeypatch, capsys) ->
         "--mine",
         "m.onnx",
     ]
-    monkeypatch.setattr(sys, "argv", argv)
-    with pytest.raises(SystemExit) as exc:
-        main()
-    assert exc.value.code == 2 and "labelled crops only" in capsys.readouterr().err
+    result = classifier(*argv)
+    assert result.exit_code == 2 and "labelled crops only" in result.stderr
 
 
-def test_init_partial_takes_the_convolutions_of_a_card_classifier(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
+def test_init_partial_takes_the_convolutions_of_a_card_classifier(tmp_path: Path) -> None:
     import torch
 
     from models.classifier import build_net
@@ -96,17 +97,16 @@ def test_init_partial_takes_the_convolutions_of_a_card_classifier(
     card = build_net(classes=55, size=40, width=0.5)
     torch.save(card.state_dict(), tmp_path / "card.pt")
     src = f"{tmp_path / 'd'}:train"
-    argv = ["x", str(tmp_path / "s.onnx"), "--train", src, "--val", src, "--target", "suit", "--size", "24"]
+    argv = [str(tmp_path / "s.onnx"), "--train", src, "--val", src, "--target", "suit", "--size", "24"]
     argv += ["--width", "0.5", "--epochs", "1", "--threads", "1", "--lr", "1e-12"]
-    monkeypatch.setattr(sys, "argv", [*argv, "--init", str(tmp_path / "card.pt"), "--init-partial"])
-    main()
-    out = capsys.readouterr().out
+    result = classifier(*argv, "--init", str(tmp_path / "card.pt"), "--init-partial")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
     assert "init: " in out and "tensors from" in out
     suit = torch.load(tmp_path / "s.pt")
     # the first convolution is the card classifier's (the learning rate is too small to move it);
     # the last layer has 4 outputs, freshly made
     torch.testing.assert_close(suit["0.weight"], card.state_dict()["0.weight"])
     assert suit[list(suit)[-1]].shape == (4,)
-    monkeypatch.setattr(sys, "argv", [*argv, "--init", str(tmp_path / "card.pt")])  # without: refused
-    with pytest.raises(RuntimeError, match="size mismatch"):
-        main()
+    result = classifier(*argv, "--init", str(tmp_path / "card.pt"))  # without --init-partial: refused
+    assert isinstance(result.exception, RuntimeError) and "size mismatch" in str(result.exception)

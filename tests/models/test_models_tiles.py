@@ -49,10 +49,10 @@ def test_negative_boxes_avoid_indices():
     assert (neg[:, 0] >= 0).all() and (neg[:, 3] <= 320 + 1e-3).all()
 
 
-def test_tiles_command_cuts_val_at_its_own_rate_and_lists_extra_training_folders(tmp_path, monkeypatch):
-    import sys
+def test_tiles_command_cuts_val_at_its_own_rate_and_lists_extra_training_folders(tmp_path):
+    from typer.testing import CliRunner
 
-    from models import tiles
+    from models.synth.cli import synth_app
 
     src = tmp_path / "src"
     for split in ("train", "val"):
@@ -63,8 +63,8 @@ def test_tiles_command_cuts_val_at_its_own_rate_and_lists_extra_training_folders
     extra = tmp_path / "faces" / "images" / "train"
     extra.mkdir(parents=True)
     argv = ["tiles", str(src), str(tmp_path / "out"), "--per-image", "3", "--val-per-image", "1"]
-    monkeypatch.setattr(sys, "argv", [*argv, "--extra-train", str(extra)])
-    tiles.main()
+    result = CliRunner().invoke(synth_app, [*argv, "--extra-train", str(extra)])
+    assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "out" / "images" / "train").glob("*.jpg"))) == 3
     assert len(list((tmp_path / "out" / "images" / "val").glob("*.jpg"))) == 1
     yaml = (tmp_path / "out" / "data.yaml").read_text()

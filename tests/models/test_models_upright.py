@@ -1,17 +1,18 @@
-"""``python -m models.upright``: upright crops of the labelled indices, and training the head."""
+"""``tractorcam heads upright``: upright crops of the labelled indices, and training the head."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner, Result
 
 from models.classifier import CropDataError
+from models.cli import heads_app
 from models.synth.dataset import make_dataset
 from models.tiles import read_yolo_labels
-from models.upright import extract_upright_crops, main
+from models.upright import extract_upright_crops
 from vision.detectors.base import default_orientation_head
 from vision.orientation import OrientationHead
 from vision.upright import CARDS, UprightHead
@@ -35,6 +36,11 @@ def head() -> OrientationHead:
     path = default_orientation_head()
     assert path is not None, "the committed orientation head is missing"
     return OrientationHead(path, threads=1)
+
+
+def upright(*args: str) -> Result:
+    """``tractorcam heads upright ARGS``."""
+    return CliRunner().invoke(heads_app, ["upright", *args])
 
 
 def labels(root: Path) -> np.ndarray:
@@ -62,12 +68,11 @@ def test_every_label_whose_direction_the_head_reads_gives_a_crop(
         extract_upright_crops([(rendered, "train")], head, jitter=1, seed=0)
 
 
-def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path, monkeypatch) -> None:
+def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch")
     out = tmp_path / "u.onnx"
     src = f"{rendered}:val"
     argv = [
-        "x",
         str(out),
         "--train",
         src,
@@ -81,8 +86,8 @@ def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path, m
         "1",
     ]
     argv += ["--width", "0.25"]
-    monkeypatch.setattr(sys, "argv", argv)
-    main()
+    result = upright(*argv)
+    assert result.exit_code == 0, result.output
     head = UprightHead(out)
     q = head.box_probabilities(
         np.zeros((100, 100, 3), np.uint8), np.array([[40, 40, 60, 60]], np.float32), np.array([[0.0, -1.0]])
@@ -94,18 +99,26 @@ def test_crops_saved_once_train_a_later_run_and_misfits_are_refused(rendered: Pa
     pytest.importorskip("torch")
     src = f"{rendered}:val"
     saved = tmp_path / "r.npz"
-    main([str(tmp_path / "unused.onnx"), "--train", src, "--save-crops", str(saved), "--epochs", "0"])
+    result = upright(
+        str(tmp_path / "unused.onnx"), "--train", src, "--save-crops", str(saved), "--epochs", "0"
+    )
+    assert result.exit_code == 0, result.output
     assert not (tmp_path / "unused.onnx").exists()  # --epochs 0 only cuts and saves
     with np.load(saved) as z:
         assert z["x"].dtype == np.uint8 and len(z["x"]) == len(z["y"]) >= 0.8 * 2 * len(labels(rendered))
     out = tmp_path / "u.onnx"
     common = ["--val", src, "--val-limit", "1", "--epochs", "1", "--threads", "1", "--width", "0.25"]
-    main([str(out), "--extra-crops", str(saved), *common])
+    result = upright(str(out), "--extra-crops", str(saved), *common)
+    assert result.exit_code == 0, result.output
     assert UprightHead(out).box_probabilities(
         np.zeros((64, 64, 3), np.uint8), np.array([[20, 20, 40, 40]], np.float32), np.array([[0.0, -1.0]])
     ).shape == (1, CARDS)
     background = tmp_path / "bg.npz"  # a classifier's crops: label 54 is its background, not a card
     np.savez(background, x=np.zeros((2, 3, 40, 40), np.uint8), y=np.array([3, CARDS]))
-    for bad in (["--extra-crops", str(background), *common], ["--extra-crops", str(saved)], []):
-        with pytest.raises(SystemExit):
-            main([str(tmp_path / "v.onnx"), *bad])
+    for bad, why in (
+        (["--extra-crops", str(background), *common], "crops must be"),
+        (["--extra-crops", str(saved)], "training needs --val"),
+        ([], "nothing to train on"),
+    ):
+        result = upright(str(tmp_path / "v.onnx"), *bad)
+        assert result.exit_code == 2 and why in result.stderr, result.output

@@ -126,7 +126,7 @@ def test_names_and_art_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_missing_art_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACTORCAM_KENNARD_DIR", str(tmp_path / "none"))
-    with pytest.raises(kennard.KennardArtError, match="python -m models.synth.kennard"):
+    with pytest.raises(kennard.KennardArtError, match="tractorcam synth kennard"):
         faces._build_kennard(BY_NAME["kennard"])
     with pytest.raises(FileNotFoundError, match="card art not found"):
         faces.render_sheet(tmp_path / "none" / "SA.svg", 100)
