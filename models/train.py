@@ -124,7 +124,7 @@ def finetune(
 
     A one-class localiser (the shipped detector) stays one-class (``single_cls``) even though the
     deck's labels name 54 cards; the new deck's names are learnt by the index classifier
-    (``python -m models.classifier ... --init models/weights/classifier.pt``).
+    (``tractorcam heads classifier ... --init models/weights/classifier.pt``).
     """
     if not Path(weights).is_file():
         raise TrainConfigError(f"weights not found: {weights}")

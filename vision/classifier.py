@@ -324,7 +324,7 @@ class SuitHead:
     The index crop is tight (:data:`CROP_PAD`); at 10–20 px a club and a spade glyph differ by a few
     pixels. The head reads a wider crop (the pad it was trained with, stored in its ONNX metadata as
     :data:`PAD_KEY`) where the card's pips, larger than the index's suit, are often in view. Trained
-    by ``python -m models.classifier --target suit``. Raises :class:`ClassifierNotFoundError` for a
+    by ``tractorcam heads classifier --target suit``. Raises :class:`ClassifierNotFoundError` for a
     missing file and :class:`SuitHeadError` for a model without 4 outputs or without its pad.
     """
 

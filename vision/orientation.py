@@ -5,7 +5,7 @@ by side show theirs turned the same way. The head reads an index crop (the class
 its reading direction in one of :data:`BINS` sectors; :func:`up_vectors` turns that into a unit vector
 (image px, y down, towards the top of the glyphs) and a strength, and card grouping
 (:func:`vision.instances.group_corners`) refuses to pair two corners that read the same way.
-Trained by ``python -m models.orientation``.
+Trained by ``tractorcam heads orientation``.
 """
 
 from __future__ import annotations

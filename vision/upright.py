@@ -8,7 +8,7 @@ orientation head (:mod:`vision.orientation`) already reads which way each index 
 direction (:func:`upright_crops`), so it sees every glyph the same way up, and names it among the 54
 cards; :func:`fuse_cards` folds its reading into the classifier's with a weight: a second, differently
 posed reading of the same pixels. A box without a known direction gets no upright reading (uniform,
-which folds in nothing). Trained by ``python -m models.upright``; measured in docs/experiments/reader-history.md
+which folds in nothing). Trained by ``tractorcam heads upright``; measured in docs/experiments/reader-history.md
 (where also: the 6 ↔ 9 confusions of one unseen deck, whose bottom index
 turns the rank but not the suit mark, stay).
 """
