@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.table import TableGeometry, default_zones
+from calibration.table import LensDistortion, TableGeometry, default_zones
 
 DICTIONARY = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)
@@ -52,15 +52,16 @@ def marker_corners_mm(
 
 def detect_markers(image: npt.NDArray[np.uint8]) -> dict[int, npt.NDArray[np.float64]]:
     """Image px of the corners of each table marker (IDs 0–3) found in ``image``."""
-    detector = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(DICTIONARY), cv2.aruco.DetectorParameters()
-    )
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX  # corners to a tenth of a pixel
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(DICTIONARY), params)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     corners, ids, _ = detector.detectMarkers(grey)
     found: dict[int, npt.NDArray[np.float64]] = {}
     for c, i in zip(corners, [] if ids is None else ids.ravel().tolist(), strict=False):
         if i in MARKER_IDS and i not in found:
-            found[int(i)] = c.reshape(4, 2).astype(np.float64)
+            # OpenCV puts pixel centres at integers; table.json's pixels cover [i, i + 1)
+            found[int(i)] = c.reshape(4, 2).astype(np.float64) + 0.5
     return found
 
 
@@ -75,9 +76,16 @@ class Calibration:
 
 
 def calibrate(
-    image: npt.NDArray[np.uint8], width_mm: float = 900.0, height_mm: float = 900.0, marker_mm: float = 60.0
+    image: npt.NDArray[np.uint8],
+    width_mm: float = 900.0,
+    height_mm: float = 900.0,
+    marker_mm: float = 60.0,
+    *,
+    lens: bool = True,
 ) -> Calibration:
-    """The table's geometry from the markers in ``image``; raises :class:`MarkersMissingError`."""
+    """The table's geometry from the markers in ``image``, with the lens's radial distortion when
+    three or more markers show it (:func:`fit_lens`; ``lens=False``: a pinhole camera); raises
+    :class:`MarkersMissingError`."""
     found = detect_markers(image)
     if len(found) < MIN_MARKERS:
         missing = [f"{i} ({CORNER_NAMES[i]})" for i in MARKER_IDS if i not in found]
@@ -88,13 +96,14 @@ def calibrate(
     ids = tuple(sorted(found))
     px = np.concatenate([found[i] for i in ids])
     mm = np.concatenate([table_pts[i] for i in ids])
-    to_table, _ = cv2.findHomography(px, mm, 0)
+    h, w = image.shape[:2]
+    distortion = fit_lens(px, mm, w, h) if lens else None
+    to_table, _ = cv2.findHomography(distortion.undistort(px) if distortion is not None else px, mm, 0)
     if to_table is None:
         raise MarkersMissingError("the markers found do not fix the table's geometry (all in a line?)")
     to_image = np.linalg.inv(to_table)
     to_image /= to_image[2, 2]
     zones, centre = default_zones(width_mm, height_mm)
-    h, w = image.shape[:2]
     geometry = TableGeometry(
         version=1,
         image_width=w,
@@ -106,6 +115,7 @@ def calibrate(
         zones=zones,
         centre=centre,
         markers={str(i): [(float(x), float(y)) for x, y in found[i]] for i in ids},
+        distortion=distortion,
     )
     back = geometry.table_to_pixel(mm)
     rms = float(np.sqrt(np.mean(np.sum((back - px) ** 2, axis=1))))
@@ -114,6 +124,69 @@ def calibrate(
     c = geometry.table_to_pixel(np.array([[cx, cy], [cx + cw, cy], [cx, cy + ch]]))
     card = (float(np.linalg.norm(c[1] - c[0])), float(np.linalg.norm(c[2] - c[0])))
     return Calibration(geometry, ids, rms, card)
+
+
+#: The lens distortion :func:`fit_lens` searches: ``k1`` within this bound (the renderer's and a
+#: Raspberry Pi camera's wide lenses lie well inside), and keeps only when it explains the markers
+#: better by this factor than a pinhole camera does.
+MAX_K1 = 0.25
+LENS_GAIN = 0.8
+
+
+def _residual(px: npt.NDArray[np.float64], mm: npt.NDArray[np.float64], lens: LensDistortion) -> float:
+    """RMS px between the markers' corners and where the homography fitted through ``lens`` puts them."""
+    h, _ = cv2.findHomography(lens.undistort(px), mm, 0)
+    if h is None:
+        return float("inf")
+    back = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 2)
+    return float(np.sqrt(np.mean(np.sum((lens.distort(back) - px) ** 2, axis=1))))
+
+
+def fit_lens(
+    px: npt.NDArray[np.float64], mm: npt.NDArray[np.float64], width: int, height: int
+) -> LensDistortion | None:
+    """The radial lens distortion (``k1``, centred on the image, :class:`LensDistortion`) that best
+    fits marker corners ``px`` (image) to ``mm`` (table) through one homography: a coarse scan of
+    ``k1`` then a golden-section search. None when a pinhole camera fits as well (within
+    :data:`LENS_GAIN`), or with fewer than three markers (their corners cannot tell the lens from
+    the perspective).
+
+    >>> from calibration.table import LensDistortion
+    >>> truth = LensDistortion(k1=-0.05, cx=960, cy=720, norm=1200.0)
+    >>> mm = np.concatenate(list(marker_corners_mm(900.0, 900.0, 60.0).values()))
+    >>> px = truth.distort(mm * 1.5 + [285.0, 45.0])
+    >>> round(fit_lens(px, mm, 1920, 1440).k1, 3)
+    -0.05
+    """
+    if len(px) < 12:
+        return None
+
+    def lens(k1: float) -> LensDistortion:
+        return LensDistortion(k1=k1, cx=width / 2, cy=height / 2, norm=float(np.hypot(width, height) / 2))
+
+    def cost(k1: float) -> float:
+        return _residual(px, mm, lens(k1))
+
+    grid = np.linspace(-MAX_K1, MAX_K1, 26)
+    costs = [cost(float(k)) for k in grid]
+    i = int(np.argmin(costs))
+    lo, hi = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, len(grid) - 1)])
+    g = (np.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = cost(a), cost(b)
+    for _ in range(40):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = cost(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = cost(b)
+    k1 = (lo + hi) / 2
+    if cost(k1) >= LENS_GAIN * cost(0.0):
+        return None
+    return lens(k1)
 
 
 def overlay(
@@ -176,8 +249,8 @@ def sheet(marker_mm: float = 60.0, dpi: int = 300) -> npt.NDArray[np.uint8]:
     lines = [
         "100 mm: measure it; print again at 100 % if it is not 100 mm.",
         f"Markers are {marker_mm:g} mm. Cut each out with a 1 cm white margin. Lay it in its",
-        "table corner, the black square's outer corner on the table's corner (the margin",
-        "folded under or hanging over the edge), its top edge towards N.",
+        "table corner, the black square's outer corner on the table's corner, the white",
+        "margin hanging over the edge (not folded under), its top edge towards N.",
         "Then: tractorcam calibrate --image FRAME --out table.json --table-size WxH",
     ]
     for n, line in enumerate(lines):

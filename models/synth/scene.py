@@ -27,6 +27,7 @@ from models.synth.clutter import clutter
 from models.synth.faces import FaceSet, available_designs, load_faces
 from models.synth.hands import Arm, arm_polygons, random_arm
 from models.synth.layout import CARD_H_MM, Placement, Table, closeup_layout, loose_layout, random_layout, rot
+from models.synth.markers import draw_table_markers
 from models.synth.printed import lay_sheets
 
 __all__ = [
@@ -672,7 +673,8 @@ def render_scene(seed: int, **options: Any) -> Scene:
     ``keep_ids`` (return the id map), ``jpeg`` (JPEG round trip, default True), ``placements``
     (explicit list of :class:`Placement`; skips the random layout), ``printed`` (chance, default 0, that
     1–3 printed sheets lie on the table: pages, score sheets, labels; unlabelled negatives; at 0 the
-    scene is unchanged).
+    scene is unchanged), ``markers`` (the corner markers' size in mm, :mod:`models.synth.markers`;
+    default none: the same scenes as before) with ``markers_covered`` ({id: share hidden}).
     """
     rng = np.random.default_rng(seed)
     width = int(options.get("width", 1280))
@@ -694,6 +696,15 @@ def render_scene(seed: int, **options: Any) -> Scene:
         placements = random_layout(rng, table, design, second)
     view = _view(rng, table, width, height, mode, placements, options.get("card_px"))
     renderer = Renderer(rng, width, height, table, view, look)
+    if options.get("markers"):
+        draw_table_markers(
+            renderer.base,
+            view,
+            (table.width, table.height),
+            float(options["markers"]),
+            renderer.px_per_mm,
+            options.get("markers_covered"),
+        )
     printed = float(options.get("printed", 0.0))
     if printed > 0 and rng.random() < printed:  # no draw at all at 0: the same scenes as before
         near = [(p.x, p.y) for p in placements]

@@ -1,0 +1,83 @@
+"""Rendered frames for checking table set-up (:mod:`calibration.markers`): a table with its corner
+markers laid as the sheet says, a deal's cards on it, seen by a camera turned a little away from
+straight down through a lens with radial distortion, with the renderer's light, blur, noise and
+JPEG; the truth is the renderer's own geometry (``table.json`` as it should come out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.table import TableGeometry
+from models.synth.faces import available_designs
+from models.synth.layout import Table, random_layout
+from models.synth.markers import draw_table_markers
+from models.synth.scene import Look, Renderer, apply_h, camera_homography, oblique
+
+
+@dataclass(frozen=True)
+class MarkerFrame:
+    image: np.ndarray  # BGR uint8
+    truth: TableGeometry  # the renderer's geometry: homography, lens, zones
+    cards: tuple[tuple[float, float], ...]  # each card's centre, table mm
+    covered: int | None  # the marker partly covered, if any
+    tilt_deg: float
+
+
+def marker_frame(
+    seed: int,
+    *,
+    width: int = 1920,
+    height: int = 1440,
+    marker_mm: float = 60.0,
+    k1: tuple[float, float] = (-0.08, 0.08),
+    tilt_deg: tuple[float, float] = (2.0, 10.0),
+    covered: bool | None = None,
+) -> MarkerFrame:
+    """A frame deterministic by ``seed``: table 800–1000 mm a side, lens ``k1`` and camera tilt
+    drawn from the ranges given; ``covered``: whether a grey object hides 30–60 % of one marker
+    (None: every third seed)."""
+    rng = np.random.default_rng(seed)
+    table = Table(float(rng.uniform(800, 1000)), float(rng.uniform(800, 1000)))
+    look = Look.random(rng)
+    look.k1 = float(rng.uniform(*k1))
+    view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.78, 0.88)), tilt=0.0)
+    tilt = float(rng.uniform(*tilt_deg))
+    view = oblique(view, width, height, tilt, float(rng.uniform(0, 360)))
+    # the camera looks at the table's middle and sees the whole table with its markers' margins
+    pad = 15.0
+    corners = np.array(
+        [
+            [-pad, -pad],
+            [table.width + pad, -pad],
+            [table.width + pad, table.height + pad],
+            [-pad, table.height + pad],
+        ]
+    )
+    mid = apply_h(view, np.array([[table.width / 2, table.height / 2]]))[0]
+    view = np.array([[1, 0, width / 2 - mid[0]], [0, 1, height / 2 - mid[1]], [0, 0, 1.0]]) @ view
+    half = np.array([width / 2 - 20, height / 2 - 20])
+    f = 1 / max(1.0, float((np.abs(apply_h(view, corners) - [width / 2, height / 2]) / half).max()))
+    view = np.array([[f, 0, (1 - f) * width / 2], [0, f, (1 - f) * height / 2], [0, 0, 1.0]]) @ view
+    renderer = Renderer(rng, width, height, table, view, look)
+    hidden = int(rng.integers(4)) if (seed % 3 == 0 if covered is None else covered) else None
+    share = {hidden: float(rng.uniform(0.3, 0.6))} if hidden is not None else None
+    draw_table_markers(renderer.base, view, (table.width, table.height), marker_mm, renderer.px_per_mm, share)
+    designs = available_designs()
+    placements = random_layout(rng, table, designs[int(rng.integers(len(designs)))])
+    scene = renderer.render(placements, [], rng)
+    zones, centre = table.zones()
+    truth = TableGeometry(
+        image_width=width,
+        image_height=height,
+        image_to_table=np.linalg.inv(view).tolist(),
+        table_to_image=view.tolist(),
+        table_width_mm=table.width,
+        table_height_mm=table.height,
+        zones=zones,
+        centre=centre,
+        distortion=renderer.distortion,
+    )
+    return MarkerFrame(scene.image, truth, tuple((p.x, p.y) for p in placements), hidden, tilt)
