@@ -11,12 +11,13 @@ as low as possible, then the sum of the pairs' ``cost`` (for a Swiss round the s
 difference of points), then a seeded pseudo-random jitter (seed 001: "由电脑随机编排": among equal
 choices the computer draws).
 
-For speed the order is first cut into blocks of :data:`BLOCK` consecutive entries, each matched on
-its own (a 512-entry round is 16 small matchings instead of one of 131,000 edges). When a block
-cannot be paired without a break, the breaks are compared with the fewest any pairing of the whole
-field needs (a maximum-cardinality matching of the rule-keeping pairs); while they are more, every
-block with a break is merged with its neighbour and matched again, up to the whole field at once.
-So a break is kept only when the whole field needs as many.
+For speed the order is cut into blocks of :data:`BLOCK` consecutive entries, matched top down, each
+on its own (a 512-entry round is 16 small matchings instead of one of 131,000 edges). The pairs of
+a block that break a rule are not kept: their entries float down into the next block, as floaters
+do in a Swiss system, so an excess of one unit or a knot of earlier opponents is untied lower down.
+When the last block still breaks rules, the count is compared with the fewest breaks any pairing of
+the whole field needs (a maximum-cardinality matching of the rule-keeping pairs); when it is more,
+the whole field is matched at once. So a break is kept only when the whole field needs as many.
 
 >>> order = ["A", "B", "C", "D", "E"]
 >>> units = {"A": "x", "B": "x", "C": "y", "D": "y", "E": "z"}
@@ -34,7 +35,7 @@ from typing import Final
 
 import networkx as nx  # type: ignore[import-untyped]
 
-#: Entries matched at once before blocks are merged (an even number).
+#: Entries matched at once (an even number); the whole field when it is no larger.
 BLOCK: Final = 32
 #: Jitter values are drawn below this.
 JITTER: Final = 1 << 16
@@ -64,12 +65,16 @@ class _Solver:
         #: the dummy node's index (the bye) when the count is odd
         self.dummy = self.n if self.n % 2 else None
 
-    def valid(self, i: int, j: int) -> bool:
+    def count(self, i: int, j: int) -> int:
+        """How many rules pairing ``i`` with ``j`` (or the bye) breaks."""
         if j == self.dummy:
-            return not self.bye_breaks(self.order[i])
+            return len(self.bye_breaks(self.order[i]))
         if i == self.dummy:
-            return not self.bye_breaks(self.order[j])
-        return not self.breaks(self.order[i], self.order[j])
+            return len(self.bye_breaks(self.order[j]))
+        return len(self.breaks(self.order[i], self.order[j]))
+
+    def valid(self, i: int, j: int) -> bool:
+        return not self.count(i, j)
 
     def fewest_breaks(self, nodes: Sequence[int]) -> int:
         """A lower bound on the breaks of any perfect matching of ``nodes``: the pairs a maximum
@@ -145,51 +150,26 @@ def pair_up(
     blocks = [nodes[k : k + size] for k in range(0, len(nodes), size)]
     if len(blocks) > 1 and len(blocks[-1]) < size // 2:  # a short tail joins the block above it
         blocks[-2:] = [blocks[-2] + blocks[-1]]
-    solved = [solver.solve(b) for b in blocks]
-    fewest: int | None = None
-    while len(blocks) > 1 and any(broken for _, broken in solved):
-        if fewest is None:
-            fewest = solver.fewest_breaks(nodes)
-        if sum(broken for _, broken in solved) == fewest:
-            break
-        # every block with a break joins a neighbour: one without breaks (where its slack may
-        # be) when there is one, else the one below; when that gains nothing, the whole field
-        before = sum(broken for _, broken in solved)
-        joined: list[list[int]] = []
-        taken = [False] * len(blocks)
-        for k in range(len(blocks)):
-            if taken[k] or not solved[k][1]:
-                continue
-            free = [x for x in (k + 1, k - 1) if 0 <= x < len(blocks) and not taken[x] and not solved[x][1]]
-            below = [x for x in (k + 1, k - 1) if 0 <= x < len(blocks) and not taken[x]]
-            if not free and not below:
-                continue
-            other = (free or below)[0]
-            taken[k] = taken[other] = True
-            joined.append(sorted([k, other]))
-        merged_blocks: list[list[int]] = []
-        merged_solved: list[tuple[list[tuple[int, int]], int]] = []
-        k = 0
-        while k < len(blocks):
-            if joined and joined[0][0] == k:
-                low, high = joined.pop(0)
-                merged_blocks.append(blocks[low] + blocks[high])
-                merged_solved.append(solver.solve(merged_blocks[-1]))
-                k = high + 1
-            else:
-                merged_blocks.append(blocks[k])
-                merged_solved.append(solved[k])
-                k += 1
-        if sum(broken for _, broken in merged_solved) >= before:
-            merged_blocks = [list(nodes)]
-            merged_solved = [solver.solve(nodes)]
-        blocks, solved = merged_blocks, merged_solved
+    found: list[tuple[int, int]] = []
+    carried: list[int] = []
+    for k, part in enumerate(blocks):
+        here, broken = solver.solve(sorted(carried + part))
+        if broken and k + 1 < len(blocks):
+            # the pairs that break a rule float down into the next block, as Swiss floaters do
+            bad = [p for p in here if not solver.valid(*p)]
+            carried = [i for p in bad for i in p]
+            here = [p for p in here if solver.valid(*p)]
+        else:
+            carried = []
+        found += here
+    total = sum(solver.count(*p) for p in found)
+    if total and len(blocks) > 1 and total > solver.fewest_breaks(nodes):
+        found, _ = solver.solve(nodes)
     pairs: list[tuple[str, str]] = []
     bye: str | None = None
-    for found, _ in solved:
-        for i, j in found:
-            if j == solver.dummy:
-                bye = order[i]
-            else:
-                pairs.append((order[i], order[j]))
+    for i, j in found:
+        if j == solver.dummy:
+            bye = order[i]
+        else:
+            pairs.append((order[i], order[j]))
     return pairs, bye
