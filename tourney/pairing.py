@@ -118,11 +118,13 @@ def _tables(
     items: list[Match | Bye] = [Match(k + 1, home, away) for k, (home, away) in enumerate(ordered)]
     items += [Bye(e) for e in sorted(bye, key=lambda e: place[e])]
     rank = {frozenset(p): k for k, p in enumerate(ordered)}
-    relaxed = sorted(
-        relaxed,
-        key=lambda r: (rank.get(frozenset(r.entries), len(rank)), r.rule),
-    )
-    return Pairing(number, tuple(items), tuple(relaxed))
+    # each break named as its match is (home first), in table order; a second bye last
+    named = [
+        Relaxed(r.rule, ordered[rank[frozenset(r.entries)]] if frozenset(r.entries) in rank else r.entries)
+        for r in relaxed
+    ]
+    named.sort(key=lambda r: (rank.get(frozenset(r.entries), len(rank)), r.rule))
+    return Pairing(number, tuple(items), tuple(named))
 
 
 def _rule_breaks(event: Event, met: set[frozenset[str]]) -> Breaks:
@@ -171,7 +173,8 @@ def _swiss(event: Event, number: int) -> Pairing:
     line = sorted(active, key=lambda a: lots[a])
     rows = standings(event).rows
     if number > 1:
-        line = [row.id for row in rows if row.id in set(active)]
+        playing = set(active)
+        line = [row.id for row in rows if row.id in playing]
     points = {row.id: row.points for row in rows}
 
     def closeness(i: int, j: int) -> int:
