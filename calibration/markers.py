@@ -260,27 +260,51 @@ def sheet(marker_mm: float = 60.0, dpi: int = 300) -> npt.NDArray[np.uint8]:
 
 class CameraWatch:
     """Whether the camera still sees the table as when it was calibrated: the corner markers found in
-    a frame against where ``table.json`` recorded them.
+    a frame against where ``table.json`` recorded them; and, once the camera has settled in a new
+    place, the table calibrated again there.
 
-    :meth:`check` says ``ok``, ``moved`` or ``unseen``. A frame in which no recorded marker is found
-    (hands or arms over them) is ``unseen`` and changes nothing. The camera counts as moved once the
-    markers seen are off their place by more than ``tolerance_px`` (the median over their corners)
-    in ``patience`` checks in a row, and as back once they are within it again.
+    :meth:`check` says ``ok``, ``moved``, ``unseen`` or ``recalibrated``. A frame in which no
+    recorded marker is found (hands or arms over them) is ``unseen`` and changes nothing. The camera
+    counts as moved once the markers seen are off their place by more than ``tolerance_px`` (the
+    median over their corners) in ``patience`` checks in a row, and as back once they are within it
+    again. While it has moved, ``recalibrate``: once at least two markers lie still (within
+    ``tolerance_px`` of where the look before found them) in ``patience`` looks in a row, the table is
+    calibrated again from them (:func:`calibrate`, the table's size and marker size as before; the
+    zones as they were in table mm) and :attr:`geometry` is the new calibration: reading goes on.
     """
 
-    def __init__(self, geometry: TableGeometry, tolerance_px: float = 6.0, patience: int = 3) -> None:
+    def __init__(
+        self,
+        geometry: TableGeometry,
+        tolerance_px: float = 6.0,
+        patience: int = 3,
+        *,
+        recalibrate: bool = True,
+        marker_mm: float | None = None,
+    ) -> None:
         if not geometry.markers:
             raise ValueError("table.json records no markers (calibrate it from markers)")
-        self.expected = {int(k): np.array(v, np.float64) for k, v in geometry.markers.items()}
+        self.geometry = geometry
         self.tolerance_px = tolerance_px
         self.patience = patience
+        self.recalibrate = recalibrate
+        self.marker_mm = marker_mm if marker_mm is not None else _marker_mm(geometry)
         self.moved = False
-        self._streak = 0
+        self.recalibrations = 0
         self.offset_px = 0.0
+        self._streak = 0
+        self._still = 0
+        self._last: dict[int, npt.NDArray[np.float64]] = {}
+        self._expect(geometry)
+
+    def _expect(self, geometry: TableGeometry) -> None:
+        assert geometry.markers is not None
+        self.expected = {int(k): np.array(v, np.float64) for k, v in geometry.markers.items()}
 
     def check(self, image: npt.NDArray[np.uint8]) -> str:
-        """``ok``, ``moved`` or ``unseen`` after looking at ``image``."""
-        found = {i: c for i, c in detect_markers(image).items() if i in self.expected}
+        """``ok``, ``moved``, ``unseen`` or ``recalibrated`` after looking at ``image``."""
+        seen = detect_markers(image)
+        found = {i: c for i, c in seen.items() if i in self.expected}
         if not found:
             return "moved" if self.moved else "unseen"
         shift = np.concatenate([np.linalg.norm(c - self.expected[i], axis=1) for i, c in found.items()])
@@ -292,4 +316,56 @@ class CameraWatch:
         else:
             self._streak = 0
             self.moved = False
+            self._still = 0
+        if self.moved and self.recalibrate and self._settled(seen, image):
+            return "recalibrated"
         return "moved" if self.moved else "ok"
+
+    def _settled(self, seen: dict[int, npt.NDArray[np.float64]], image: npt.NDArray[np.uint8]) -> bool:
+        """Count the looks the markers lie still in their new place; calibrate again after
+        ``patience`` of them. True when it did."""
+        common = [i for i in seen if i in self._last]
+        still = len(seen) >= MIN_MARKERS and bool(common)
+        if still:
+            moves = np.concatenate([np.linalg.norm(seen[i] - self._last[i], axis=1) for i in common])
+            still = float(np.median(moves)) <= self.tolerance_px
+        self._last = seen
+        self._still = self._still + 1 if still else 0
+        if self._still < self.patience:
+            return False
+        old = self.geometry
+        try:
+            cal = calibrate(image, old.table_width_mm, old.table_height_mm, self.marker_mm)
+        except MarkersMissingError:
+            return False
+        self.geometry = cal.geometry.model_copy(
+            update={
+                "zones": old.zones,
+                "centre": old.centre,
+                "card_width_mm": old.card_width_mm,
+                "card_height_mm": old.card_height_mm,
+            }
+        )
+        self._expect(self.geometry)
+        self.moved, self._streak, self._still, self.offset_px = False, 0, 0, 0.0
+        self.recalibrations += 1
+        return True
+
+
+def _marker_mm(geometry: TableGeometry) -> float:
+    """The markers' size a calibration used: from their recorded corners through its homography
+    (table.json keeps the corners in image px), rounded to the millimetre.
+
+    >>> frame_corners = {"0": [(0.0, 0.0), (60.0, 0.0), (60.0, 60.0), (0.0, 60.0)]}
+    >>> eye = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    >>> g = TableGeometry(image_width=900, image_height=900, image_to_table=eye, table_to_image=eye,
+    ...     table_width_mm=900, table_height_mm=900, zones={}, centre=[], markers=frame_corners)
+    >>> _marker_mm(g)
+    60.0
+    """
+    assert geometry.markers is not None
+    sides = []
+    for corners in geometry.markers.values():
+        mm = geometry.pixel_to_table(np.array(corners, np.float64))
+        sides += [float(np.linalg.norm(mm[(k + 1) % 4] - mm[k])) for k in range(4)]
+    return float(round(np.median(sides)))

@@ -470,14 +470,21 @@ def run(
 
         watch = CameraWatch(checked.geometry)
 
+    recalibrated = [0]
+
     def on_camera(moved: bool, frame: Any) -> None:
-        typer.echo(
-            f"warning: camera moved at frame {frame.index} (markers {watch.offset_px if watch else 0:.0f} px "
-            "off their calibrated place): reading paused until they are back, or calibrate again"
-            if moved
-            else f"camera back in place at frame {frame.index}: reading again",
-            err=True,
-        )
+        again = watch is not None and watch.recalibrations > recalibrated[0]
+        recalibrated[0] = watch.recalibrations if watch is not None else 0
+        if moved:
+            line = (
+                f"warning: camera moved at frame {frame.index} (markers {watch.offset_px if watch else 0:.0f} px "
+                "off their calibrated place): reading paused until they are back or lie still in the new place"
+            )
+        elif again:
+            line = f"camera calibrated again from the markers in its new place at frame {frame.index}: reading again"
+        else:
+            line = f"camera back in place at frame {frame.index}: reading again"
+        typer.echo(line, err=True)
 
     keys = None
     if client is not None and checked.outbox is not None:

@@ -229,7 +229,7 @@ class _DealRun:
 def run_pipeline(
     frames: Iterable[Frame],
     read: ReadCards,
-    geometry: TableGeometry,
+    geometry: TableGeometry | Callable[[], TableGeometry],
     info: DealInfo,
     *,
     every: int = 5,
@@ -248,6 +248,8 @@ def run_pipeline(
     finished deal the engine accepts, at the frame it is first seen; ``on_deal_end`` with each deal
     the next one ended (see the module docstring). ``info`` is the first deal's; each later deal's
     level and dealer come from the outcome before it (:class:`edge_app.session.MatchProgress`).
+    ``geometry`` may be a function giving the table's calibration at each frame (calibrated again
+    after the camera moved: :class:`calibration.markers.CameraWatch`).
 
     Raises :class:`PipelineConfigError` for ``every`` below 1 or a negative ``still_threshold``,
     ``TrackerConfigError`` for ``inertia`` below 1, ``UnknownRuleSetError`` for an unknown rule set.
@@ -282,7 +284,8 @@ def run_pipeline(
             last_cards = read(frame.image)
             last_thumb = thumb
             nread += 1
-        state = table_state(last_cards, geometry, frame.index)
+        table = geometry() if callable(geometry) else geometry
+        state = table_state(last_cards, table, frame.index)
         if run.over(state):
             ended = run.build()
             deals.append(ended)
@@ -299,13 +302,13 @@ def run_pipeline(
             tracker = run.tracker
             done = 0
         if tracker.completed > done:
-            run.cleared(tracker.completed, state, frame.image, geometry)
+            run.cleared(tracker.completed, state, frame.image, table)
         else:
             run.see_centre(state, frame.image)
         for seat, cards in state.zones.items():
             play = tracker.current(seat) if cards else None
             if play is not None and play.cards == cards:
-                run.crops[(tracker.completed + 1, seat)] = play_crop(frame.image, geometry, seat)
+                run.crops[(tracker.completed + 1, seat)] = play_crop(frame.image, table, seat)
         if run.finished is None:
             if tracker.completed > done:
                 run.started = True

@@ -49,10 +49,13 @@ WATCH_EVERY = 10
 
 
 class Watch(Protocol):
-    """What :func:`watched` asks of a camera watch (:class:`calibration.markers.CameraWatch`)."""
+    """What :func:`watched` asks of a camera watch (:class:`calibration.markers.CameraWatch`): the
+    table's calibration now (``geometry``, new after each of its ``recalibrations``)."""
 
     moved: bool
     offset_px: float
+    geometry: TableGeometry
+    recalibrations: int
 
     def check(self, image: Any) -> str: ...
 
@@ -157,8 +160,10 @@ def run_service(
 ) -> ServiceResult:
     """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
     send events, and the deal when it is finished, under ``keys`` when given (see the module
-    docstring). With ``watch``, frames seen while the camera has moved are not read (:func:`watched`);
-    each change is reported to the scoreboard as health and to ``on_camera``."""
+    docstring). With ``watch``, frames seen while the camera has moved are not read (:func:`watched`)
+    until the markers are back in place or the watch has calibrated the table again in the camera's
+    new place (then the pipeline reads with its new geometry); each change is reported to the
+    scoreboard as health and to ``on_camera``."""
     streams: dict[int, EventStream] = {}
     logs: dict[int, dict[str, object]] = {}  # each deal's log as last published
     sent = [0]
@@ -233,6 +238,7 @@ def run_service(
 
     paused = [0]
     moved_at: list[int] = []
+    calibrated = [watch.recalibrations if watch is not None else 0]
 
     def camera_changed(moved: bool, frame: Frame) -> None:
         if moved:
@@ -240,18 +246,25 @@ def run_service(
         else:
             paused[0] += frame.index - moved_at[0] if moved_at else 0
             moved_at.clear()
+        again = watch is not None and watch.recalibrations > calibrated[0]
+        if watch is not None:
+            calibrated[0] = watch.recalibrations
         if client is not None:
             offset = watch.offset_px if watch is not None else 0.0
+            if moved:
+                message = (
+                    f"camera moved (markers {offset:.0f} px off): reading paused until they are back "
+                    "in place or lie still in the new place"
+                )
+            elif again:
+                message = f"camera calibrated again from the markers in its new place at frame {frame.index}: reading again"
+            else:
+                message = f"camera back in place at frame {frame.index}: reading again"
             client.beat(
                 {
                     "type": "health",
                     "status": "degraded" if moved else "ok",
-                    "message": (
-                        f"camera moved (markers {offset:.0f} px off): reading paused until they are back "
-                        "in place, or calibrate again"
-                        if moved
-                        else f"camera back in place at frame {frame.index}: reading again"
-                    ),
+                    "message": message,
                     **({"camera": camera[:100]} if camera else {}),
                 },
                 within(),
@@ -271,7 +284,7 @@ def run_service(
     result = run_pipeline(
         frames,
         read,
-        geometry,
+        (lambda: watch.geometry) if watch is not None else geometry,
         info,
         every=every,
         inertia=inertia,

@@ -177,13 +177,63 @@ def test_the_service_pauses_reading_while_the_camera_has_moved() -> None:
         DealInfo("national-2deck", "2", "S", "S"),
         every=1,
         inertia=1,
-        watch=CameraWatch(geometry, patience=3),
+        watch=CameraWatch(geometry, patience=3, recalibrate=False),
         on_camera=lambda moved, f: changes.append((moved, f.index)),
         on_frame=lambda f, state: seen.append(f.index),
     )
     assert changes == [(True, 60), (False, 100)]  # checks every 10 frames; 3 looks off place
     assert not any(60 <= i < 100 for i in seen) and 59 in seen and 100 in seen
     assert result.paused_frames == 40
+
+
+def test_a_camera_that_settles_in_a_new_place_is_calibrated_again_and_read_there() -> None:
+    """Knocked at frame 40 and left there: three looks off place (frames 40, 50, 60) pause reading,
+    three looks with the markers still in the new place (70, 80, 90) calibrate the table again, and
+    from frame 90 the cards are read with the new geometry (a card in the S zone of the moved picture
+    is S's play, not a card off the table)."""
+    from calibration.markers import CameraWatch
+    from edge_app.deal import DealInfo
+    from edge_app.service import run_service
+    from vision.capture import Frame
+    from vision.instances import CardInstance
+    from vision.labels import class_id
+
+    frame, to_image = table_frame()
+    geometry = calibrate(frame, W_MM, H_MM, M_MM).geometry
+    dy, dx = 25, 30
+    moved = np.roll(frame, (dy, dx), axis=(0, 1))
+    images = [frame] * 40 + [moved] * 80
+    frames = [Frame(im, i, i / 10, "film") for i, im in enumerate(images)]
+    # the S zone's middle, where the moved camera sees it (the truth: the picture shifted by dx, dy)
+    s_mid = np.array(geometry.zones["S"], np.float64).mean(axis=0)
+    x, y = cv2.perspectiveTransform(np.float32([[s_mid]]), to_image)[0, 0] + [dx, dy]
+    card = CardInstance("AS", class_id("AS"), 0.99, (x - 20, y - 20, x + 20, y + 20), 2)
+
+    def read(image: np.ndarray) -> list[CardInstance]:
+        return [card] if image is moved else []
+
+    watch = CameraWatch(geometry, patience=3)
+    changes: list[tuple[bool, int]] = []
+    states: dict[int, object] = {}
+    run_service(
+        frames,
+        read,
+        geometry,
+        DealInfo("national-2deck", "2", "S", "S"),
+        every=1,
+        inertia=1,
+        watch=watch,
+        on_camera=lambda m, f: changes.append((m, f.index)),
+        on_frame=lambda f, state: states.__setitem__(f.index, state),
+    )
+    assert changes == [(True, 60), (False, 90)]
+    assert watch.recalibrations == 1 and not watch.moved
+    probe = np.array([[0.0, 0.0], [W_MM / 2, H_MM / 2], [W_MM, H_MM]])
+    want = cv2.perspectiveTransform(probe[None].astype(np.float32), to_image)[0] + [dx, dy]
+    assert np.abs(watch.geometry.table_to_pixel(probe) - want).max() < 1.5
+    assert watch.geometry.zones == geometry.zones
+    assert not any(60 <= i < 90 for i in states)
+    assert states[90].zones["S"] == ("AS",)  # read in its new place
 
 
 def test_calibrate_from_a_source_takes_its_sharpest_frame(tmp_path: Path) -> None:
