@@ -1,7 +1,7 @@
 """The table service on filmed deals: per-play exact match, false revoke alerts, outcome, speed.
 
     .venv/bin/python benchmarks/deal.py DEAL_DIR [DEAL_DIR ...] [--every 5] [--inertia 2] [--oracle]
-                                        [--replay-reads]
+                                        [--replay-reads] [--calibrate]
 
 Each DEAL_DIR is a ``tractorcam synth deal --seed N --out DEAL_DIR`` (``video.mp4``, ``truth.json``,
 ``table.json``; the films use held-out card designs only). The video goes through the same
@@ -16,7 +16,9 @@ card with more than ``--oracle-visible`` of it in view) to measure the tracker a
 Prints one line per deal and a total: plays exact (and right as far as named: unknown cards
 standing for the rest), cards right, tricks found, bottom, outcome, false and missed alerts (the
 alerts the table service raises: :mod:`edge_app.events`, which turns doubtful ones into looks),
-looks asked of the referee, and seconds per reader call.
+looks asked of the referee, and seconds per reader call. ``--calibrate`` (films made with
+``synth deal --markers``) calibrates each film from its corner markers as ``run`` does without
+``--table``, and prints that calibration's error against the film's truth.
 """
 
 from __future__ import annotations
@@ -91,6 +93,40 @@ def recorded(folder: Path, read_fn: Any, state: dict[str, int], replay: bool) ->
     return recording, lambda: path.write_text(json.dumps(record))
 
 
+def self_calibrated(video: Path, truth: TableGeometry) -> TableGeometry:
+    """The film calibrated from its corner markers (``synth deal --markers``), as ``tractorcam run``
+    does without ``--table``: the sharpest of the first frames, the table's size as a referee
+    measures it (the truth's); the geometry's error against the truth printed."""
+    from calibration.markers import calibrate, sharpest
+
+    src = VideoFileSource(video)
+    try:
+        image = sharpest((f.image for f in src), 10)
+    finally:
+        src.close()
+    assert image is not None, f"{video}: no frame"
+    marker_mm = _marker_side(truth)
+    cal = calibrate(image, truth.table_width_mm, truth.table_height_mm, marker_mm)
+    xs = np.arange(0.0, truth.table_width_mm + 0.01, 25.0)
+    ys = np.arange(0.0, truth.table_height_mm + 0.01, 25.0)
+    grid = np.array([(x, y) for x in xs for y in ys])
+    err = np.linalg.norm(cal.geometry.pixel_to_table(truth.table_to_pixel(grid)) - grid, axis=1)
+    print(
+        f"{video.parent.name}: calibrated from markers {cal.markers}, RMS {float(np.sqrt(np.mean(err**2))):.2f} mm "
+        f"(worst {err.max():.1f} mm) against the film's truth"
+    )
+    return cal.geometry.model_copy(
+        update={"card_width_mm": truth.card_width_mm, "card_height_mm": truth.card_height_mm}
+    )
+
+
+def _marker_side(truth: TableGeometry) -> float:
+    if not truth.markers:
+        raise SystemExit("--calibrate needs a film with markers (tractorcam synth deal --markers 60)")
+    corners = truth.pixel_to_table(np.array(truth.markers["0"], np.float64))
+    return float(round(np.linalg.norm(corners[1] - corners[0])))
+
+
 def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[DealComparison], float, int]:
     """One film through the pipeline: the comparison of each deal it shows with its truth (a match
     film, ``--deals N``, shows several: only the first deal's rules, level and dealer are given,
@@ -102,6 +138,8 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[D
     ]
     first = truths[0]
     geometry = TableGeometry.load(folder / "table.json")
+    if args.calibrate:  # as `run` without --table: the film's own markers, the table's measured size
+        geometry = self_calibrated(folder / "video.mp4", geometry)
     match = isinstance(raw, list)
     info = DealInfo(first["rules"], first["level"], None if match else first["trump"], first["dealer"])
     seconds = [0.0]
@@ -168,6 +206,11 @@ def main() -> None:
         "--replay-reads",
         action="store_true",
         help="answer from each film's recorded readings (reads.json) instead of the reader",
+    )
+    ap.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="calibrate each film from its corner markers (synth deal --markers) instead of its table.json",
     )
     ap.add_argument(
         "--unknown-cards",

@@ -13,6 +13,7 @@ image → table homography; with fewer the calibration is refused, naming the mi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -48,6 +49,39 @@ def marker_corners_mm(
         i: np.array([[x, y], [x + m, y], [x + m, y + m], [x, y + m]], np.float64)
         for i, (x, y) in origins.items()
     }
+
+
+def parse_table_size(text: str) -> tuple[float, float]:
+    """``WxH`` in mm (``--table-size``); raises ``ValueError`` with a one-line message.
+
+    >>> parse_table_size("900x800")
+    (900.0, 800.0)
+    >>> parse_table_size("90x80")
+    Traceback (most recent call last):
+    ...
+    ValueError: table size '90x80': each side between 200 and 5000 mm
+    """
+    try:
+        w, h = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"table size {text!r} is not WxH in mm (e.g. 900x900)") from None
+    if not (200 <= w <= 5000 and 200 <= h <= 5000):
+        raise ValueError(f"table size {text!r}: each side between 200 and 5000 mm")
+    return w, h
+
+
+def sharpest(images: Iterable[npt.NDArray[np.uint8]], n: int = 10) -> npt.NDArray[np.uint8] | None:
+    """The sharpest (variance of the Laplacian) of the first ``n`` images, None when there is none:
+    a moving hand or a camera still focusing blurs some of a source's first frames."""
+    best, best_score = None, -1.0
+    for k, image in enumerate(images):
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        score = float(cv2.Laplacian(grey, cv2.CV_64F).var())
+        if score > best_score:
+            best, best_score = image, score
+        if k + 1 >= max(1, n):
+            break
+    return None if best is None else np.asarray(best, np.uint8)
 
 
 def detect_markers(image: npt.NDArray[np.uint8]) -> dict[int, npt.NDArray[np.float64]]:

@@ -304,8 +304,45 @@ def _check_scoreboard(url: str, token: str, outbox: Path) -> tuple[ScoreboardCli
     return client(), None
 
 
+def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
+    """The table calibrated from the corner markers in the sharpest of ``source``'s first frames
+    (``--table-size``, ``--marker-mm``); said in one line, and kept beside ``--log-out`` as
+    ``NAME.table.json``. Exit 2 naming the missing markers when too few are seen."""
+    from calibration.markers import MarkersMissingError, calibrate, parse_table_size, sharpest
+    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
+
+    try:
+        width, height = parse_table_size(cfg.table_size or "900x900")
+    except ValueError as exc:
+        raise _fail(f"--{exc}".replace("--table size", "--table-size")) from None
+    try:
+        src = open_source(source, cfg.camera)
+    except (SourceNotFoundError, CameraUnavailableError) as exc:
+        raise _fail(str(exc)) from None
+    try:
+        image = sharpest((frame.image for frame in src), 10)
+    finally:
+        src.close()
+    if image is None:
+        raise _fail(f"{source} gave no frame to calibrate from")
+    try:
+        cal = calibrate(image, width, height, cfg.marker_mm)
+    except MarkersMissingError as exc:
+        raise _fail(f"no --table, and calibrating from the markers failed: {exc}") from None
+    lens = cal.geometry.distortion
+    typer.echo(
+        f"calibrated from the markers ({', '.join(map(str, cal.markers))}) of a {width:g} x {height:g} mm "
+        f"table: reprojection error {cal.reprojection_px:.2f} px"
+        + (f", lens k1 {lens.k1:.3f}" if lens is not None else ""),
+        err=True,
+    )
+    if log_out is not None:
+        cal.geometry.save(log_out.with_suffix(".table.json"))
+    return cal.geometry
+
+
 def _check(
-    table: Path,
+    table: Path | TableGeometry,
     log_out: Path | None,
     scoreboard: str | None,
     token: str | None,
@@ -329,10 +366,13 @@ def _check(
         raise _fail("--scoreboard and --token go together")
     if outbox is not None and scoreboard is None:
         raise _fail("--outbox goes with --scoreboard and --token")
-    try:
-        geometry = TableGeometry.model_validate(load_json(table.read_bytes()))
-    except (OSError, ValueError) as exc:
-        raise _fail(f"cannot read --table {table}: {exc}") from None
+    if isinstance(table, TableGeometry):
+        geometry = table
+    else:
+        try:
+            geometry = TableGeometry.model_validate(load_json(table.read_bytes()))
+        except (OSError, ValueError) as exc:
+            raise _fail(f"cannot read --table {table}: {exc}") from None
     if log_out is not None:
         _check_log_out(log_out)
     warnings = []
@@ -377,7 +417,17 @@ def run(
         str | None, typer.Option("--source", help="video file, image folder, camera index or picamera2")
     ] = None,
     table: Annotated[
-        Path | None, typer.Option("--table", help="the table's calibration (table.json)")
+        Path | None,
+        typer.Option(
+            "--table", help="the table's calibration (table.json); without it, calibrated from the markers"
+        ),
+    ] = None,
+    table_size: Annotated[
+        str | None,
+        typer.Option("--table-size", help="without --table: the table's W x H in mm [default: 900x900]"),
+    ] = None,
+    marker_mm: Annotated[
+        float | None, typer.Option("--marker-mm", help="without --table: the markers' side, mm [default: 60]")
     ] = None,
     log_out: Annotated[
         Path | None,
@@ -428,6 +478,8 @@ def run(
         config,
         source=source,
         table=table,
+        table_size=table_size,
+        marker_mm=marker_mm,
         log_out=log_out,
         scoreboard=scoreboard,
         token=token,
@@ -441,10 +493,8 @@ def run(
         backend=backend,
         outbox=outbox,
     )
-    if cfg.source is None or cfg.table is None:
-        raise _fail(
-            f"no {'source' if cfg.source is None else 'table'}: give --{'source' if cfg.source is None else 'table'} or set it in --config"
-        )
+    if cfg.source is None:
+        raise _fail("no source: give --source or set it in --config")
     source, table, log_out, scoreboard, token, outbox = (
         cfg.source,
         cfg.table,
@@ -456,6 +506,8 @@ def run(
     info_file, rules, level, trump, dealer = cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer
     every, inertia, backend = cfg.every, cfg.inertia, cfg.backend
     given, missing = _info(info_file, rules, level, trump, dealer)
+    if table is None:  # a table set up with its markers only: calibrate from the source's first frames
+        table = _calibrated(source, cfg, log_out)
     checked = _check(table, log_out, scoreboard, token, given, missing, every, inertia, backend, outbox)
     try:
         src = open_source(source, cfg.camera)

@@ -48,6 +48,15 @@ class TableConfig(BaseModel):
     table: Path | None = Field(
         default=None, description="the table's calibration, table.json (tractorcam calibrate)"
     )
+    table_size: str | None = Field(
+        default=None,
+        pattern=r"^\s*\d+(\.\d+)?\s*[xX]\s*\d+(\.\d+)?\s*$",
+        description="without a table file: the table's size W x H in mm, to calibrate from the corner "
+        "markers at the start (default 900x900)",
+    )
+    marker_mm: float = Field(
+        default=60.0, ge=10, le=300, description="the printed corner markers' side, mm (tractorcam calibrate sheet)"
+    )
     log_out: Path | None = Field(
         default=None, description="keep the recognised deal log here (rewritten after every trick)"
     )
@@ -160,6 +169,7 @@ def example() -> str:
     samples = {
         "source": "picamera2",
         "table": "table.json",
+        "table_size": "900x900",
         "log_out": "deals.json",
         "scoreboard": "http://10.0.0.2:8000",
         "token": "the-token-tables-add-printed",

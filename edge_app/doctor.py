@@ -4,7 +4,8 @@ Run on the Raspberry Pi after set-up and whenever a table misbehaves (``docs/pi.
 use the table's configuration (:mod:`edge_app.config`) and change nothing:
 
 * **source**: the camera (or film) opens and gives a frame;
-* **calibration**: ``table.json`` loads, and its frame size is the camera's;
+* **calibration**: ``table.json`` loads, and its frame size is the camera's; without one, the
+  camera's frame shows enough corner markers for ``run`` to calibrate from;
 * **model**: the card reader builds with the configured backend and reads that frame (its time);
 * **clock**: the system clock is not before this release (a Pi without a real-time clock starts
   from its last shutdown until the network sets it) and, where ``timedatectl`` answers, synchronised;
@@ -85,6 +86,25 @@ def ntp_synchronised() -> bool | None:
     return {"yes": True, "no": False}.get(value) if out.returncode == 0 else None
 
 
+def _check_markers(cfg: TableConfig, frame: Any) -> Check:
+    """Without a table file, ``run`` calibrates from the corner markers: are enough of them seen?"""
+    from calibration.markers import MarkersMissingError, calibrate, parse_table_size
+
+    if frame is None:
+        return Check("calibration", False, "no table.json configured and no frame to find the markers in")
+    try:
+        width, height = parse_table_size(cfg.table_size or "900x900")
+        cal = calibrate(frame.image, width, height, cfg.marker_mm)
+    except (MarkersMissingError, ValueError) as exc:
+        return Check("calibration", False, f"no table.json configured, and from the markers: {exc}")
+    return Check(
+        "calibration",
+        True,
+        f"no table.json: run calibrates from markers {', '.join(map(str, cal.markers))} "
+        f"(reprojection {cal.reprojection_px:.2f} px)",
+    )
+
+
 def run_checks(cfg: TableConfig) -> list[Check]:
     """Every check for ``cfg``, in order."""
     from calibration.table import TableGeometry
@@ -110,7 +130,7 @@ def run_checks(cfg: TableConfig) -> list[Check]:
         except Exception as exc:  # any source's failure: missing file, busy or absent camera
             checks.append(Check("source", False, f"{cfg.source}: {exc}"))
     if cfg.table is None:
-        checks.append(Check("calibration", False, "no table.json configured (table = ... or --table)"))
+        checks.append(_check_markers(cfg, frame))
     else:
         try:
             geometry = TableGeometry.model_validate(load_json(cfg.table.read_bytes()))

@@ -33,13 +33,12 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _size(text: str) -> tuple[float, float]:
+    from calibration.markers import parse_table_size
+
     try:
-        w, h = (float(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise _fail(f"--table-size {text!r} is not WxH in mm (e.g. 900x900)") from None
-    if not (200 <= w <= 5000 and 200 <= h <= 5000):
-        raise _fail(f"--table-size {text!r}: each side between 200 and 5000 mm")
-    return w, h
+        return parse_table_size(text)
+    except ValueError as exc:
+        raise _fail(f"--{exc}".replace("--table size", "--table-size")) from None
 
 
 @calibrate_app.callback()
@@ -98,30 +97,21 @@ def calibrate(
 
 
 def _sharpest(source: str, n: int) -> np.ndarray:
-    """The sharpest (variance of the Laplacian) of the first ``n`` frames of ``source``."""
-    import cv2
-    import numpy as np
-
+    """The sharpest of the first ``n`` frames of ``source`` (:func:`calibration.markers.sharpest`)."""
+    from calibration.markers import sharpest
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
     try:
         src = open_source(source)
     except (SourceNotFoundError, CameraUnavailableError) as exc:
         raise _fail(str(exc)) from None
-    best, best_score = None, -1.0
     try:
-        for k, frame in enumerate(src):
-            grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
-            score = float(cv2.Laplacian(grey, cv2.CV_64F).var())
-            if score > best_score:
-                best, best_score = frame.image, score
-            if k + 1 >= max(1, n):
-                break
+        best = sharpest((frame.image for frame in src), n)
     finally:
         src.close()
     if best is None:
         raise _fail(f"{source} gave no frame")
-    return np.asarray(best, np.uint8)
+    return best
 
 
 @calibrate_app.command("sheet")

@@ -92,6 +92,13 @@ def deal(
     deals: int = typer.Option(
         1, "--deals", min=1, max=40, help="Deals of one match filmed in a row (truth.json is then a list)."
     ),
+    markers: float | None = typer.Option(
+        None,
+        "--markers",
+        min=10,
+        max=300,
+        help="Lay the corner markers (their side in mm, e.g. 60) so that run calibrates the film itself.",
+    ),
 ) -> None:
     """Render a whole simulated deal (or ``--deals N`` deals of one match, each with its trump
     declared) as an overhead video with its truth log and table calibration."""
@@ -108,6 +115,7 @@ def deal(
             width=width,
             height=height,
             deals=deals,
+            markers=markers,
         )
     except DealError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -20,10 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from calibration.markers import marker_corners_mm
 from calibration.table import TableGeometry
 from engine.seats import SEAT_NAMES
 from models.synth.designs import HELDOUT
 from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, held_fan, lay
+from models.synth.markers import draw_table_markers
 from models.synth.scene import Arm, Look, Renderer, available_designs, camera_homography, random_arm
 
 SEATS = SEAT_NAMES
@@ -290,12 +292,15 @@ def render_deal(
     design: str | None = None,
     max_tricks: int | None = None,
     deals: int = 1,
+    markers: float | None = None,
 ) -> DealResult:
     """Simulate a deal, film it and write ``video.mp4``, ``truth.json`` and ``table.json`` to ``out``.
 
     ``deals`` > 1 films a match at one table, deal after deal (:func:`match_logs`): each deal
     starts from a cleared table with its trump declared (亮主), and ``truth.json`` is the list of
-    the deals' logs."""
+    the deals' logs. ``markers``: the corner markers' side in mm, laid on the table as the sheet
+    says (:mod:`models.synth.markers`), so that ``run`` can calibrate the film itself; the truth's
+    ``table.json`` then records where they lie."""
     import time
 
     import cv2
@@ -318,6 +323,10 @@ def render_deal(
     table = Table(float(rng.uniform(850, 950)), float(rng.uniform(850, 950)))
     films = [plan_deal(log, rng, design, table, declaration(log, rng) if deals > 1 else None) for log in logs]
     renderer = make_renderer(rng, table, width, height)
+    if markers is not None:
+        draw_table_markers(
+            renderer.base, renderer.view, (table.width, table.height), markers, renderer.px_per_mm
+        )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     video = out / "video.mp4"
@@ -345,7 +354,18 @@ def render_deal(
 
     fs = load_faces(design)
     tj = out / "table.json"
-    table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1]).save(tj)
+    geometry = table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1])
+    if markers is not None:
+        corners = marker_corners_mm(table.width, table.height, markers)
+        geometry = geometry.model_copy(
+            update={
+                "markers": {
+                    str(i): [(float(x), float(y)) for x, y in geometry.table_to_pixel(c)]
+                    for i, c in corners.items()
+                }
+            }
+        )
+    geometry.save(tj)
     tricks = sum(len(log["tricks"]) for log in logs)
     return DealResult(video, truth, tj, frames, tricks, time.perf_counter() - start, tl)
 

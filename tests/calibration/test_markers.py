@@ -309,3 +309,75 @@ def _near_edge(geometry: TableGeometry, mm: tuple[float, float], within: float =
         abs(cv2.pointPolygonTest(np.array(p, np.float32).reshape(-1, 1, 2), mm, True)) <= within
         for p in polys
     )
+
+
+def test_run_without_a_table_calibrates_from_the_markers_of_its_source(tmp_path: Path) -> None:
+    """A table set up with its markers only: ``run`` calibrates from the sharpest of the source's
+    first frames (the table's measured size given), says so in one line, keeps the calibration
+    beside the log and reads on; without markers it stops at once, naming them."""
+    frame, to_image = table_frame()
+    film = tmp_path / "film"
+    film.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(film / f"{i:03d}.png"), frame)
+    log = tmp_path / "deal.json"
+    r = runner.invoke(
+        app,
+        [
+            "run",
+            "--source",
+            str(film),
+            "--table-size",
+            "900x800",
+            "--rules",
+            "national-2deck",
+            "--level",
+            "2",
+            "--trump",
+            "S",
+            "--dealer",
+            "S",
+            "--every",
+            "1",
+            "--log-out",
+            str(log),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "calibrated from the markers (0, 1, 2, 3) of a 900 x 800 mm table" in r.stderr
+    geometry = TableGeometry.load(tmp_path / "deal.table.json")
+    probe = np.array([[0.0, 0.0], [W_MM / 2, H_MM / 2], [W_MM, H_MM]])
+    want = cv2.perspectiveTransform(probe[None].astype(np.float32), to_image)[0]
+    assert np.abs(geometry.table_to_pixel(probe) - want).max() < 2.0
+    assert json.loads(log.read_text())["tricks"] == []
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    blank, _ = table_frame(hide=(0, 1, 2, 3))
+    cv2.imwrite(str(bare / "000.png"), blank)
+    r = runner.invoke(app, ["run", "--source", str(bare), "--rules", "national-2deck"])
+    assert r.exit_code == 2
+    (line,) = r.stderr.splitlines()
+    assert (
+        line.startswith("error: no --table, and calibrating from the markers failed")
+        and "missing 0 (N-W)" in line
+    )
+
+
+def test_doctor_without_a_table_checks_that_the_markers_are_seen(tmp_path: Path) -> None:
+    from edge_app.config import TableConfig
+    from edge_app.doctor import run_checks
+
+    frame, _ = table_frame()
+    film = tmp_path / "film"
+    film.mkdir()
+    cv2.imwrite(str(film / "000.png"), frame)
+    (check,) = [
+        c for c in run_checks(TableConfig(source=str(film), table_size="900x800")) if c.name == "calibration"
+    ]
+    assert check.ok and "markers 0, 1, 2, 3" in check.detail
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    cv2.imwrite(str(bare / "000.png"), table_frame(hide=(0, 1, 2))[0])
+    (check,) = [c for c in run_checks(TableConfig(source=str(bare))) if c.name == "calibration"]
+    assert not check.ok and "missing 0 (N-W), 1 (N-E), 2 (S-E)" in check.detail
