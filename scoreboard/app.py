@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -13,10 +15,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scoreboard import api, pages
+from scoreboard import api, pages, tourney_api, tourney_pages
 from scoreboard.auth import LoginThrottle
 from scoreboard.db import Database, make_engine, migrate
 from scoreboard.errors import ServiceError, clip
@@ -26,6 +29,7 @@ from scoreboard.schemas import one_line
 from scoreboard.scoring import ScoringError
 from scoreboard.service import Scoreboard
 from scoreboard.settings import Settings
+from scoreboard.tourney_service import Tourneys
 
 HERE = Path(__file__).resolve().parent
 
@@ -53,6 +57,18 @@ class ServerTiming:
         await self.app(scope, receive, timed_send)
 
 
+async def _tick_clocks(app: FastAPI, every: float) -> None:
+    """Send each round's last-deal call when its time comes (``Tourneys.tick``), every few seconds."""
+    if every <= 0:
+        return
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await run_in_threadpool(app.state.tourneys.tick)
+        except Exception:  # a busy or closed database: try again next time
+            logging.getLogger(__name__).exception("clock tick failed")
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = make_engine(settings.db_url)
@@ -60,8 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         migrate(engine)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        ticker = asyncio.create_task(_tick_clocks(app, settings.clock_tick_s))
         yield
+        ticker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ticker
         engine.dispose()
 
     app = FastAPI(
@@ -73,14 +93,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
-    app.state.board = Scoreboard(Database(engine), Notifier())
+    database, notifier = Database(engine), Notifier()
+    app.state.tourneys = Tourneys(database, notifier)
+    app.state.board = Scoreboard(database, notifier, app.state.tourneys)
     app.state.throttle = LoginThrottle()
     app.state.device_secret = secrets.token_bytes(32)
     app.add_middleware(BodyGuard, settings=settings)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ServerTiming)
     app.include_router(api.router)
+    app.include_router(tourney_api.router)
     app.include_router(pages.router)
+    app.include_router(tourney_pages.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     @app.exception_handler(ServiceError)

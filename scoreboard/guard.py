@@ -22,6 +22,7 @@ from scoreboard.settings import Settings
 
 _DEAL_PATHS = re.compile(r"^/api/(tables/[^/]+/deals(/\d+/versions)?|deals|alerts/[^/]+/resolve)$")
 _EVENT_PATHS = re.compile(r"^/api/(tables/[^/]+/)?events$")
+_EVENT_FILE_PATHS = re.compile(r"^/api/tourneys/?$")
 _WITH_BODY = {"POST", "PUT", "PATCH"}
 
 
@@ -36,6 +37,8 @@ def body_limit(settings: Settings, path: str) -> int:
         return settings.max_deal_bytes
     if _EVENT_PATHS.match(path):
         return settings.max_event_bytes
+    if _EVENT_FILE_PATHS.match(path):
+        return settings.max_event_file_bytes
     return settings.max_body_bytes
 
 

@@ -11,7 +11,10 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
+    Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -193,3 +196,100 @@ class LoginSession(Base):
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# --- the event around the tables (issue 43): entries, rounds, matches, results -----------------
+
+
+class Tournament(Base):
+    """An event run on the scoreboard: its format and scoring (``tourney``'s vocabulary), the lot's
+    seed, the clock of its rounds, and the scoreboard tables its matches are played at (``tables``:
+    table ids in table-number order; a team match takes one per board)."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(200))
+    format: Mapped[str] = mapped_column(String(20))
+    scoring: Mapped[str] = mapped_column(String(20))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    rounds_planned: Mapped[int | None] = mapped_column(Integer)
+    # {"minutes", "call_at", "rule"}: the round's length, when the last-deal call comes, what it means
+    clock: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    tables: Mapped[list[str | None]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    entries: Mapped[list[TourneyEntry]] = relationship(
+        back_populates="tournament", order_by="TourneyEntry.position", cascade="all, delete-orphan"
+    )
+    rounds: Mapped[list[TourneyRound]] = relationship(
+        back_populates="tournament", order_by="TourneyRound.number", cascade="all, delete-orphan"
+    )
+
+
+class TourneyEntry(Base):
+    """A pair, or a team of ``pairs`` (seed 001), with its unit (单位/部门) and optional rating."""
+
+    __tablename__ = "tourney_entries"
+    __table_args__ = (UniqueConstraint("tournament_id", "code", name="uq_tourney_entries_code"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    code: Mapped[str] = mapped_column(String(100))  # the event file's entry id
+    name: Mapped[str] = mapped_column(String(200))
+    unit: Mapped[str | None] = mapped_column(String(200))
+    rating: Mapped[float] = mapped_column(Float, default=0)
+    group_name: Mapped[str | None] = mapped_column(String(100))
+    pairs: Mapped[list[str]] = mapped_column(JSON, default=list)
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="entries")
+
+
+class TourneyRound(Base):
+    """A round: paired as a ``draft``, then ``published``; its clock once a referee starts it."""
+
+    __tablename__ = "tourney_rounds"
+    __table_args__ = (UniqueConstraint("tournament_id", "number", name="uq_tourney_rounds_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(10), default="draft")
+    # The rules the pairing breaks ({"rule", "entries"}), as the core (or the override check) says.
+    relaxed: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    clock_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    clock_started_by: Mapped[str | None] = mapped_column(String(100))
+    call_sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="rounds")
+    matches: Mapped[list[TourneyMatch]] = relationship(
+        back_populates="round", order_by="TourneyMatch.position", cascade="all, delete-orphan"
+    )
+
+
+class TourneyMatch(Base):
+    """A match (two entries at a table number) or a bye. ``tables`` binds each board to a scoreboard
+    table; ``results`` holds one result per board (the event file's form), filled by a referee or
+    from the table's levels; ``history`` keeps every earlier result with who entered it."""
+
+    __tablename__ = "tourney_matches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("tourney_rounds.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    table_no: Mapped[int | None] = mapped_column(Integer)
+    home: Mapped[str | None] = mapped_column(String(100))
+    away: Mapped[str | None] = mapped_column(String(100))
+    bye: Mapped[str | None] = mapped_column(String(100))
+    tables: Mapped[list[str | None]] = mapped_column(JSON, default=list)
+    home_side: Mapped[str] = mapped_column(String(2), default="NS")
+    results: Mapped[list[dict[str, Any] | None] | None] = mapped_column(JSON)
+    result_source: Mapped[str | None] = mapped_column(String(10))  # "referee", "table", "import"
+    result_by: Mapped[str | None] = mapped_column(String(100))
+    result_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    history: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+
+    round: Mapped[TourneyRound] = relationship(back_populates="matches")

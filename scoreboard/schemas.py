@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from contract.base import Card, Seat, Strict, Trump
 from contract.deals import DealLogIn
@@ -278,3 +278,197 @@ def one_line(errors: list[Any]) -> str:
             text += f" (got {shown(value)})"
         parts.append(text)
     return "; ".join(parts)
+
+
+# --- the event (issue 43) -------------------------------------------------------------------------
+
+TableRef = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+EntryId = Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
+class ClockSettings(Strict):
+    """A round's clock: its length, the minute of the last-deal call, and what the call means
+    (``finish_deal``: seed 001, the deal in play is the last; ``no_new_deal``: seed 004;
+    ``three_more_deals``: seed 002 art. 38). Each scoring has its seed's default."""
+
+    minutes: int = Field(ge=1, le=24 * 60)
+    call_at: int = Field(ge=1, le=24 * 60)
+    rule: Literal["finish_deal", "no_new_deal", "three_more_deals"]
+
+
+class TourneyImport(Strict):
+    """An event file (``shared/spec/cli.md``, "Tournament commands"), checked by ``tourney``'s parser
+    (a bad one is a 422 naming the field), with the scoreboard tables its table numbers play at (in
+    order: table n is the n-th; a team match takes one per board) and, optionally, its clock."""
+
+    event: dict[str, Any] = Field(description="the event file, as `tractorcam tourney` reads it")
+    tables: list[TableRef | None] = Field(default_factory=list, max_length=4096)
+    clock: ClockSettings | None = None
+
+
+class RoundStatus(Strict):
+    round: int
+    status: Literal["draft", "published"]
+
+
+class TourneyOut(Strict):
+    id: str
+    name: str | None
+    format: str
+    scoring: str
+    seed: int
+    rounds_planned: int | None
+    entries: int
+    team: bool = Field(description="entries are teams of pairs (seed 001): a match is one board per pair")
+    clock: dict[str, Any]
+    tables: list[str | None]
+    rounds: list[RoundStatus]
+
+
+class TourneyList(Strict):
+    events: list[TourneyOut]
+
+
+class EventEntry(Strict):
+    id: str
+    name: str
+    unit: str | None = None
+    rating: float
+    group: str | None = None
+    pairs: list[str] | None = None
+    withdrawn: bool | None = None
+
+
+BoardResult = dict[str, Any]
+
+
+class EventMatch(Strict):
+    table: int
+    home: str
+    away: str
+    result: BoardResult | list[BoardResult] | None = Field(
+        default=None, description="levels or a forfeit; a team match: one per board"
+    )
+
+
+class EventBye(Strict):
+    bye: str
+
+
+class EventRound(Strict):
+    round: int
+    matches: list[EventMatch | EventBye]
+
+
+class EventFile(Strict):
+    """The event file of the published rounds, in the spec's form (`tractorcam tourney` reads it)."""
+
+    name: str | None = None
+    format: str
+    scoring: str
+    rounds_planned: int | None = None
+    seed: int
+    entries: list[EventEntry]
+    rounds: list[EventRound]
+
+
+class Relaxation(Strict):
+    rule: Literal["rematch", "same_unit", "second_bye", "same_group"]
+    entries: list[str]
+
+
+class MatchOut(Strict):
+    table: int | None = None
+    home: str | None = None
+    away: str | None = None
+    bye: str | None = None
+    result: BoardResult | list[BoardResult] | None = None
+    tables: list[str | None] | None = Field(default=None, description="the scoreboard table of each board")
+    home_side: str | None = None
+    boards: list[BoardResult | None] | None = Field(default=None, description="each board's result so far")
+    source: str | None = Field(default=None, description="referee, table or import")
+    by: str | None = None
+    at: str | None = None
+    history: list[dict[str, Any]] | None = Field(default=None, description="earlier results, oldest first")
+
+
+class ClockOut(Strict):
+    minutes: int | None = None
+    call_at: int | None = None
+    rule: str | None = None
+    round: int | None
+    state: Literal["not started", "running", "called", "time"]
+    started_at: str | None
+    call_at_time: str | None = None
+    ends_at: str | None = None
+    elapsed_s: int | None = None
+    remaining_s: int | None = None
+    called: bool | None = None
+    call: str | None = Field(default=None, description="what the last-deal call tells the tables")
+
+
+class RoundOut(Strict):
+    event: str
+    round: int
+    status: Literal["draft", "published"]
+    matches: list[MatchOut]
+    relaxed: list[Relaxation] = Field(description="the rules this pairing breaks (none while avoidable)")
+    clock: ClockOut
+
+
+class OverrideMatch(Strict):
+    table: int = Field(ge=1, le=100_000)
+    home: EntryId
+    away: EntryId
+    tables: list[TableRef | None] | None = Field(default=None, max_length=8)
+
+
+class OverrideBye(Strict):
+    bye: EntryId
+
+
+class PairingOverride(Strict):
+    """A round's pairing as the organiser wants it (swapped entries or tables): accepted, and the
+    answer's ``relaxed`` names each rule it breaks."""
+
+    matches: list[OverrideMatch | OverrideBye] = Field(min_length=1, max_length=8192)
+
+
+class ResultIn(Strict):
+    """A match's result in the event file's form: ``{"home_level", "away_level"}`` or
+    ``{"forfeit": "home"|"away"}`` (with ``winner``/``violations`` as the file allows); a team match
+    a list, one per board (or one forfeit)."""
+
+    result: BoardResult | list[BoardResult]
+
+
+class ClockStart(Strict):
+    action: Literal["start"] = "start"
+
+
+class StandingRow(BaseModel):
+    """A row of the standings as ``tractorcam tourney standings`` prints it (the scoring's own
+    tie-breaks beside these)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rank: int
+    id: str
+    name: str
+    points: int
+    opponents_points: int
+    level_difference: int
+    played: int
+    won: int
+    drawn: int
+    lost: int
+    byes: int
+    lot: int
+
+
+class StandingsOut(Strict):
+    event: str
+    after_round: int
+    scoring: str
+    order: list[str]
+    standings: list[StandingRow]

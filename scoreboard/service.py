@@ -8,7 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from uuid import uuid4
 
 from sqlalchemy import Table, bindparam, func, insert, select, update
@@ -31,6 +31,9 @@ from scoreboard.schemas import (
     TableUpdate,
 )
 from scoreboard.security import new_token, token_hash
+
+if TYPE_CHECKING:
+    from scoreboard.tourney_service import Tourneys
 
 VIOLATION_ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
 #: The ruling kind an alert suggests; a look or a refused log names none (the referee says which).
@@ -96,9 +99,11 @@ def _online(live: dict[str, Any] | None, health: dict[str, Any] | None) -> bool:
 
 
 class Scoreboard:
-    def __init__(self, db: Database, notifier: feed.Notifier) -> None:
+    def __init__(self, db: Database, notifier: feed.Notifier, tourneys: Tourneys | None = None) -> None:
         self.db = db
         self.notifier = notifier
+        #: The event around the tables: a match bound to a table follows its finished game.
+        self.tourneys = tourneys
 
     # --- tables ------------------------------------------------------------------------------
 
@@ -873,6 +878,8 @@ class Scoreboard:
                 deal.state_after = state
         table.state = states[-1] if states else scoring.initial_state(table.rules, table.start)
         table.deal_count = len(deals)
+        if self.tourneys is not None:
+            self.tourneys.table_changed(s, table)
 
     def _sync_engine_alerts(
         self, s: Session, table: ScoreTable, deal: Deal, result: dict[str, Any]

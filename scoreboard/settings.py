@@ -17,5 +17,7 @@ class Settings:
     max_deal_bytes: int = 256 * 1024  # a 3-deck deal log is ~10 kB
     max_event_bytes: int = 8 * 1024 * 1024  # an alert may carry a few evidence images
     max_body_bytes: int = 64 * 1024  # everything else (tables, users, rulings, corrections)
+    max_event_file_bytes: int = 1024 * 1024  # an imported event file (512 entries, rounds and results)
     session_hours: int = 12
+    clock_tick_s: float = 5.0  # how often the round clocks are checked for their last-deal call
     migrate: bool = True
