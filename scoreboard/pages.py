@@ -98,7 +98,30 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
             {"seq": d.seq, "version": v.version, "result": v.result, "state": d.state_after, "log": v.log}
             for d, v in rows
         ]
-        return {"t": board(request).summary(s, table), "history": history, "cursor": cursor_now(s)}
+        return {
+            "t": board(request).summary(s, table),
+            "history": history,
+            "call": _last_call(request, s, table_id),
+            "cursor": cursor_now(s),
+        }
+
+
+def _last_call(request: Request, s: Any, table_id: str) -> dict[str, Any] | None:
+    """The round clock's last-deal call sent to this table, while its round is on (``clock`` events
+    on the table's feed, :mod:`scoreboard.tourney_service`)."""
+    event = s.scalar(
+        select(Event)
+        .where(Event.table_id == table_id, Event.kind == "clock")
+        .order_by(Event.id.desc())
+        .limit(1)
+    )
+    if event is None:
+        return None
+    from datetime import datetime
+
+    ends = datetime.fromisoformat(str(event.payload.get("ends_at")))
+    now = request.app.state.tourneys.clock()
+    return dict(event.payload) if now < ends else None
 
 
 GROUPED_KINDS = ("mismatch", "refused", "look")

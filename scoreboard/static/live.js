@@ -3,7 +3,7 @@
   "use strict";
   const root = document.getElementById("live-root");
   const status = document.getElementById("live-status");
-  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start"];
+  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start", "tourney", "clock"];
   const timers = new Map();
 
   function setStatus(on) {
@@ -54,6 +54,10 @@
       }
     } else if (mode === "table") {
       later("table", () => swap(root.dataset.fragment, root.firstElementChild));
+    } else if (mode === "tourney") {
+      if (data.data && data.data.tourney === root.dataset.tourney) {
+        later("tourney", () => swap(root.dataset.fragment, document.getElementById("tourney-view")));
+      }
     } else if (mode === "alerts" && (data.kind === "alert" || data.kind === "deal" || data.kind === "correction")) {
       later("alerts", () => swap(root.dataset.fragment, document.getElementById("alerts")));
     }
@@ -164,6 +168,16 @@
       setTimeout(() => location.reload(), 800);
     } catch (err) { out.textContent = "Refused: " + err.message; }
   });
+
+  // The round clock counts down between events (the server's figures come with each fragment).
+  function tickClock() {
+    const clock = document.getElementById("clock");
+    if (!clock || !clock.dataset.ends) { return; }
+    const left = Math.max(0, Math.floor((Date.parse(clock.dataset.ends) - Date.now()) / 1000));
+    const out = clock.querySelector(".clock-left");
+    if (out) { out.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0"); }
+  }
+  setInterval(tickClock, 1000);
 
   connect();
 })();

@@ -323,3 +323,80 @@ def test_pages_run_under_their_csp(server, browser):
         assert response is not None and "default-src 'self'" in response.headers["content-security-policy"]
         page.wait_for_selector("#live-status.on", timeout=10_000)
     assert violations == []
+
+
+def test_event_pages_follow_results_publishing_and_the_clock(server, browser):
+    """The standings (projector) and pairings (phone) pages of an event update without a reload:
+    a result entered moves the standings, a round published appears, a started clock runs, and
+    the last-deal call shows on the table's page. Round 1: A v B at table 1 (bound to a scoreboard
+    table), C v D. After A 7-5 B and C 5-5 D: A 2 points first, B 0 last (zhku)."""
+    t1, _ = table(server.url, "Table 1")
+    event = {
+        "format": "swiss",
+        "scoring": "zhku",
+        "seed": 42,
+        "entries": [{"id": x, "name": f"Team {x}", "unit": x} for x in "ABCD"],
+        "rounds": [
+            {
+                "round": 1,
+                "matches": [{"table": 1, "home": "A", "away": "B"}, {"table": 2, "home": "C", "away": "D"}],
+            }
+        ],
+    }
+    r = httpx.post(f"{server.url}/api/tourneys", json={"event": event, "tables": [t1]}, headers=ADMIN_HEADERS)
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+    api = f"{server.url}/api/tourneys/{tid}"
+    violations: list[str] = []
+    screen = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    screen.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    screen.goto(f"{server.url}/tourneys/{tid}/standings")
+    phone = new_page(browser, viewport={"width": 390, "height": 800})
+    phone.goto(f"{server.url}/tourneys/{tid}/pairings")
+    table_page = new_page(browser, viewport={"width": 1280, "height": 800})
+    table_page.goto(f"{server.url}/tables/{t1}")
+    for page in (screen, phone, table_page):
+        page.wait_for_selector("#live-status.on", timeout=10_000)
+    phone.evaluate("window.__notReloaded = true")
+    assert screen.locator("h1").inner_text().startswith("Standings")
+    assert "after round 0" in screen.locator("h1").inner_text()
+
+    for no, levels in ((1, ("7", "5")), (2, ("5", "5"))):
+        r = httpx.put(
+            f"{api}/rounds/1/matches/{no}/result",
+            json={"result": {"home_level": levels[0], "away_level": levels[1]}},
+            headers=ADMIN_HEADERS,
+        )
+        assert r.status_code == 200, r.text
+    screen.wait_for_selector("h1:has-text('after round 1')", timeout=10_000)  # CSP: no evaluated JS
+    first, last = screen.locator("tbody tr").first, screen.locator("tbody tr").last
+    assert (first.get_attribute("data-entry"), first.locator(".points").inner_text()) == ("A", "2")
+    assert (last.get_attribute("data-entry"), last.locator(".points").inner_text()) == ("B", "0")
+    phone.wait_for_function(
+        "document.querySelector('tr[data-table=\"1\"] .result')?.innerText === '7–5'", timeout=10_000
+    )
+
+    assert httpx.post(f"{api}/rounds", headers=ADMIN_HEADERS).status_code == 201
+    assert phone.locator("h1").inner_text().startswith("Round 1")  # a draft is not shown
+    assert httpx.post(f"{api}/rounds/2/publish", headers=ADMIN_HEADERS).status_code == 200
+    phone.wait_for_function("document.querySelector('h1')?.innerText.startsWith('Round 2')", timeout=10_000)
+    assert phone.locator(".clock .empty").inner_text() == "clock not started"
+
+    assert httpx.post(f"{api}/rounds/2/clock", json={}, headers=ADMIN_HEADERS).status_code == 200
+    phone.wait_for_selector(".clock.clock-running", timeout=10_000)
+    # 90 minutes, counting down: 89:5x or 90:00 a moment after the start
+    assert phone.locator(".clock-left").inner_text()[:3] in ("90:", "89:")
+    assert phone.evaluate("window.__notReloaded") is True
+    # the call: move the service's clock past minute 75 and let it tick
+    import datetime as dt
+
+    service = server.app.state.tourneys
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=76)
+    service.clock = lambda: later
+    service.tick(tid)  # (or the app's own ticker, every 5 s)
+    phone.wait_for_selector(".clock.clock-called", timeout=10_000)
+    table_page.wait_for_selector("#table-call", timeout=10_000)
+    assert "the deal in play is the round's last" in table_page.locator("#table-call").inner_text()
+    assert violations == []
+    for page in (screen, phone, table_page):
+        page.close()

@@ -428,3 +428,97 @@ def test_exports_as_csv(client):
     assert lines[4].startswith("4,B,Maths,0,2,-2")
     r = client.get(f"/api/tourneys/{tid}/rounds/1/pairings.csv")
     assert r.text.splitlines() == ["round,table,home,away,bye,result", "1,1,A,B,,7-5", "1,2,C,D,,5-5"]
+
+
+def test_pages_show_published_rounds_the_standings_and_a_printable_sheet(client):
+    tid = create(client, FOUR)
+    r = client.get(f"/tourneys/{tid}/pairings")
+    assert r.status_code == 200
+    assert 'data-table="1"' in r.text and "Library" in r.text and "7–5" in r.text
+    client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS)  # a draft: not on the pages
+    assert ">Round 1 <" in client.get(f"/tourneys/{tid}").text
+    assert client.get(f"/tourneys/{tid}/pairings?round=2").status_code == 404
+    assert client.get(f"/tourneys/{tid}/rounds/2/sheet").status_code == 404
+    sheet = client.get(f"/tourneys/{tid}/rounds/1/sheet")
+    assert sheet.status_code == 200 and "/static/sheet.css" in sheet.text and "Library (A)" in sheet.text
+    assert "@media print" in client.get("/static/sheet.css").text
+    standings = client.get(f"/tourneys/{tid}/standings").text
+    # A first with 2 points, B last with 0 (after round 1)
+    rows = standings.split('data-entry="')[1:]
+    assert [row[0] for row in rows] == [x[0] for x in order(client, tid)]
+    assert rows[0].startswith('A"') and '<td class="points">2</td>' in rows[0]
+    assert client.get("/tourneys/nope/standings").status_code == 404
+    assert client.get(f"/fragments/tourneys/{tid}/standings").text.startswith('<section id="tourney-view">')
+
+
+class Clock:
+    """The service's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        import datetime as dt
+
+        self.now = dt.datetime(2026, 12, 26, 8, 0, tzinfo=dt.UTC)
+
+    def __call__(self) -> Any:
+        return self.now
+
+    def move(self, minutes: float) -> None:
+        import datetime as dt
+
+        self.now += dt.timedelta(minutes=minutes)
+
+
+def test_the_round_clock_calls_the_last_deal_at_each_table_once(client):
+    """Seed 001 (zhku): 90 minutes, the call at 75. Started at 08:00: at 08:10 running with 80
+    minutes left; at 09:15 the call goes to both bound tables' feeds and the event's, once; at 09:30
+    the round is at time."""
+    t1, t2 = _tables(client, 2)
+    tid = create(client, FOUR, tables=[t1, t2])
+    clock = Clock()
+    client.app.state.tourneys.clock = clock
+    ref = referee_headers(client)
+    assert client.get(f"/api/tourneys/{tid}/clock").json()["state"] == "not started"
+    assert client.post(f"/api/tourneys/{tid}/rounds/1/clock", json={}).status_code == 401
+    r = client.post(f"/api/tourneys/{tid}/rounds/1/clock", json={"action": "start"}, headers=ref)
+    assert r.status_code == 200, r.text
+    assert (r.json()["started_at"], r.json()["state"]) == ("2026-12-26T08:00:00+00:00", "running")
+    assert client.post(f"/api/tourneys/{tid}/rounds/1/clock", headers=ref).status_code == 409
+    clock.move(10)
+    got = client.get(f"/api/tourneys/{tid}/clock").json()
+    assert (got["state"], got["remaining_s"], got["called"]) == ("running", 80 * 60, False)
+    assert client.app.state.tourneys.tick() == 0
+    clock.move(65)  # 09:15
+    cursor = client.get("/api/events?limit=1000").json()["cursor"]
+    client.app.state.tourneys.tick()  # (the app's own ticker may have sent it already)
+    assert client.app.state.tourneys.tick() == 0  # once
+    calls = [e for e in client.get(f"/api/events?after={cursor}").json()["events"] if e["kind"] == "clock"]
+    assert sorted((e["table"] or "") for e in calls) == sorted(["", t1, t2])
+    assert {e["data"]["call"] for e in calls} == {"last_deal"}
+    assert calls[0]["data"]["ends_at"] == "2026-12-26T09:30:00+00:00"
+    got = client.get(f"/api/tourneys/{tid}/clock").json()
+    assert (got["state"], got["remaining_s"], got["called"]) == ("called", 15 * 60, True)
+    assert "Round 1: Last deal" in client.get(f"/tables/{t1}").text
+    clock.move(15)
+    assert client.get(f"/api/tourneys/{tid}/clock").json()["state"] == "time"
+    assert "table-call" not in client.get(f"/tables/{t1}").text  # the round is over
+
+
+def test_each_scoring_has_its_seeds_clock(client):
+    """Seed 004 (challenge): 60 minutes, no new deal after 50; seed 002 (national) art. 38: three
+    more deals after the call, 30 minutes before the end; an organiser's own clock wins."""
+    challenge = {**FOUR, "scoring": "challenge", "rounds": []}
+    tid = create(client, challenge)
+    assert client.get(f"/api/tourneys/{tid}").json()["clock"] == {
+        "minutes": 60,
+        "call_at": 50,
+        "rule": "no_new_deal",
+    }
+    national = {**FOUR, "scoring": "national", "rounds": []}
+    tid = create(client, national)
+    clock = client.get(f"/api/tourneys/{tid}").json()["clock"]
+    assert (clock["minutes"] - clock["call_at"], clock["rule"]) == (30, "three_more_deals")
+    tid = create(client, national, clock={"minutes": 150, "call_at": 120, "rule": "three_more_deals"})
+    assert client.get(f"/api/tourneys/{tid}").json()["clock"]["minutes"] == 150
+    # a draft round's clock does not start
+    client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS)
+    assert client.post(f"/api/tourneys/{tid}/rounds/1/clock", headers=ADMIN_HEADERS).status_code == 409
