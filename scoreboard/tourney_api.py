@@ -36,7 +36,9 @@ from scoreboard.tourney_service import Tourneys
 
 router = APIRouter(prefix="/api/tourneys")
 EVENT_ID = re.compile(r"^[0-9a-f]{32}$")
-CSV = {200: {"content": {"text/csv": {}}, "description": "CSV, one row per line, a header first"}}
+CSV: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/csv": {}}, "description": "CSV, one row per line, a header first"}
+}
 
 
 def get_tourneys(request: Request) -> Tourneys:

@@ -10,12 +10,13 @@ event per bound table for the last-deal call), so the live pages follow.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 from uuid import uuid4
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from scoreboard import feed
@@ -188,7 +189,9 @@ class Tourneys:
 
     # --- import --------------------------------------------------------------------------------
 
-    def import_event(self, data: Any, tables: list[str], clock: dict[str, Any] | None) -> dict[str, Any]:
+    def import_event(
+        self, data: Any, tables: list[str | None], clock: dict[str, Any] | None
+    ) -> dict[str, Any]:
         """A new event from an event file (its rounds, with their results, stored as published)."""
         try:
             event = parse_event(data)
@@ -265,7 +268,7 @@ class Tourneys:
         return [tables[i] if i < len(tables) else None for i in range(first, first + boards)]
 
     @staticmethod
-    def _check_tables(s: Session, tables: list[str | None]) -> None:
+    def _check_tables(s: Session, tables: Sequence[str | None]) -> None:
         wanted = [x for x in tables if x is not None]
         if not wanted:
             return
@@ -279,6 +282,12 @@ class Tourneys:
     def pair(self, tid: str) -> dict[str, Any]:
         """The next round by ``tourney.pair_next`` (the CLI's code) over the published rounds, stored
         as a draft."""
+        try:
+            return self._pair(tid)
+        except IntegrityError as exc:  # two organisers paired at once: the other one's round stands
+            raise ServiceError(409, "the round was paired meanwhile: reload it") from exc
+
+    def _pair(self, tid: str) -> dict[str, Any]:
         with self.db.write() as s:
             t = self.tournament(s, tid)
             draft = next((r for r in t.rounds if r.status == "draft"), None)
@@ -391,7 +400,7 @@ class Tourneys:
         return out
 
     def _set_result(
-        self, m: TourneyMatch, boards: list[dict[str, Any] | None], source: str, author: str
+        self, m: TourneyMatch, boards: Sequence[dict[str, Any] | None], source: str, author: str
     ) -> None:
         if m.results is not None:
             m.history = [
@@ -403,7 +412,7 @@ class Tourneys:
                     "at": m.result_at.isoformat() if m.result_at else None,
                 },
             ]
-        m.results = boards
+        m.results = list(boards)
         m.result_source, m.result_by, m.result_at = source, author, self.clock()
 
     def close_match(self, tid: str, number: int, table_no: int, author: str) -> dict[str, Any]:
@@ -441,7 +450,11 @@ class Tourneys:
         rows = s.execute(
             select(TourneyMatch, TourneyRound)
             .join(TourneyRound, TourneyRound.id == TourneyMatch.round_id)
-            .where(TourneyRound.status == "published", TourneyMatch.bye.is_(None))
+            .where(
+                TourneyRound.status == "published",
+                TourneyMatch.bye.is_(None),
+                or_(TourneyMatch.result_source.is_(None), TourneyMatch.result_source == "table"),
+            )
         ).all()
         for m, r in rows:
             tables = list(m.tables or [])
@@ -559,7 +572,9 @@ class Tourneys:
             if tid is not None:
                 query = query.where(Tournament.id == tid)
             for r, t in s.execute(query.with_for_update(of=TourneyRound)).all():
-                call = _aware(r.clock_started_at) + timedelta(minutes=t.clock["call_at"])  # type: ignore[arg-type]
+                assert r.clock_started_at is not None
+                start = _aware(r.clock_started_at)
+                call = start + timedelta(minutes=t.clock["call_at"])
                 if now < call:
                     continue
                 r.call_sent_at = now
@@ -569,9 +584,7 @@ class Tourneys:
                     "call": "last_deal",
                     "rule": t.clock["rule"],
                     "text": CALL_TEXT[t.clock["rule"]],
-                    "ends_at": (
-                        _aware(r.clock_started_at) + timedelta(minutes=t.clock["minutes"])
-                    ).isoformat(),  # type: ignore[arg-type]
+                    "ends_at": (start + timedelta(minutes=t.clock["minutes"])).isoformat(),
                 }
                 bound = sorted({x for m in r.matches for x in (m.tables or []) if x is not None})
                 feed.append(

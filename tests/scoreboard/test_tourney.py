@@ -522,3 +522,44 @@ def test_each_scoring_has_its_seeds_clock(client):
     # a draft round's clock does not start
     client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS)
     assert client.post(f"/api/tourneys/{tid}/rounds/1/clock", headers=ADMIN_HEADERS).status_code == 409
+
+
+HOSTILE: list[Any] = [
+    None,
+    [],
+    {},
+    "x",
+    {"result": None},
+    {"result": [{"home_level": 7}]},
+    {"result": {"home_level": "7", "away_level": "5", "winner": "home"}},
+    {"result": {"forfeit": "both"}},
+    {"matches": []},
+    {"matches": [{"table": 0, "home": "A", "away": "B"}]},
+    {"matches": [{"table": 1, "home": "A", "away": "B", "tables": ["f" * 32]}, {"bye": "C"}, {"bye": "D"}]},
+    {"matches": [{"bye": "A"}, {"bye": "B"}, {"bye": "C"}, {"bye": "D"}]},
+    {"event": {"format": "swiss", "scoring": "zhku", "seed": 2**63, "entries": []}},
+    {"event": {"format": "swiss", "scoring": "zhku", "seed": 1, "entries": [{"id": "é" * 101}]}},
+    {"event": [], "tables": ["nope"]},
+    {"action": "stop"},
+]
+
+
+def test_no_body_makes_a_server_error(client):
+    """Every write route of the event with bodies of the wrong shape, values out of range, unknown
+    tables: a 4xx with one line, never a 5xx."""
+    tid = create(client, FOUR)
+    client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS)
+    routes = [
+        ("post", "/api/tourneys"),
+        ("put", f"/api/tourneys/{tid}/rounds/2/matches"),
+        ("put", f"/api/tourneys/{tid}/rounds/1/matches/1/result"),
+        ("post", f"/api/tourneys/{tid}/rounds/1/matches/1/close"),
+        ("post", f"/api/tourneys/{tid}/rounds/1/clock"),
+        ("post", f"/api/tourneys/{tid}/rounds/2/publish"),
+    ]
+    for method, url in routes:
+        for body in HOSTILE:
+            r = client.request(method, url, json=body, headers=ADMIN_HEADERS)
+            assert r.status_code < 500, (method, url, body, r.text)
+            if r.status_code >= 400:
+                assert "\n" not in r.json()["detail"]
