@@ -460,10 +460,10 @@ class Tourneys:
             tables = list(m.tables or [])
             if table.id not in tables or m.result_source in ("referee", "import"):
                 continue
-            if m.result_source is None and not state.get("winner"):
-                continue
             boards: list[dict[str, Any] | None] = list(m.results or [None] * len(tables))
             k = tables.index(table.id)
+            if boards[k] is None and not state.get("winner"):
+                continue  # this board's game goes on: no result yet
             board = from_levels(state, m.home_side)
             if boards[k] == board:
                 continue

@@ -563,3 +563,31 @@ def test_no_body_makes_a_server_error(client):
             assert r.status_code < 500, (method, url, body, r.text)
             if r.status_code >= 400:
                 assert "\n" not in r.json()["detail"]
+
+
+def test_a_team_board_waits_for_its_own_table(client):
+    """A team match at two tables: board 1's game finishes (NS passed A); board 2's table plays on
+    (its levels move, no winner): board 1 has its result, board 2 none, so the match has none and
+    the round is not counted."""
+    from scoreboard.models import ScoreTable
+
+    t1, t2 = _tables(client, 2)
+    event = {
+        "format": "swiss",
+        "scoring": "zhku",
+        "seed": 5,
+        "entries": [{"id": "X", "pairs": ["X1", "X2"]}, {"id": "Y", "pairs": ["Y1", "Y2"]}],
+        "rounds": [{"round": 1, "matches": [{"table": 1, "home": "X", "away": "Y"}]}],
+    }
+    tid = create(client, event, tables=[t1, t2])
+    tourneys = client.app.state.tourneys
+    with tourneys.db.write() as s:
+        one, two = s.get(ScoreTable, t1), s.get(ScoreTable, t2)
+        one.state = {"levels": {"NS": "A", "EW": "K"}, "dealer": "N", "winner": "NS", "rules": "zhku-3deck"}
+        assert tourneys.table_changed(s, one) is True
+        two.state = {"levels": {"NS": "4", "EW": "6"}, "dealer": "E", "winner": None, "rules": "zhku-3deck"}
+        assert tourneys.table_changed(s, two) is False
+    m = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
+    assert m["boards"] == [{"home_level": "A", "away_level": "K"}, None]
+    assert "result" not in m or m["result"] is None
+    assert client.get(f"/api/tourneys/{tid}/standings").json()["after_round"] == 0
