@@ -119,7 +119,10 @@ def _last_call(request: Request, s: Any, table_id: str) -> dict[str, Any] | None
         return None
     from datetime import datetime
 
-    ends = datetime.fromisoformat(str(event.payload.get("ends_at")))
+    try:
+        ends = datetime.fromisoformat(str(event.payload.get("ends_at")))
+    except ValueError:
+        return None
     now = request.app.state.tourneys.clock()
     return dict(event.payload) if now < ends else None
 
