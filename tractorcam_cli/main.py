@@ -14,6 +14,7 @@ from models.synth import cli as synth_cli
 from scoreboard import cli as scoreboard_cli
 from tourney import cli as tourney_cli
 from tractorcam_cli import calibrate as calibration_cli
+from tractorcam_cli import enroll as enroll_cli
 from tractorcam_cli import score as score_cli
 from tractorcam_cli import simulate as simulate_cli
 from vision import cli as vision_cli
@@ -29,6 +30,7 @@ for module in (
     simulate_cli,
     vision_cli,
     calibration_cli,
+    enroll_cli,
     models_cli,
     synth_cli,
     scoreboard_cli,

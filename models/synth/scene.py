@@ -263,6 +263,7 @@ class Renderer:
         view: np.ndarray,
         look: Look,
         surface: str | None = None,
+        clutter_items: bool = True,
     ):
         self.width, self.height, self.table, self.view, self.look = width, height, table, view, look
         self.px_per_mm = float(np.sqrt(abs(np.linalg.det(self._jac(table.width / 2, table.height / 2)))))
@@ -323,7 +324,7 @@ class Renderer:
             bg *= (1 - shadow)[..., None]
             a = (on_table.astype(np.float32) * (1 / 255))[..., None]
             self.base = warped * a + bg * (1 - a)
-        for item in clutter(rng, table, view):
+        for item in clutter(rng, table, view) if clutter_items else ():
             item.draw(self.base, view, self.look, self.px_per_mm)
         if look.noise > 0:  # fine grain of the surface at the image's own resolution
             self.base += _noise(rng, self.base.shape[:2] + (1,)) * np.float32(3.0)

@@ -12,7 +12,7 @@ import numpy as np
 
 from calibration.table import TableGeometry
 from models.synth.faces import available_designs
-from models.synth.layout import Table, random_layout
+from models.synth.layout import Placement, Table, random_layout
 from models.synth.markers import draw_table_markers
 from models.synth.scene import Look, Renderer, apply_h, camera_homography, oblique
 
@@ -81,3 +81,53 @@ def marker_frame(
         distortion=renderer.distortion,
     )
     return MarkerFrame(scene.image, truth, tuple((p.x, p.y) for p in placements), hidden, tilt)
+
+
+def enrollment_photos(
+    design: str,
+    seed: int,
+    *,
+    width: int = 1920,
+    height: int = 1440,
+    table_mm: tuple[float, float] = (900.0, 900.0),
+    marker_mm: float = 60.0,
+    skip: frozenset[str] = frozenset(),
+) -> list[np.ndarray]:
+    """The three photos of ``tractorcam enroll sheet`` for a design (without the cards in ``skip``:
+    forgotten), as a referee takes them on the cleared table: each
+    card in its cell (a few mm off its middle, turned a little, now and then the other way up),
+    the table's markers in its corners, a camera a little off straight down through a lens with
+    radial distortion, the renderer's light, blur, noise and JPEG."""
+    from calibration.enroll import PHOTOS, cards_of_photo, cell_mm
+
+    rng = np.random.default_rng(seed)
+    table = Table(*table_mm)
+    look = Look.random(rng)
+    look.k1 = float(rng.uniform(-0.06, 0.06))
+    view = camera_homography(rng, table, width, height, fill=0.85, tilt=0.0)
+    view = oblique(view, width, height, float(rng.uniform(2, 8)), float(rng.uniform(0, 360)))
+    mid = apply_h(view, np.array([[table.width / 2, table.height / 2]]))[0]
+    view = np.array([[1, 0, width / 2 - mid[0]], [0, 1, height / 2 - mid[1]], [0, 0, 1.0]]) @ view
+    photos = []
+    for k in range(PHOTOS):
+        renderer = Renderer(rng, width, height, table, view, look, clutter_items=False)
+        draw_table_markers(renderer.base, view, table_mm, marker_mm, renderer.px_per_mm)
+        placements = []
+        for i, card in enumerate(cards_of_photo(k)):
+            x1, y1, x2, y2 = cell_mm(table.width, table.height, i)
+            if card in skip:
+                continue
+            angle = float(rng.normal(0, 4)) + (180.0 if rng.random() < 0.2 else 0.0)
+            placements.append(
+                Placement(
+                    card,
+                    True,
+                    (x1 + x2) / 2 + float(rng.uniform(-15, 15)),
+                    (y1 + y2) / 2 + float(rng.uniform(-20, 20)),
+                    angle,
+                    design,
+                    role="pile",
+                )
+            )
+        photos.append(renderer.render(placements, [], rng).image)
+    return photos

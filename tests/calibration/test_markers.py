@@ -364,6 +364,7 @@ def test_run_without_a_table_calibrates_from_the_markers_of_its_source(tmp_path:
     )
 
 
+@pytest.mark.slow
 def test_doctor_without_a_table_checks_that_the_markers_are_seen(tmp_path: Path) -> None:
     from edge_app.config import TableConfig
     from edge_app.doctor import run_checks

@@ -1,0 +1,121 @@
+"""``tractorcam enroll``: the event's deck from photos of its 54 cards (:mod:`calibration.enroll`).
+
+``tractorcam enroll sheet --out FILE [--table-size WxH]`` writes where each card goes in the three
+photos; ``tractorcam enroll --images P1 P2 P3 --out DIR [--table-size WxH] [--marker-mm M]`` cuts
+each card's face from the photos into ``DIR/faces/CARD.png`` with a contact sheet
+(``DIR/contact.png``) for a person to confirm, and ``DIR/enrollment.json``
+(``../shared/spec/cli.md``, *Table set-up commands*).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+enroll_app = typer.Typer(
+    help="The event's deck from photos of its cards (enroll sheet; enroll --images).",
+    invoke_without_command=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``enroll`` to ``app``."""
+    app.add_typer(enroll_app, name="enroll")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _size(text: str) -> tuple[float, float]:
+    from calibration.markers import parse_table_size
+
+    try:
+        return parse_table_size(text)
+    except ValueError as exc:
+        raise _fail(f"--{exc}".replace("--table size", "--table-size")) from None
+
+
+@enroll_app.callback()
+def enroll(
+    ctx: typer.Context,
+    images: Annotated[
+        list[Path] | None, typer.Option("--images", help="the sheet's photos, in its order (give it 3 times)")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="the deck's folder (faces, contact sheet)")
+    ] = None,
+    table_size: Annotated[str, typer.Option("--table-size", help="table W x H in mm")] = "900x900",
+    marker_mm: Annotated[float, typer.Option("--marker-mm", help="the corner markers' side, mm")] = 60.0,
+) -> None:
+    """Cut the 54 faces of the event's deck from the photos of ``enroll sheet``."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import json
+    import time
+
+    import cv2
+
+    from calibration.enroll import EnrollError, contact_sheet, enroll_photos
+
+    if not images or out is None:
+        raise _fail(
+            "give --images P1 --images P2 --images P3 and --out DIR (or: tractorcam enroll sheet --out FILE)"
+        )
+    width, height = _size(table_size)
+    pictures = []
+    for path in images:
+        picture = cv2.imread(str(path))
+        if picture is None:
+            raise _fail(f"cannot read image {path}")
+        pictures.append(picture)
+    start = time.perf_counter()
+    try:
+        faces = enroll_photos(pictures, width, height, marker_mm)
+    except EnrollError as exc:
+        raise _fail(str(exc)) from None
+    (out / "faces").mkdir(parents=True, exist_ok=True)
+    for f in faces:
+        cv2.imwrite(str(out / "faces" / f"{f.card}.png"), f.face)
+    cv2.imwrite(str(out / "contact.png"), contact_sheet(faces))
+    sizes = [f.card_mm for f in faces]
+    record = {
+        "cards": [f.card for f in faces],
+        "card_mm": [
+            round(sum(s[0] for s in sizes) / len(sizes), 1),
+            round(sum(s[1] for s in sizes) / len(sizes), 1),
+        ],
+        "photos": [str(p) for p in images],
+        "table_mm": [width, height],
+    }
+    (out / "enrollment.json").write_text(json.dumps(record, indent=1))
+    typer.echo(
+        f"{out}: the 54 faces cut ({record['card_mm'][0]:g} x {record['card_mm'][1]:g} mm cards) in "
+        f"{time.perf_counter() - start:.1f} s; check {out / 'contact.png'}: each card above its own name"
+    )
+
+
+@enroll_app.command("sheet")
+def sheet_cmd(
+    out: Annotated[Path, typer.Option("--out", help="the picture to print or show (PNG)")],
+    table_size: Annotated[str, typer.Option("--table-size", help="table W x H in mm")] = "900x900",
+) -> None:
+    """Write where each of the 54 cards goes in the three enrollment photos."""
+    import cv2
+    import numpy as np
+
+    from calibration.enroll import layout_sheet
+
+    width, height = _size(table_size)
+    pages = layout_sheet(width, height)
+    gap = np.full((20, pages[0].shape[1], 3), 255, np.uint8)
+    picture = np.vstack([p for page in pages for p in (page, gap)][:-1])
+    if not cv2.imwrite(str(out), picture):
+        raise _fail(f"cannot write {out} (give a .png name)")
+    typer.echo(
+        f"{out}: lay the table's corner markers, then for each of the 3 photos the 18 cards named in "
+        "their cells, face up; photograph from the table camera; then tractorcam enroll --images ..."
+    )
