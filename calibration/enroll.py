@@ -37,6 +37,8 @@ CELL_W, CELL_H = 130.0, 190.0
 PX_MM = 6.0
 #: The card is looked for at 1/SHRINK of the cells' scale.
 SHRINK = 3
+#: What is cut off round the card's edge, mm.
+TRIM_MM = 1.5
 #: Colours a cloth is modelled with (k-means over a cell's rim: a plain cloth, a check, a print).
 CLOTH_COLOURS = 3
 #: The card sizes enrollment accepts, mm (poker 63 × 88, bridge 57 × 88, with the camera's error).
@@ -113,10 +115,15 @@ def cut_face(cell: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], tuple[
     # colour is not told apart; something lying over the rim must not hide the card)
     threshold = float(np.clip(2.0 * np.percentile(rim_distance, 95), 14.0, 30.0))
     mask = (distance > threshold).astype(np.uint8) * 255
-    # open away thin lines (a check's seams, a print's strokes: under 2 mm), then close the card's pips
+    # close the card's pips and art, fill what is left inside it, then open away anything thinner
+    # than 8 mm that touches it (a plank's seam, a check's line, a print's stroke)
     k = int(2 * px_mm) | 1
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    filled = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)  # a way round everything
+    cv2.floodFill(filled, None, (0, 0), 255)
+    mask = mask | cv2.bitwise_not(filled[1:-1, 1:-1])
+    k = int(8 * px_mm) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     if n < 2:
         return None
@@ -128,7 +135,9 @@ def cut_face(cell: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], tuple[
     (smin, smax), (lmin, lmax) = CARD_MM_RANGE
     if not (smin <= short <= smax and lmin <= long <= lmax):
         return None
-    box = cv2.boxPoints(((cx, cy), (a, b), angle))
+    # the face without its outer TRIM_MM: the edge found holds a little shadow and cloth
+    trim = 2 * TRIM_MM * PX_MM
+    box = cv2.boxPoints(((cx, cy), (a - trim, b - trim), angle))
     # corners in order TL, TR, BR, BL of a portrait face: start at the corner nearest the top-left
     # of the cell, going clockwise, with the long side vertical
     centre = box.mean(axis=0)
@@ -136,7 +145,7 @@ def cut_face(cell: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], tuple[
     box = box[order]  # clockwise from about -180° (left-up)
     if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):  # top edge long: landscape
         box = np.roll(box, -1, axis=0)
-    fw, fh = int(round(short * PX_MM)), int(round(long * PX_MM))
+    fw, fh = int(round((short - 2 * TRIM_MM) * PX_MM)), int(round((long - 2 * TRIM_MM) * PX_MM))
     target = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
     m = cv2.getPerspectiveTransform(box.astype(np.float32), target)
     face = cv2.warpPerspective(cell, m, (fw, fh), flags=cv2.INTER_AREA)

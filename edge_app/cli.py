@@ -352,11 +352,12 @@ def _check(
     inertia: int,
     backend: str,
     outbox: Path | None = None,
+    model: Path | None = None,
 ) -> _Checked:
     """Everything ``run`` was given, before the source is opened (see the module docstring)."""
     from calibration.table import TableGeometry
     from engine.jsontext import load_json
-    from vision.reader import CardReader, default_reader_config
+    from vision.reader import CardReader, ModelFolderError, default_reader_config, model_options
 
     if every < 1:
         raise _fail(f"--every must be at least 1, got {every}")
@@ -390,7 +391,11 @@ def _check(
         if unreachable:
             warnings.append(unreachable)
     try:
-        reader = CardReader(default_reader_config(backend))
+        options = model_options(model)
+    except ModelFolderError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        reader = CardReader(default_reader_config(backend, **options))
     except Exception as exc:  # any backend's failure to build: a missing package, weights, a typo
         raise _fail(f"--backend {backend}: cannot build the card reader: {exc}") from None
     return _Checked(info, geometry, reader, client, warnings, outbox if client is not None else None)
@@ -451,6 +456,10 @@ def run(
     backend: Annotated[
         str | None, typer.Option("--backend", help="onnx (default), ncnn, ultralytics")
     ] = None,
+    model: Annotated[
+        Path | None,
+        typer.Option("--model", help="the event's enrolled deck folder (tractorcam enroll learn)"),
+    ] = None,
     outbox: Annotated[
         Path | None,
         typer.Option(
@@ -491,6 +500,7 @@ def run(
         every=every,
         inertia=inertia,
         backend=backend,
+        model=model,
         outbox=outbox,
     )
     if cfg.source is None:
@@ -508,7 +518,9 @@ def run(
     given, missing = _info(info_file, rules, level, trump, dealer)
     if table is None:  # a table set up with its markers only: calibrate from the source's first frames
         table = _calibrated(source, cfg, log_out)
-    checked = _check(table, log_out, scoreboard, token, given, missing, every, inertia, backend, outbox)
+    checked = _check(
+        table, log_out, scoreboard, token, given, missing, every, inertia, backend, outbox, cfg.model
+    )
     try:
         src = open_source(source, cfg.camera)
     except (SourceNotFoundError, CameraUnavailableError) as exc:

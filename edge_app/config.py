@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 #: The fields that name files, resolved against the configuration file's folder.
-PATH_FIELDS = ("table", "log_out", "info", "outbox")
+PATH_FIELDS = ("table", "log_out", "info", "outbox", "model")
 
 
 class ConfigError(ValueError):
@@ -55,7 +55,10 @@ class TableConfig(BaseModel):
         "markers at the start (default 900x900)",
     )
     marker_mm: float = Field(
-        default=60.0, ge=10, le=300, description="the printed corner markers' side, mm (tractorcam calibrate sheet)"
+        default=60.0,
+        ge=10,
+        le=300,
+        description="the printed corner markers' side, mm (tractorcam calibrate sheet)",
     )
     log_out: Path | None = Field(
         default=None, description="keep the recognised deal log here (rewritten after every trick)"
@@ -88,6 +91,10 @@ class TableConfig(BaseModel):
     camera: dict[str, bool | int | float | list[float]] | None = Field(
         default=None,
         description="picamera2 controls set when the camera starts (a [camera] table: LensPosition, ExposureTime, ...)",
+    )
+    model: Path | None = Field(
+        default=None,
+        description="the event's enrolled deck (tractorcam enroll --out DIR; enroll learn DIR): its learned classifier",
     )
     backend: Literal["onnx", "ncnn", "ultralytics"] = Field(
         default="onnx",
@@ -170,6 +177,7 @@ def example() -> str:
         "source": "picamera2",
         "table": "table.json",
         "table_size": "900x900",
+        "model": "deck",
         "log_out": "deals.json",
         "scoreboard": "http://10.0.0.2:8000",
         "token": "the-token-tables-add-printed",

@@ -156,11 +156,11 @@ def run_checks(cfg: TableConfig) -> list[Check]:
 
 
 def _check_model(cfg: TableConfig, frame: Any) -> Check:
-    from vision.reader import CardReader, default_reader_config
+    from vision.reader import CardReader, default_reader_config, model_options
 
     try:
-        reader = CardReader(default_reader_config(cfg.backend))
-    except Exception as exc:  # a missing package or weights file, a backend that does not build
+        reader = CardReader(default_reader_config(cfg.backend, **model_options(cfg.model)))
+    except Exception as exc:  # a missing package, weights or enrolled deck, a backend that does not build
         return Check("model", False, f"backend {cfg.backend}: {exc}".splitlines()[0])
     if frame is None:
         return Check("model", False, f"backend {cfg.backend} builds; no frame to read (see source)")
@@ -170,8 +170,11 @@ def _check_model(cfg: TableConfig, frame: Any) -> Check:
     except Exception as exc:  # the network fails on a real frame
         return Check("model", False, f"backend {cfg.backend} fails on a frame: {exc}".splitlines()[0])
     took = time.perf_counter() - start
+    deck = f", the enrolled deck {cfg.model}" if cfg.model is not None else ""
     return Check(
-        "model", True, f"backend {cfg.backend}: one frame read in {took:.2f} s ({len(cards)} cards seen)"
+        "model",
+        True,
+        f"backend {cfg.backend}{deck}: one frame read in {took:.2f} s ({len(cards)} cards seen)",
     )
 
 

@@ -4,7 +4,9 @@
 photos; ``tractorcam enroll --images P1 P2 P3 --out DIR [--table-size WxH] [--marker-mm M]`` cuts
 each card's face from the photos into ``DIR/faces/CARD.png`` with a contact sheet
 (``DIR/contact.png``) for a person to confirm, and ``DIR/enrollment.json``
-(``../shared/spec/cli.md``, *Table set-up commands*).
+(``../shared/spec/cli.md``, *Table set-up commands*); ``tractorcam enroll learn DIR [--minutes M]``
+fine-tunes the reader's index classifier on them (the ``train`` extra) into ``DIR/classifier.onnx``,
+which ``run --model DIR`` and ``detect --model DIR`` read with.
 """
 
 from __future__ import annotations
@@ -118,4 +120,26 @@ def sheet_cmd(
     typer.echo(
         f"{out}: lay the table's corner markers, then for each of the 3 photos the 18 cards named in "
         "their cells, face up; photograph from the table camera; then tractorcam enroll --images ..."
+    )
+
+
+@enroll_app.command("learn")
+def learn_cmd(
+    folder: Annotated[Path, typer.Argument(help="the enrolled deck (tractorcam enroll --out DIR)")],
+    minutes: Annotated[
+        float, typer.Option("--minutes", help="fine-tuning time (CPU)", min=0.1, max=240)
+    ] = 20.0,
+    seed: Annotated[int, typer.Option("--seed", help="the crops' and the network's seed")] = 0,
+) -> None:
+    """Teach the reader the enrolled deck: the index classifier fine-tuned on crops cut from its
+    faces, written as DIR/classifier.onnx for run --model DIR and detect --model DIR."""
+    from models.enroll import LearnError, learn
+
+    try:
+        record = learn(folder, minutes, seed=seed, log=lambda line: typer.echo(line, err=True))
+    except LearnError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(
+        f"{folder / 'classifier.onnx'}: {record['steps']} steps over {record['crops']} crops in "
+        f"{record['minutes']:g} min; use it with tractorcam run --model {folder}"
     )

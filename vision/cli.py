@@ -37,13 +37,25 @@ def detect(
     no_classifier: Annotated[
         bool, typer.Option("--no-classifier", help="use the detector's own classes")
     ] = False,
+    model: Annotated[
+        Path | None,
+        typer.Option("--model", help="the event's enrolled deck folder (tractorcam enroll learn)"),
+    ] = None,
 ) -> None:
     """Recognise the cards visible in each photo: one entry per physical card."""
     from vision.capture import UnreadableImageError, read_image
     from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
-    from vision.reader import CardReader, default_reader_config
+    from vision.reader import CardReader, ModelFolderError, default_reader_config, model_options
 
+    if model is not None and (classifier is not None or no_classifier):
+        typer.echo("error: --model gives the classifier: not with --classifier or --no-classifier", err=True)
+        raise typer.Exit(2)
+    try:
+        learned = model_options(model)
+    except ModelFolderError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     reader: CardReader | None = None
     for path in images:
         try:
@@ -52,7 +64,7 @@ def detect(
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         if reader is None:
-            options: dict[str, object] = {"weights": weights, "imgsz": imgsz}
+            options: dict[str, object] = {"weights": weights, "imgsz": imgsz, **learned}
             if no_classifier or classifier is not None:
                 options["classifier"] = None if no_classifier else classifier
             if conf is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +77,25 @@ DEFAULT_JOKER_CONF: float | None = 0.8
 #: Resize factor of the tiling's focus level (:class:`vision.tiling.TilingConfig`): a finer look at the
 #: neighbourhood of the indices the automatic pyramid found; None: no focus level.
 DEFAULT_FOCUS_UPSCALE: float | None = None
+
+
+class ModelFolderError(ValueError):
+    """A ``--model`` folder without a learned classifier (one line)."""
+
+
+def model_options(folder: Path | None) -> dict[str, object]:
+    """The reader options of an enrolled deck's folder (``tractorcam enroll learn``): its learned
+    index classifier in place of the shipped one; none for no folder.
+
+    >>> model_options(None)
+    {}
+    """
+    if folder is None:
+        return {}
+    classifier = Path(folder) / "classifier.onnx"
+    if not classifier.is_file():
+        raise ModelFolderError(f"--model {folder}: no classifier.onnx (tractorcam enroll learn {folder})")
+    return {"classifier": classifier}
 
 
 def default_reader_config(

@@ -113,3 +113,32 @@ def test_the_sheet_shows_where_each_card_goes(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     picture = cv2.imread(str(tmp_path / "sheet.png"))
     assert picture is not None and picture.shape[0] > 2 * picture.shape[1]  # three table views, stacked
+
+
+@pytest.mark.slow
+def test_a_learned_deck_is_read_with_by_detect_and_run(tmp_path: Path) -> None:
+    """``enroll learn`` writes a classifier the reader takes with ``--model``; a folder without
+    one is refused in one line."""
+    from models.synth.setup_frames import enrollment_photos
+
+    photos = enrollment_photos("paris", seed=3, width=1280, height=960)
+    args = []
+    for k, image in enumerate(photos):
+        args += ["--images", str(tmp_path / f"p{k}.jpg")]
+        cv2.imwrite(args[-1], image)
+    deck = tmp_path / "deck"
+    assert runner.invoke(app, ["enroll", *args, "--out", str(deck)]).exit_code == 0
+    r = runner.invoke(app, ["detect", "--model", str(deck), args[1]])
+    assert r.exit_code == 2 and "no classifier.onnx" in r.stderr
+    r = runner.invoke(app, ["enroll", "learn", str(deck), "--minutes", "0.1"])
+    assert r.exit_code == 0, r.output
+    assert (deck / "classifier.onnx").is_file() and json.loads((deck / "learned.json").read_text())[
+        "steps"
+    ] > 0
+    r = runner.invoke(app, ["detect", "--json", "--model", str(deck), args[1]])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout.splitlines()[0])["image"] == args[1]
+    r = runner.invoke(
+        app, ["run", "--source", str(tmp_path / "none"), "--model", str(tmp_path), "--table-size", "900x900"]
+    )
+    assert r.exit_code == 2
