@@ -51,16 +51,46 @@ def enrolled_faces(folder: Path) -> dict[str, npt.NDArray[np.uint8]]:
     return out
 
 
+def localised_index_box(faces: dict[str, npt.NDArray[np.uint8]]) -> tuple[float, float, float, float] | None:
+    """The deck's top-left index box (face px) as the shipped localiser sees it on the enrolled
+    faces: the median of the boxes it finds in a face's top-left or (turned) bottom-right quarter
+    over the 52 suit cards; None when it finds fewer than 13. The classifier reads crops round the
+    localiser's boxes, so its training crops are cut round the same boxes."""
+    from vision.reader import CardReader, default_reader_config
+
+    reader = CardReader(default_reader_config("onnx"))
+    pad = 60
+    boxes = []
+    for card in CARD_NAMES[:52]:
+        face = faces[card][..., :3]
+        h, w = face.shape[:2]
+        framed = cv2.copyMakeBorder(face, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(60, 90, 60))
+        for x1, y1, x2, y2 in reader.read(framed).corners.xyxy - pad:
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            if cx < w / 2 and cy < h / 2:
+                boxes.append((x1, y1, x2, y2))
+            elif cx > w / 2 and cy > h / 2:  # the bottom-right index, turned to the top-left
+                boxes.append((w - x2, h - y2, w - x1, h - y1))
+    if len(boxes) < 13:
+        return None
+    x1, y1, x2, y2 = np.median(np.array(boxes, np.float64), axis=0)
+    h, w = faces["2S"].shape[:2]
+    return (max(0.0, float(x1)), max(0.0, float(y1)), min(w / 2, float(x2)), min(h / 2, float(y2)))
+
+
 def face_set(folder: Path) -> Any:
     """The enrolled faces as the renderer's :class:`~models.synth.faces.FaceSet`, its corner index
-    box found on the faces themselves."""
+    box found by the shipped localiser (:func:`localised_index_box`), else by the ink in the
+    faces' corners (:func:`models.synth.faces.design_index_box`)."""
     from models.synth.faces import FaceSet, design_index_box, joker_index_boxes
 
     faces = enrolled_faces(folder)
-    try:
-        box = design_index_box(faces)
-    except RuntimeError as exc:
-        raise LearnError(f"{folder}: {exc}") from None
+    box = localised_index_box(faces)
+    if box is None:
+        try:
+            box = design_index_box(faces)
+        except RuntimeError as exc:
+            raise LearnError(f"{folder}: the corner indices are not found on the faces ({exc})") from None
     back = np.zeros_like(faces["2S"])
     return FaceSet("enrolled", faces, back, box, card_boxes=joker_index_boxes(faces))
 
@@ -119,7 +149,9 @@ def learn(
         seen += BATCH
         if time.monotonic() - last > 60:
             last = time.monotonic()
-            log(f"  {steps} steps, {seen} crops, loss {float(loss):.3f}, {(last - start) / 60:.1f} min")
+            log(
+                f"  {steps} steps, {seen} crops, loss {float(loss.detach()):.3f}, {(last - start) / 60:.1f} min"
+            )
     torch.save(net.state_dict(), folder / "classifier.pt")
     export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
     record = {

@@ -24,7 +24,7 @@ from scoreboard.db import Database
 from scoreboard.errors import ServiceError
 from scoreboard.models import ScoreTable, Tournament, TourneyEntry, TourneyMatch, TourneyRound
 from tourney import Event, EventFileError, PairingError, pair_next, parse_event, standings
-from tourney.pairing import Relaxed, _rule_breaks, history
+from tourney.pairing import Relaxed, history, rule_breaks
 
 #: The clock of a round per scoring (the seeds): its length, the minute of the last-deal call, and
 #: what the call means at the tables.
@@ -620,8 +620,8 @@ def breaks(event: Event, number: int) -> list[Relaxed]:
     in an earlier round), two entries of one unit, a second bye."""
     earlier = [r for r in event.rounds if r.number < number]
     met, had_bye = history(earlier)
-    rule_breaks = _rule_breaks(event, met)  # the pairing's own check of a pair
+    pair_breaks = rule_breaks(event, met)  # the pairing's own check of a pair
     rnd = event.rounds[number - 1]
-    out = [Relaxed(rule, (m.home, m.away)) for m in rnd.matches for rule in rule_breaks(m.home, m.away)]
+    out = [Relaxed(rule, (m.home, m.away)) for m in rnd.matches for rule in pair_breaks(m.home, m.away)]
     out += [Relaxed("second_bye", (b,)) for b in rnd.byes if b in had_bye]
     return out

@@ -127,7 +127,9 @@ def _tables(
     return Pairing(number, tuple(items), tuple(named))
 
 
-def _rule_breaks(event: Event, met: set[frozenset[str]]) -> Breaks:
+def rule_breaks(event: Event, met: set[frozenset[str]]) -> Breaks:
+    """The Swiss rules a pair of entries breaks, given the pairs that have ``met``: ``rematch``,
+    ``same_unit`` (the check pairing and a manual override share)."""
     units = {e.id: e.unit for e in event.entries}
 
     def breaks(a: str, b: str) -> tuple[str, ...]:
@@ -149,7 +151,7 @@ def _swiss(event: Event, number: int) -> Pairing:
         raise PairingError(f"a round needs at least two entries that have not withdrawn, got {len(active)}")
     rounds = complete_rounds(event)
     met, had_bye = history(rounds)
-    breaks = _rule_breaks(event, met)
+    breaks = rule_breaks(event, met)
 
     def bye_breaks(a: str) -> tuple[str, ...]:
         return ("second_bye",) if a in had_bye else ()
