@@ -1,7 +1,7 @@
 """The table service on filmed deals: per-play exact match, false revoke alerts, outcome, speed.
 
     .venv/bin/python benchmarks/deal.py DEAL_DIR [DEAL_DIR ...] [--every 5] [--inertia 2] [--oracle]
-                                        [--replay-reads] [--calibrate]
+                                        [--replay-reads] [--calibrate] [--model DIR]
 
 Each DEAL_DIR is a ``tractorcam synth deal --seed N --out DEAL_DIR`` (``video.mp4``, ``truth.json``,
 ``table.json``; the films use held-out card designs only). The video goes through the same
@@ -208,6 +208,9 @@ def main() -> None:
         help="answer from each film's recorded readings (reads.json) instead of the reader",
     )
     ap.add_argument(
+        "--model", type=Path, help="an enrolled deck's folder (tractorcam enroll learn): its classifier"
+    )
+    ap.add_argument(
         "--calibrate",
         action="store_true",
         help="calibrate each film from its corner markers (synth deal --markers) instead of its table.json",
@@ -222,9 +225,9 @@ def main() -> None:
     if not args.oracle and not args.replay_reads:
         from dataclasses import replace
 
-        from vision.reader import CardReader, UnknownCards, default_reader_config
+        from vision.reader import CardReader, UnknownCards, default_reader_config, model_options
 
-        config = default_reader_config("onnx")
+        config = default_reader_config("onnx", **model_options(args.model))
         if args.unknown_cards:
             config = replace(config, unknown_cards=UnknownCards())
         reader = CardReader(config)
