@@ -272,6 +272,7 @@ def fake_scoreboard() -> Iterator[tuple[str, list[tuple[str, str | None, Any]]]]
         server.server_close()
 
 
+@pytest.mark.slow
 def test_run_works_without_server_and_training_packages(
     tmp_path: Path, fake_scoreboard: tuple[str, list[tuple[str, str | None, Any]]]
 ) -> None:
@@ -337,6 +338,7 @@ def test_run_works_without_server_and_training_packages(
         (["export", "models/weights/best.pt", "--out", "{tmp}/best.onnx"], "train"),
     ],
 )
+@pytest.mark.slow
 def test_a_command_of_another_extra_says_so_in_one_line(tmp_path: Path, args: list[str], extra: str) -> None:
     """In an edge install (torch, ultralytics, FastAPI, SQLAlchemy, Alembic, uvicorn absent), a command
     that needs them exits 1 with one line naming the extra to install (the first one it misses), not

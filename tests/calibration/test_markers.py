@@ -311,6 +311,7 @@ def _near_edge(geometry: TableGeometry, mm: tuple[float, float], within: float =
     )
 
 
+@pytest.mark.slow
 def test_run_without_a_table_calibrates_from_the_markers_of_its_source(tmp_path: Path) -> None:
     """A table set up with its markers only: ``run`` calibrates from the sharpest of the source's
     first frames (the table's measured size given), says so in one line, keeps the calibration

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
@@ -186,6 +187,7 @@ def whole_deal(seed: int) -> dict[str, Any]:
     return log
 
 
+@pytest.mark.slow
 def test_a_finished_deal_is_posted_once_when_it_ends_while_frames_keep_coming(tmp_path: Path) -> None:
     log = whole_deal(5)
     pictures = deal_pictures(log, tail=40)

@@ -93,6 +93,7 @@ def test_learning_rate_warms_up_then_falls_to_two_percent():
     assert gpu._lr(0.3, peak) > gpu._lr(0.6, peak) > gpu._lr(0.9, peak)
 
 
+@pytest.mark.slow
 def test_classifiers_learn_from_a_growing_pool(monkeypatch: pytest.MonkeyPatch):
     """Training runs to a deadline on the clock; here the clock moves 20 ms per look, so the run
     takes the same steps however busy the machine is."""

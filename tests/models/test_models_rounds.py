@@ -50,6 +50,7 @@ def settings(start: Path, val: Path, **kw) -> RoundSettings:
     return RoundSettings(**base)
 
 
+@pytest.mark.slow
 def test_rounds_use_fresh_data_chain_their_weights_and_resume(small, tmp_path):
     root, init = small
     s = settings(init, root / "val")

@@ -17,7 +17,7 @@ from tests.scoreboard.conftest import ADMIN_HEADERS, LiveServer
 from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN, FILLER
 from tests.scoreboard.test_looks import look, two_unread
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless",

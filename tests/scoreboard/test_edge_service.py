@@ -154,6 +154,7 @@ def test_a_run_that_dies_mid_deal_and_reads_the_film_again_stores_everything_onc
     again.close()
 
 
+@pytest.mark.slow
 @needs_aisleriot
 def test_a_filmed_match_reaches_the_scoreboard_deal_after_deal(client, make_table) -> None:
     """Two deals of one match filmed in a row, each trump declared (亮主), read perfectly: the table

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.scoreboard.conftest import ADMIN, ADMIN_HEADERS
 from tests.scoreboard.deals import DEFENDERS_WIN
@@ -92,6 +93,7 @@ def test_sse_delivers_a_new_deal_while_connected(live_server):
     assert any(line.startswith("data: ") and '"defender_total":120' in line for line in received)
 
 
+@pytest.mark.slow
 def test_cli_serve_migrates_and_serves(tmp_path: Path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -160,6 +162,7 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_serve_refuses_a_port_it_cannot_use(tmp_path: Path):
     """Issue 38: --port 99999 used to listen on a random port while printing 99999, and a port in
     use exited 3 after start-up; now one line each, before anything starts."""
@@ -175,6 +178,7 @@ def test_cli_serve_refuses_a_port_it_cannot_use(tmp_path: Path):
     assert not (tmp_path / "a.db").exists()  # refused before the database was touched
 
 
+@pytest.mark.slow
 def test_cli_add_user_with_a_bad_database_is_one_line(tmp_path: Path):
     for db, code in (
         ("nonsense://", 2),

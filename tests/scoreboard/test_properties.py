@@ -3,6 +3,7 @@ replays its first answer) and re-sync (paging the feed from any cursors sees eve
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def test_idempotency(client, make_table, ops):
     resend=st.lists(st.integers(0, 11), max_size=8),
     pages=st.lists(st.integers(1, 5), min_size=1, max_size=6),
 )
+@pytest.mark.slow
 def test_resync_sees_every_event_once(client, make_table, n_events, resend, pages):
     t = make_table()
     start = client.get("/api/events", params={"after": 0, "limit": 1000}).json()["cursor"]

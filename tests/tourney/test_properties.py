@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 import networkx as nx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -208,6 +209,7 @@ def test_small_swiss_events_break_no_rule_that_brute_force_keeps(
     run_swiss(data, rounds, rng)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, **SETTINGS)
 @given(fields(11, 64), st.integers(1, 6), st.integers(0, 2**16))
 def test_large_swiss_events_relax_only_when_no_valid_pairing_exists(
