@@ -97,15 +97,14 @@ def self_calibrated(video: Path, truth: TableGeometry) -> TableGeometry:
     """The film calibrated from its corner markers (``synth deal --markers``), as ``tractorcam run``
     does without ``--table``: the sharpest of the first frames, the table's size as a referee
     measures it (the truth's); the geometry's error against the truth printed."""
-    from calibration.markers import calibrate, sharpest
+    from calibration.markers import calibrate, marker_mm_of
+    from vision.capture import sharpest_frame
 
-    src = VideoFileSource(video)
-    try:
-        image = sharpest((f.image for f in src), 10)
-    finally:
-        src.close()
+    image = sharpest_frame(str(video), 10)
     assert image is not None, f"{video}: no frame"
-    marker_mm = _marker_side(truth)
+    if not truth.markers:
+        raise SystemExit("--calibrate needs a film with markers (tractorcam synth deal --markers 60)")
+    marker_mm = marker_mm_of(truth)
     cal = calibrate(image, truth.table_width_mm, truth.table_height_mm, marker_mm)
     xs = np.arange(0.0, truth.table_width_mm + 0.01, 25.0)
     ys = np.arange(0.0, truth.table_height_mm + 0.01, 25.0)
@@ -118,13 +117,6 @@ def self_calibrated(video: Path, truth: TableGeometry) -> TableGeometry:
     return cal.geometry.model_copy(
         update={"card_width_mm": truth.card_width_mm, "card_height_mm": truth.card_height_mm}
     )
-
-
-def _marker_side(truth: TableGeometry) -> float:
-    if not truth.markers:
-        raise SystemExit("--calibrate needs a film with markers (tractorcam synth deal --markers 60)")
-    corners = truth.pixel_to_table(np.array(truth.markers["0"], np.float64))
-    return float(round(np.linalg.norm(corners[1] - corners[0])))
 
 
 def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[DealComparison], float, int]:

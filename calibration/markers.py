@@ -51,8 +51,9 @@ def marker_corners_mm(
     }
 
 
-def parse_table_size(text: str) -> tuple[float, float]:
-    """``WxH`` in mm (``--table-size``); raises ``ValueError`` with a one-line message.
+def parse_table_size(text: str, name: str = "table size") -> tuple[float, float]:
+    """``WxH`` in mm; raises ``ValueError`` with a one-line message that calls it ``name`` (a command
+    line passes its option's name).
 
     >>> parse_table_size("900x800")
     (900.0, 800.0)
@@ -64,9 +65,9 @@ def parse_table_size(text: str) -> tuple[float, float]:
     try:
         w, h = (float(v) for v in text.lower().split("x"))
     except ValueError:
-        raise ValueError(f"table size {text!r} is not WxH in mm (e.g. 900x900)") from None
+        raise ValueError(f"{name} {text!r} is not WxH in mm (e.g. 900x900)") from None
     if not (200 <= w <= 5000 and 200 <= h <= 5000):
-        raise ValueError(f"table size {text!r}: each side between 200 and 5000 mm")
+        raise ValueError(f"{name} {text!r}: each side between 200 and 5000 mm")
     return w, h
 
 
@@ -322,7 +323,7 @@ class CameraWatch:
         self.tolerance_px = tolerance_px
         self.patience = patience
         self.recalibrate = recalibrate
-        self.marker_mm = marker_mm if marker_mm is not None else _marker_mm(geometry)
+        self.marker_mm = marker_mm if marker_mm is not None else marker_mm_of(geometry)
         self.moved = False
         self.recalibrations = 0
         self.offset_px = 0.0
@@ -386,7 +387,7 @@ class CameraWatch:
         return True
 
 
-def _marker_mm(geometry: TableGeometry) -> float:
+def marker_mm_of(geometry: TableGeometry) -> float:
     """The markers' size a calibration used: from their recorded corners through its homography
     (table.json keeps the corners in image px), rounded to the millimetre.
 
@@ -394,7 +395,7 @@ def _marker_mm(geometry: TableGeometry) -> float:
     >>> eye = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     >>> g = TableGeometry(image_width=900, image_height=900, image_to_table=eye, table_to_image=eye,
     ...     table_width_mm=900, table_height_mm=900, zones={}, centre=[], markers=frame_corners)
-    >>> _marker_mm(g)
+    >>> marker_mm_of(g)
     60.0
     """
     assert geometry.markers is not None

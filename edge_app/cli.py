@@ -308,21 +308,17 @@ def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
     """The table calibrated from the corner markers in the sharpest of ``source``'s first frames
     (``--table-size``, ``--marker-mm``); said in one line, and kept beside ``--log-out`` as
     ``NAME.table.json``. Exit 2 naming the missing markers when too few are seen."""
-    from calibration.markers import MarkersMissingError, calibrate, parse_table_size, sharpest
-    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
+    from calibration.markers import MarkersMissingError, calibrate, parse_table_size
+    from vision.capture import CameraUnavailableError, SourceNotFoundError, sharpest_frame
 
     try:
-        width, height = parse_table_size(cfg.table_size or "900x900")
+        width, height = parse_table_size(cfg.table_size or "900x900", "--table-size")
     except ValueError as exc:
-        raise _fail(f"--{exc}".replace("--table size", "--table-size")) from None
-    try:
-        src = open_source(source, cfg.camera)
-    except (SourceNotFoundError, CameraUnavailableError) as exc:
         raise _fail(str(exc)) from None
     try:
-        image = sharpest((frame.image for frame in src), 10)
-    finally:
-        src.close()
+        image = sharpest_frame(source, 10, cfg.camera)
+    except (SourceNotFoundError, CameraUnavailableError) as exc:
+        raise _fail(str(exc)) from None
     if image is None:
         raise _fail(f"{source} gave no frame to calibrate from")
     try:

@@ -109,7 +109,7 @@ def learn(
     import torch
 
     from models.classifier import build_net, export_onnx
-    from models.gpu import FaceBank, _faceset_arrays, augment_torch
+    from models.gpu import FaceBank, augment_torch, faceset_arrays
     from vision.classifier import BACKGROUND, CROP_PAD, CROP_SIZE
     from vision.detectors.base import WEIGHTS_DIR
 
@@ -117,7 +117,7 @@ def learn(
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    bank = FaceBank(*_faceset_arrays(face_set(folder)), "cpu")
+    bank = FaceBank(*faceset_arrays(face_set(folder)), "cpu")
     net = build_net(width=2.0)
     net.load_state_dict(torch.load(init or WEIGHTS_DIR / "classifier.pt", map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)

@@ -295,7 +295,7 @@ class BankJob:
     variants: tuple[int, ...] = ()
 
 
-def _faceset_arrays(fs: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+def faceset_arrays(fs: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
     """A face set as (54, 4, H, W) BGRA faces at :data:`BANK_FACE`, (54, 4) top-left index boxes
     normalised to the face, and which cards the deck shows face up."""
     import cv2
@@ -323,8 +323,8 @@ def bank_job(job: BankJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float3
     from models.synth.designs import procedural_design
     from models.synth.faces import build_faces, load_faces
 
-    parts = [_faceset_arrays(load_faces(n)) for n in job.names]
-    parts += [_faceset_arrays(build_faces(procedural_design(v))) for v in job.variants]
+    parts = [faceset_arrays(load_faces(n)) for n in job.names]
+    parts += [faceset_arrays(build_faces(procedural_design(v))) for v in job.variants]
     if not parts:
         h, w = BANK_FACE
         return np.zeros((0, 4, h, w), np.uint8), np.zeros((0, 4), np.float32), np.zeros(0, bool)

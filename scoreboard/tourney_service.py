@@ -468,22 +468,7 @@ class Tourneys:
             if boards[k] == board:
                 continue
             boards[k] = board
-            if m.results is not None:
-                m.history = [
-                    *(m.history or []),
-                    {
-                        "result": m.results,
-                        "source": m.result_source,
-                        "by": m.result_by,
-                        "at": m.result_at.isoformat() if m.result_at else None,
-                    },
-                ]
-            m.results, m.result_source, m.result_by, m.result_at = (
-                boards,
-                "table",
-                f"table {table.name}",
-                self.clock(),
-            )
+            self._set_result(m, boards, "table", f"table {table.name}")
             changed = True
             feed.append(
                 self.db,

@@ -27,18 +27,20 @@ def register(app: typer.Typer) -> None:
     app.add_typer(calibrate_app, name="calibrate")
 
 
-def _fail(message: str) -> typer.Exit:
+def fail(message: str) -> typer.Exit:
+    """Print ``error: MESSAGE`` on standard error; the exit to raise (2)."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(2)
 
 
-def _size(text: str) -> tuple[float, float]:
+def table_size_mm(text: str) -> tuple[float, float]:
+    """``--table-size``'s W and H in mm; exit 2 with one line when it is not WxH."""
     from calibration.markers import parse_table_size
 
     try:
-        return parse_table_size(text)
+        return parse_table_size(text, "--table-size")
     except ValueError as exc:
-        raise _fail(f"--{exc}".replace("--table size", "--table-size")) from None
+        raise fail(str(exc)) from None
 
 
 @calibrate_app.callback()
@@ -70,22 +72,22 @@ def calibrate(
     from calibration.markers import calibrate as run_calibration
 
     if (image is None) == (source is None) or out is None:
-        raise _fail(
+        raise fail(
             "give --image FRAME or --source SRC, and --out table.json (or: tractorcam calibrate sheet --out FILE)"
         )
-    width, height = _size(table_size)
+    width, height = table_size_mm(table_size)
     if not 10 <= marker_mm <= 300:
-        raise _fail(f"--marker-mm {marker_mm:g}: between 10 and 300")
+        raise fail(f"--marker-mm {marker_mm:g}: between 10 and 300")
     if image is not None:
         frame = cv2.imread(str(image))
         if frame is None:
-            raise _fail(f"cannot read image {image}")
+            raise fail(f"cannot read image {image}")
     else:
         frame = _sharpest(source or "", frames)
     try:
         cal = run_calibration(np.asarray(frame, np.uint8), width, height, marker_mm)
     except MarkersMissingError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     cal.geometry.save(out)
     if overlay_png is not None:
         picture = np.asarray(frame, np.uint8)
@@ -98,19 +100,14 @@ def calibrate(
 
 def _sharpest(source: str, n: int) -> np.ndarray:
     """The sharpest of the first ``n`` frames of ``source`` (:func:`calibration.markers.sharpest`)."""
-    from calibration.markers import sharpest
-    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
+    from vision.capture import CameraUnavailableError, SourceNotFoundError, sharpest_frame
 
     try:
-        src = open_source(source)
+        best = sharpest_frame(source, n)
     except (SourceNotFoundError, CameraUnavailableError) as exc:
-        raise _fail(str(exc)) from None
-    try:
-        best = sharpest((frame.image for frame in src), n)
-    finally:
-        src.close()
+        raise fail(str(exc)) from None
     if best is None:
-        raise _fail(f"{source} gave no frame")
+        raise fail(f"{source} gave no frame")
     return best
 
 
@@ -125,7 +122,7 @@ def sheet_cmd(
     from calibration.markers import sheet
 
     if not 10 <= marker_mm <= 80:
-        raise _fail(f"--marker-mm {marker_mm:g}: between 10 and 80 to fit two across an A4 page")
+        raise fail(f"--marker-mm {marker_mm:g}: between 10 and 80 to fit two across an A4 page")
     if not cv2.imwrite(str(out), sheet(marker_mm)):
-        raise _fail(f"cannot write {out} (give a .png name)")
+        raise fail(f"cannot write {out} (give a .png name)")
     typer.echo(f"{out}: print on A4 at 100 % (300 dpi); the 100 mm ruler checks the scale")

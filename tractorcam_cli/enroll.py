@@ -16,6 +16,8 @@ from typing import Annotated
 
 import typer
 
+from tractorcam_cli.calibrate import fail, table_size_mm
+
 enroll_app = typer.Typer(
     help="The event's deck from photos of its cards (enroll sheet; enroll --images).",
     invoke_without_command=True,
@@ -25,20 +27,6 @@ enroll_app = typer.Typer(
 def register(app: typer.Typer) -> None:
     """Add ``enroll`` to ``app``."""
     app.add_typer(enroll_app, name="enroll")
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
-def _size(text: str) -> tuple[float, float]:
-    from calibration.markers import parse_table_size
-
-    try:
-        return parse_table_size(text)
-    except ValueError as exc:
-        raise _fail(f"--{exc}".replace("--table size", "--table-size")) from None
 
 
 @enroll_app.callback()
@@ -64,21 +52,21 @@ def enroll(
     from calibration.enroll import EnrollError, contact_sheet, enroll_photos
 
     if not images or out is None:
-        raise _fail(
+        raise fail(
             "give --images P1 --images P2 --images P3 and --out DIR (or: tractorcam enroll sheet --out FILE)"
         )
-    width, height = _size(table_size)
+    width, height = table_size_mm(table_size)
     pictures = []
     for path in images:
         picture = cv2.imread(str(path))
         if picture is None:
-            raise _fail(f"cannot read image {path}")
+            raise fail(f"cannot read image {path}")
         pictures.append(picture)
     start = time.perf_counter()
     try:
         faces = enroll_photos(pictures, width, height, marker_mm)
     except EnrollError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     (out / "faces").mkdir(parents=True, exist_ok=True)
     for f in faces:
         cv2.imwrite(str(out / "faces" / f"{f.card}.png"), f.face)
@@ -111,12 +99,12 @@ def sheet_cmd(
 
     from calibration.enroll import layout_sheet
 
-    width, height = _size(table_size)
+    width, height = table_size_mm(table_size)
     pages = layout_sheet(width, height)
     gap = np.full((20, pages[0].shape[1], 3), 255, np.uint8)
     picture = np.vstack([p for page in pages for p in (page, gap)][:-1])
     if not cv2.imwrite(str(out), picture):
-        raise _fail(f"cannot write {out} (give a .png name)")
+        raise fail(f"cannot write {out} (give a .png name)")
     typer.echo(
         f"{out}: lay the table's corner markers, then for each of the 3 photos the 18 cards named in "
         "their cells, face up; photograph from the table camera; then tractorcam enroll --images ..."
@@ -138,7 +126,7 @@ def learn_cmd(
     try:
         record = learn(folder, minutes, seed=seed, log=lambda line: typer.echo(line, err=True))
     except LearnError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     typer.echo(
         f"{folder / 'classifier.onnx'}: {record['steps']} steps over {record['crops']} crops in "
         f"{record['minutes']:g} min; use it with tractorcam run --model {folder}"

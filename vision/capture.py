@@ -205,3 +205,17 @@ def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSo
     if path.is_file():
         return VideoFileSource(path)
     raise SourceNotFoundError(f"source not found: {spec} (a camera index, 'picamera2', a folder or a video)")
+
+
+def sharpest_frame(
+    spec: str, n: int = 10, controls: Mapping[str, Any] | None = None
+) -> npt.NDArray[np.uint8] | None:
+    """The sharpest of the first ``n`` frames of the source ``spec`` (:func:`open_source`;
+    :func:`calibration.markers.sharpest`), None when it gives none: what calibration reads."""
+    from calibration.markers import sharpest
+
+    src = open_source(spec, controls)
+    try:
+        return sharpest((frame.image for frame in src), n)
+    finally:
+        src.close()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.table import TableGeometry
+from models.synth.deal import table_geometry
 from models.synth.faces import available_designs
 from models.synth.layout import Placement, Table, random_layout
 from models.synth.markers import draw_table_markers
@@ -24,6 +25,25 @@ class MarkerFrame:
     cards: tuple[tuple[float, float], ...]  # each card's centre, table mm
     covered: int | None  # the marker partly covered, if any
     tilt_deg: float
+
+
+def looking_at_table(
+    view: np.ndarray, table: Table, width: int, height: int, fit_pad_mm: float | None = None
+) -> np.ndarray:
+    """``view`` (table mm → image px) moved so that the table's middle is the image's; with
+    ``fit_pad_mm``, also shrunk about the image's middle until the table, with that much round it
+    (the markers' paper), lies 20 px inside the frame."""
+    mid = apply_h(view, np.array([[table.width / 2, table.height / 2]]))[0]
+    view = np.array([[1, 0, width / 2 - mid[0]], [0, 1, height / 2 - mid[1]], [0, 0, 1.0]]) @ view
+    if fit_pad_mm is None:
+        return view
+    p = fit_pad_mm
+    corners = np.array(
+        [[-p, -p], [table.width + p, -p], [table.width + p, table.height + p], [-p, table.height + p]]
+    )
+    half = np.array([width / 2 - 20, height / 2 - 20])
+    f = 1 / max(1.0, float((np.abs(apply_h(view, corners) - [width / 2, height / 2]) / half).max()))
+    return np.array([[f, 0, (1 - f) * width / 2], [0, f, (1 - f) * height / 2], [0, 0, 1.0]]) @ view
 
 
 def marker_frame(
@@ -45,22 +65,9 @@ def marker_frame(
     look.k1 = float(rng.uniform(*k1))
     view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.78, 0.88)), tilt=0.0)
     tilt = float(rng.uniform(*tilt_deg))
-    view = oblique(view, width, height, tilt, float(rng.uniform(0, 360)))
-    # the camera looks at the table's middle and sees the whole table with its markers' margins
-    pad = 15.0
-    corners = np.array(
-        [
-            [-pad, -pad],
-            [table.width + pad, -pad],
-            [table.width + pad, table.height + pad],
-            [-pad, table.height + pad],
-        ]
+    view = looking_at_table(
+        oblique(view, width, height, tilt, float(rng.uniform(0, 360))), table, width, height, fit_pad_mm=15.0
     )
-    mid = apply_h(view, np.array([[table.width / 2, table.height / 2]]))[0]
-    view = np.array([[1, 0, width / 2 - mid[0]], [0, 1, height / 2 - mid[1]], [0, 0, 1.0]]) @ view
-    half = np.array([width / 2 - 20, height / 2 - 20])
-    f = 1 / max(1.0, float((np.abs(apply_h(view, corners) - [width / 2, height / 2]) / half).max()))
-    view = np.array([[f, 0, (1 - f) * width / 2], [0, f, (1 - f) * height / 2], [0, 0, 1.0]]) @ view
     renderer = Renderer(rng, width, height, table, view, look)
     hidden = int(rng.integers(4)) if (seed % 3 == 0 if covered is None else covered) else None
     share = {hidden: float(rng.uniform(0.3, 0.6))} if hidden is not None else None
@@ -68,18 +75,7 @@ def marker_frame(
     designs = available_designs()
     placements = random_layout(rng, table, designs[int(rng.integers(len(designs)))])
     scene = renderer.render(placements, [], rng)
-    zones, centre = table.zones()
-    truth = TableGeometry(
-        image_width=width,
-        image_height=height,
-        image_to_table=np.linalg.inv(view).tolist(),
-        table_to_image=view.tolist(),
-        table_width_mm=table.width,
-        table_height_mm=table.height,
-        zones=zones,
-        centre=centre,
-        distortion=renderer.distortion,
-    )
+    truth = table_geometry(renderer, 63.0)
     return MarkerFrame(scene.image, truth, tuple((p.x, p.y) for p in placements), hidden, tilt)
 
 
@@ -105,9 +101,12 @@ def enrollment_photos(
     look = Look.random(rng)
     look.k1 = float(rng.uniform(-0.06, 0.06))
     view = camera_homography(rng, table, width, height, fill=0.85, tilt=0.0)
-    view = oblique(view, width, height, float(rng.uniform(2, 8)), float(rng.uniform(0, 360)))
-    mid = apply_h(view, np.array([[table.width / 2, table.height / 2]]))[0]
-    view = np.array([[1, 0, width / 2 - mid[0]], [0, 1, height / 2 - mid[1]], [0, 0, 1.0]]) @ view
+    view = looking_at_table(
+        oblique(view, width, height, float(rng.uniform(2, 8)), float(rng.uniform(0, 360))),
+        table,
+        width,
+        height,
+    )
     photos = []
     for k in range(PHOTOS):
         renderer = Renderer(rng, width, height, table, view, look, clutter_items=False)
