@@ -116,11 +116,13 @@ def calibrate(
     height_mm: float = 900.0,
     marker_mm: float = 60.0,
     *,
-    lens: bool = True,
+    lens: bool | LensDistortion = True,
 ) -> Calibration:
     """The table's geometry from the markers in ``image``, with the lens's radial distortion when
-    three or more markers show it (:func:`fit_lens`; ``lens=False``: a pinhole camera); raises
-    :class:`MarkersMissingError`."""
+    three or more markers show it (:func:`fit_lens`; ``lens=False``: a pinhole camera; a
+    :class:`LensDistortion`, e.g. ``lens.json`` from a ChArUco board: that lens, not fitted,
+    :func:`calibration.lens.lens_for` the frame's size); raises :class:`MarkersMissingError`, and
+    ``ValueError`` for a lens measured on frames of another shape."""
     found = detect_markers(image)
     if len(found) < MIN_MARKERS:
         missing = [f"{i} ({CORNER_NAMES[i]})" for i in MARKER_IDS if i not in found]
@@ -132,7 +134,12 @@ def calibrate(
     px = np.concatenate([found[i] for i in ids])
     mm = np.concatenate([table_pts[i] for i in ids])
     h, w = image.shape[:2]
-    distortion = fit_lens(px, mm, w, h) if lens else None
+    if isinstance(lens, LensDistortion):
+        from calibration.lens import lens_for
+
+        distortion: LensDistortion | None = lens_for(lens, w, h)
+    else:
+        distortion = fit_lens(px, mm, w, h) if lens else None
     to_table, _ = cv2.findHomography(distortion.undistort(px) if distortion is not None else px, mm, 0)
     if to_table is None:
         raise MarkersMissingError("the markers found do not fix the table's geometry (all in a line?)")
