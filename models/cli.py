@@ -76,7 +76,18 @@ def eval_command(
     real: Annotated[
         Path | None, typer.Option("--real", help="real photo folder (default: ../shared/real/...)")
     ] = None,
-    skip_real: Annotated[bool, typer.Option("--skip-real")] = False,
+    skip_real: Annotated[
+        bool, typer.Option("--skip-real", help="skip both real photo sets (rank-labelled and card-labelled)")
+    ] = False,
+    real_cards: Annotated[
+        Path | None,
+        typer.Option(
+            "--real-cards", help="card-labelled photo folder with labels.jsonl (default: ../shared/real/...)"
+        ),
+    ] = None,
+    skip_real_cards: Annotated[
+        bool, typer.Option("--skip-real-cards", help="skip the card-labelled real photos only")
+    ] = False,
     limit: Annotated[int | None, typer.Option("--limit", help="at most this many images per set")] = None,
     conf: Annotated[float | None, typer.Option("--conf", help="default: tuned (vision.reader)")] = None,
     imgsz: Annotated[int, typer.Option("--imgsz")] = 320,
@@ -164,7 +175,8 @@ def eval_command(
         ),
     ] = False,
 ) -> None:
-    """Print metrics: held-out synthetic scenes (per card, per play, jokers) and real photos (ranks)."""
+    """Print metrics: held-out synthetic scenes (per card, per play, jokers), real photos (ranks) and
+    card-labelled real photos (cards and jokers, per view)."""
     from models import evaluate as ev
     from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
@@ -276,6 +288,10 @@ def eval_command(
         if not skip_real:
             photos = ev.load_real_photos(real or ev.REAL_DIR)[:limit]
             typer.echo(ev.format_real_report(ev.evaluate_real(reader, _progress(photos, total=len(photos)))))
+        if not skip_real and not skip_real_cards:
+            card_photos = ev.load_real_cards(real_cards or ev.REAL_CARDS_DIR)[:limit]
+            report_cards = ev.evaluate_real_cards(reader, _progress(card_photos, total=len(card_photos)))
+            typer.echo(ev.format_real_cards_report(report_cards))
     except ev.EvaluationDataError as exc:
         raise _fail(exc) from None
 

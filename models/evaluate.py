@@ -6,24 +6,30 @@ on the fly. The truth of a scene is the multiset of face-up cards with at least 
 visible; a play is the cards of role ``play`` of one seat, and a predicted card belongs to the play
 on whose card outlines its box centre lies.
 
-Real: the rank-labelled photos in ``../shared/real/edje-train`` (evaluation only — never trained on,
-nothing derived from them is stored).
+Real: the rank-labelled photos in ``../shared/real/edje-train`` (rank precision and recall, a
+prediction matched to a labelled box), and the card-labelled phone photos in
+``../shared/real/cardcounterml-phone`` (the multiset of cards per photo, no boxes: card and joker
+precision and recall per view). Evaluation only — never trained on, nothing derived from them is
+stored.
 """
 
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.cards import CARD_NAMES
 from models.metrics import (
+    JOKERS,
     REAL_RANKS,
     RealBox,
     RealPrediction,
@@ -31,14 +37,19 @@ from models.metrics import (
     SceneReport,
     Tally,
     card_rank,
+    multiset_tally,
     real_photo_tally,
 )
 from vision.classifier import JOKER_IDS
 from vision.instances import CardInstance, count_cards, group_corners
 from vision.labels import class_name
-from vision.reader import CardReader
+from vision.reader import CardReader, Reading
 
 REAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "real" / "edje-train" / "images" / "train"
+#: The card-labelled phone photos: ``labels.jsonl`` (one photo a line) and ``images/``.
+REAL_CARDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "real" / "cardcounterml-phone"
+#: The labels file of :data:`REAL_CARDS_DIR` (and of any folder given to :func:`load_real_cards`).
+REAL_CARDS_LABELS = "labels.jsonl"
 #: A corner index counts as visible in the truth when at least this fraction of it is unoccluded
 #: (the same threshold as the renderer's YOLO labels, models.synth.dataset.MIN_VISIBLE).
 MIN_VISIBLE = 0.6
@@ -99,6 +110,112 @@ def evaluate_real(reader: CardReader, photos: Iterable[RealPhoto]) -> RealReport
         cards = reader.read(read_image(photo.path)).cards
         preds = [RealPrediction(card_rank(c.card), c.score, c.box) for c in cards]
         report.add(real_photo_tally(preds, photo.boxes))
+    return report
+
+
+@dataclass(frozen=True)
+class CardPhoto:
+    """A real photo and the multiset of cards visible on it (no boxes), with its view (deck set)."""
+
+    path: Path
+    cards: tuple[str, ...]
+    view: str = ""
+
+
+def load_real_cards(folder: Path = REAL_CARDS_DIR, labels: str = REAL_CARDS_LABELS) -> list[CardPhoto]:
+    """The photos of ``folder/labels``: one JSON object a line, ``{"image": "images/x.jpg", "cards":
+    ["10H", "AS", "SJ"], "view": "phone"}`` (``view`` optional; blank lines skipped). The card names
+    are the project's (:data:`engine.cards.CARD_NAMES`); the image path is relative to ``folder``.
+
+    Raises :class:`EvaluationDataError` naming the file and line on a malformed line, an unknown card
+    name or a missing image, and when the file is missing or lists no photo.
+    """
+    folder = Path(folder)
+    path = folder / labels
+    if not path.is_file():
+        raise EvaluationDataError(f"labels file not found: {path}")
+    known = frozenset(CARD_NAMES)
+    photos = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EvaluationDataError(f"{where}: not a JSON line ({exc.msg})") from None
+        if not isinstance(entry, dict):
+            raise EvaluationDataError(f"{where}: not a JSON object")
+        image, cards, view = entry.get("image"), entry.get("cards"), entry.get("view", "")
+        if not isinstance(image, str) or not image:
+            raise EvaluationDataError(f'{where}: no "image" path')
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            raise EvaluationDataError(f'{where}: "cards" is not a list of card names')
+        if not isinstance(view, str):
+            raise EvaluationDataError(f'{where}: "view" is not a string')
+        unknown = sorted({c for c in cards if c not in known})
+        if unknown:
+            raise EvaluationDataError(f"{where}: unknown card name(s) {', '.join(unknown)}")
+        if not (folder / image).is_file():
+            raise EvaluationDataError(f"{where}: image not found: {folder / image}")
+        photos.append(CardPhoto(folder / image, tuple(cards), view))
+    if not photos:
+        raise EvaluationDataError(f"no labelled photos in {path}")
+    return photos
+
+
+@dataclass
+class CardPhotoReport:
+    """Card-labelled real photos: per-card and joker tallies (multisets per photo, summed), photos whose
+    reading equals the labels, seconds spent reading, and the same figures per view (one level)."""
+
+    cards: Tally = field(default_factory=Tally)
+    jokers: Tally = field(default_factory=Tally)
+    photos: int = 0
+    perfect: int = 0
+    seconds: float = 0.0
+    by_view: dict[str, CardPhotoReport] = field(default_factory=dict)
+
+    def add(self, predicted: Counter[str], truth: Counter[str], view: str = "", seconds: float = 0.0) -> None:
+        """Add one photo (and to its view's report when ``view`` is given). A name absent from the
+        labels, e.g. an unknown ``??``, is a false positive; a joker counts only under its own name.
+
+        >>> r = CardPhotoReport()
+        >>> r.add(Counter({"AS": 2, "??": 1, "BJ": 1}), Counter({"AS": 1, "SJ": 1, "3H": 1}), "phone")
+        >>> r.cards, r.jokers
+        (Tally(tp=1, fp=3, fn=2), Tally(tp=0, fp=1, fn=1))
+        >>> sorted(r.by_view), r.by_view["phone"].cards == r.cards
+        (['phone'], True)
+        """
+        targets = [self] + ([self.by_view.setdefault(view, CardPhotoReport())] if view else [])
+        for target in targets:
+            target.photos += 1
+            target.perfect += int(+predicted == +truth)
+            target.seconds += seconds
+            target.cards.add(multiset_tally(predicted, truth))
+            target.jokers.add(multiset_tally(predicted, truth, JOKERS))
+
+
+def evaluate_real_cards(
+    reader: CardReader,
+    photos: Iterable[CardPhoto],
+    on_photo: Callable[[CardPhoto, npt.NDArray[np.uint8], Reading], None] | None = None,
+) -> CardPhotoReport:
+    """Card and joker precision/recall of the reader on card-labelled photos: per photo the multiset
+    of the reader's card names (``reader.read(image).cards``) against the labels; ``seconds`` is the
+    time in ``reader.read`` alone. ``on_photo`` (diagnostics) is called after each photo with the
+    photo, its image and the reading."""
+    from vision.capture import read_image
+
+    report = CardPhotoReport()
+    for photo in photos:
+        image = read_image(photo.path)
+        start = time.perf_counter()
+        reading = reader.read(image)
+        seconds = time.perf_counter() - start
+        report.add(count_cards(reading.cards), Counter(photo.cards), photo.view, seconds)
+        if on_photo is not None:
+            on_photo(photo, image, reading)
     return report
 
 
@@ -432,3 +549,38 @@ def format_real_report(report: RealReport) -> str:
             f"{report.mean_photo_recall:.2%}, all correct {report.perfect_photos}/{report.photos}",
         ]
     )
+
+
+def _f1(t: Tally) -> str:
+    """F1 = 2·tp / (2·tp + fp + fn) as a percentage, or "–" when there was nothing to find or predict."""
+    den = 2 * t.tp + t.fp + t.fn
+    return f"{2 * t.tp / den:.2%}" if den else "–"
+
+
+def _card_row(name: str, r: CardPhotoReport) -> str:
+    c, j = r.cards, r.jokers
+    return (
+        f"  {name}: {r.photos} photos, {c.tp + c.fn} cards: {_pr(c, 'P', 'R')} F1 {_f1(c)} "
+        f"(tp {c.tp} fp {c.fp} fn {c.fn}); jokers {_pr(j, 'P', 'R')} (tp {j.tp} fp {j.fp} fn {j.fn}); "
+        f"all correct {r.perfect}/{r.photos}"
+    )
+
+
+def format_real_cards_report(report: CardPhotoReport, title: str = "real card-labelled photos") -> str:
+    """Human-readable figures of :func:`evaluate_real_cards`: pooled, then one line per view.
+
+    >>> r = CardPhotoReport()
+    >>> r.add(Counter({"AS": 1}), Counter({"AS": 1, "SJ": 1}), "phone", seconds=1.5)
+    >>> r.add(Counter({"??": 1}), Counter(), "phone2022", seconds=0.5)
+    >>> print(format_real_cards_report(r))  # doctest: +NORMALIZE_WHITESPACE
+    real card-labelled photos: 2 photos, 2 labelled cards, 1.00 s per photo
+      all: 2 photos, 2 cards: P 50.00% R 50.00% F1 50.00% (tp 1 fp 1 fn 1); jokers P – R 0.00% (tp 0 fp 0 fn 1); all correct 0/2
+      phone: 1 photos, 2 cards: P 100.00% R 50.00% F1 66.67% (tp 1 fp 0 fn 1); jokers P – R 0.00% (tp 0 fp 0 fn 1); all correct 0/1
+      phone2022: 1 photos, 0 cards: P 0.00% R – F1 0.00% (tp 0 fp 1 fn 0); jokers P – R – (tp 0 fp 0 fn 0); all correct 0/1
+    """
+    c = report.cards
+    per_photo = f", {report.seconds / report.photos:.2f} s per photo" if report.photos else ""
+    lines = [f"{title}: {report.photos} photos, {c.tp + c.fn} labelled cards{per_photo}"]
+    lines.append(_card_row("all", report))
+    lines += [_card_row(view, r) for view, r in sorted(report.by_view.items())]
+    return "\n".join(lines)
