@@ -66,11 +66,13 @@ def oracle(timeline: dict[str, Any], visible: float) -> Any:
 looks: dict[str, int] = {}
 
 
-def recorded(folder: Path, read_fn: Any, state: dict[str, int], replay: bool) -> Any:
-    """The reader with its answers recorded in ``DEAL_DIR/reads.json`` (frame index → cards), or,
+def recorded(
+    folder: Path, read_fn: Any, state: dict[str, int], replay: bool, name: str = "reads.json"
+) -> Any:
+    """The reader with its answers recorded in ``DEAL_DIR/NAME`` (frame index → cards), or,
     with ``replay``, answered from that record without the reader: the pipeline and decoding
     measured again in seconds on the same readings."""
-    path = folder / "reads.json"
+    path = folder / name
     if replay:
         if not path.exists():
             raise SystemExit(f"{path} missing: run once without --replay-reads to record the readings")
@@ -136,15 +138,26 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[D
     info = DealInfo(first["rules"], first["level"], None if match else first["trump"], first["dealer"])
     seconds = [0.0]
     state = {"frame": 0}
+    zone_reader = None
     if args.oracle:
         read_fn, state = oracle(json.loads((folder / "timeline.json").read_text()), args.oracle_visible)
         save = None
     else:
+        if args.zones and not args.replay_reads:
+            from vision.zones import ZoneReader
 
-        def read_fn(image: np.ndarray) -> list[CardInstance]:
-            return reader.read(image).cards
+            zone_reader = ZoneReader(reader, geometry)
 
-        read_fn, save = recorded(folder, read_fn, state, args.replay_reads)
+            def read_fn(image: np.ndarray) -> list[CardInstance]:
+                return zone_reader.read(image)
+
+        else:
+
+            def read_fn(image: np.ndarray) -> list[CardInstance]:
+                return reader.read(image).cards
+
+        name = "reads-zones.json" if args.zones else "reads.json"
+        read_fn, save = recorded(folder, read_fn, state, args.replay_reads, name)
 
     def timed(image: np.ndarray) -> list[CardInstance]:
         t = time.perf_counter()
@@ -160,11 +173,27 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[D
             yield f
 
     try:
-        result = run_pipeline(frames(), timed, geometry, info, every=args.every, inertia=args.inertia)
+        result = run_pipeline(
+            frames(),
+            timed,
+            geometry,
+            info,
+            every=args.every,
+            inertia=args.inertia,
+            still_threshold=None if args.zones else 2.0,
+        )
     finally:
         src.close()
         if save is not None:
             save()  # the readings are kept even when the pipeline fails
+    if zone_reader is not None:
+        st = zone_reader.stats
+        steps = ", ".join(f"{k} {v:.0f}" for k, v in sorted(st.ms_per_area().items()))
+        print(
+            f"{folder.name}: zones: {st.frames} frames, {st.areas} areas read and {st.confirmations} read again, "
+            f"{st.deferred} put off (moving); ms per frame: signature {st.ms_per_frame().get('signature', 0):.1f}; "
+            f"ms per area: {steps}"
+        )
     logs = [d.log for d in result.deals]
     (folder / ("read_oracle.json" if args.oracle else "read.json")).write_text(
         json.dumps(logs[0] if len(logs) == 1 else logs, indent=1)
@@ -206,6 +235,11 @@ def main() -> None:
         "--calibrate",
         action="store_true",
         help="calibrate each film from its corner markers (synth deal --markers) instead of its table.json",
+    )
+    ap.add_argument(
+        "--zones",
+        action="store_true",
+        help="read only the table's changed areas at one scale (vision.zones.ZoneReader); readings kept in reads-zones.json",
     )
     ap.add_argument(
         "--unknown-cards",

@@ -445,7 +445,16 @@ def run(
     dealer: Annotated[
         str | None, typer.Option("--dealer", help="dealer's seat (default: first leader)")
     ] = None,
-    every: Annotated[int | None, typer.Option("--every", help="read every N-th frame [default: 5]")] = None,
+    read: Annotated[
+        str | None,
+        typer.Option(
+            "--read", help="zones (default): the table's changed areas at one scale; frame: whole frames"
+        ),
+    ] = None,
+    every: Annotated[
+        int | None,
+        typer.Option("--every", help="read every N-th frame [default: 1 with zones, 5 with frame]"),
+    ] = None,
     inertia: Annotated[
         int | None, typer.Option("--inertia", help="readings a zone must hold before it counts [default: 2]")
     ] = None,
@@ -493,6 +502,7 @@ def run(
         level=level,
         trump=trump,
         dealer=dealer,
+        read=read,
         every=every,
         inertia=inertia,
         backend=backend,
@@ -510,7 +520,7 @@ def run(
         cfg.outbox,
     )
     info_file, rules, level, trump, dealer = cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer
-    every, inertia, backend = cfg.every, cfg.inertia, cfg.backend
+    every, inertia, backend = cfg.every or (1 if cfg.read == "zones" else 5), cfg.inertia, cfg.backend
     given, missing = _info(info_file, rules, level, trump, dealer)
     if table is None:  # a table set up with its markers only: calibrate from the source's first frames
         table = _calibrated(source, cfg, log_out)
@@ -529,6 +539,13 @@ def run(
         from calibration.markers import CameraWatch
 
         watch = CameraWatch(checked.geometry)
+
+    zones = None
+    if cfg.read == "zones":
+        from vision.zones import ZoneReader
+
+        zones = ZoneReader(reader, (lambda: watch.geometry) if watch is not None else checked.geometry)
+    read_cards = zones.read if zones is not None else (lambda image: reader.read(image).cards)
 
     recalibrated = [0]
 
@@ -572,11 +589,12 @@ def run(
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
             result = run_service(
                 src,
-                lambda image: reader.read(image).cards,
+                read_cards,
                 checked.geometry,
                 DealInfo(given["rules"], given.get("level"), given.get("trump"), given.get("dealer")),
                 every=every,
                 inertia=inertia,
+                still_threshold=None if zones is not None else 2.0,
                 log_out=log_out,
                 client=client,
                 on_frame=lambda frame, state: bar.update(every),

@@ -86,7 +86,14 @@ class TableConfig(BaseModel):
     dealer: str | None = Field(
         default=None, description="the first deal's dealer seat (default: the first leader)"
     )
-    every: int = Field(default=5, ge=1, description="read every N-th frame")
+    read: Literal["zones", "frame"] = Field(
+        default="zones",
+        description="zones: read only the table's changed areas, rectified to one scale (vision.zones; keeps "
+        "up with a 10 fps camera on a Pi-class CPU); frame: the whole frame at every scale (seconds a reading)",
+    )
+    every: int | None = Field(
+        default=None, ge=1, description="read every N-th frame (default: 1 with read = zones, 5 with frame)"
+    )
     inertia: int = Field(default=2, ge=1, description="readings a zone must hold before it counts")
     camera: dict[str, bool | int | float | list[float]] | None = Field(
         default=None,

@@ -4,7 +4,8 @@
 seconds on a Pi-class CPU, and a play lies on the table for several of them). A sampled frame
 that shows the same picture as the last one read (:func:`same_picture`: no block of the frame
 changed its mean brightness by more than ``still_threshold`` levels) is not read again: its
-reading is the last one's, and it still counts as a vote. The reader is any callable from a BGR
+reading is the last one's, and it still counts as a vote. With ``still_threshold=None`` every
+sampled frame goes to the reader (:class:`vision.zones.ZoneReader` makes its own, finer test). The reader is any callable from a BGR
 image to card instances (:class:`vision.reader.CardReader` in service, a scripted one in tests).
 
 Each play's picture is kept (:func:`play_crop`: its zone from the last reading that read the play
@@ -234,7 +235,7 @@ def run_pipeline(
     *,
     every: int = 5,
     inertia: int = 2,
-    still_threshold: float = 2.0,
+    still_threshold: float | None = 2.0,
     on_frame: Callable[[Frame, TableState], None] | None = None,
     on_trick: Callable[[RecognisedDeal], None] | None = None,
     on_finished: Callable[[RecognisedDeal], None] | None = None,
@@ -256,7 +257,7 @@ def run_pipeline(
     """
     if every < 1:
         raise PipelineConfigError(f"every must be at least 1, got {every}")
-    if still_threshold < 0:
+    if still_threshold is not None and still_threshold < 0:
         raise PipelineConfigError(f"still_threshold must not be negative, got {still_threshold}")
     rules = get_rule_set(info.rules)  # an unknown rule set fails here, before any frame is read
     run = _DealRun(0, info, inertia)
@@ -279,8 +280,8 @@ def run_pipeline(
         if frame.index % every:
             continue
         sampled += 1
-        thumb = thumbnail(frame.image)
-        if not same_picture(last_thumb, thumb, still_threshold):
+        thumb = thumbnail(frame.image) if still_threshold is not None else None
+        if thumb is None or not same_picture(last_thumb, thumb, still_threshold or 0.0):
             last_cards = read(frame.image)
             last_thumb = thumb
             nread += 1

@@ -148,6 +148,7 @@ def run_service(
     *,
     every: int = 5,
     inertia: int = 2,
+    still_threshold: float | None = 2.0,
     log_out: Path | None = None,
     client: Poster | None = None,
     on_frame: Callable[[Frame, TableState], None] | None = None,
@@ -163,7 +164,8 @@ def run_service(
     docstring). With ``watch``, frames seen while the camera has moved are not read (:func:`watched`)
     until the markers are back in place or the watch has calibrated the table again in the camera's
     new place (then the pipeline reads with its new geometry); each change is reported to the
-    scoreboard as health and to ``on_camera``."""
+    scoreboard as health and to ``on_camera``. ``still_threshold`` as for
+    :func:`edge_app.pipeline.run_pipeline` (None with :class:`vision.zones.ZoneReader`)."""
     streams: dict[int, EventStream] = {}
     logs: dict[int, dict[str, object]] = {}  # each deal's log as last published
     sent = [0]
@@ -288,6 +290,7 @@ def run_service(
         info,
         every=every,
         inertia=inertia,
+        still_threshold=still_threshold,
         on_frame=health,
         on_trick=publish,
         on_finished=post,

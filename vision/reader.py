@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+import time
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -145,7 +147,11 @@ class CardReader:
             raise ClassifierRequiredError(
                 "this detector only localises indices (1 class): give it the index classifier"
             )
-        tiling = self.config.tiling or TilingConfig(tile=d.imgsz)
+        self._steps()
+
+    def _steps(self) -> None:
+        """The tiled localiser and the naming adjustment of :attr:`config` (the networks stay)."""
+        tiling = self.config.tiling or TilingConfig(tile=self.config.detector.imgsz)
         self.tiled = TiledDetector(self.detector, tiling)
         naming = self.config.pair_naming
         #: what the classifier's probabilities go through before naming (:meth:`IndexClassifier.name_boxes`)
@@ -153,9 +159,28 @@ class CardReader:
             None if naming is None else partial(name_pairs, naming=naming, instances=self.config.instances)
         )
 
-    def read(self, image: npt.NDArray[np.uint8]) -> Reading:
-        """Corners and cards of one image."""
+    def with_view(self, tiling: TilingConfig, instances: InstanceConfig) -> CardReader:
+        """The same networks looking with another tiling and grouping (e.g. one level of a rectified
+        table whose card size is known: :mod:`vision.zones`)."""
+        out = copy.copy(self)
+        out.config = replace(self.config, tiling=tiling, instances=instances)
+        out._steps()
+        return out
+
+    def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
+        """Corners and cards of one image; with ``seconds``, each step's time is added to it
+        (``localise``, ``name``, ``group``)."""
+        clock = time.perf_counter()
+
+        def lap(step: str) -> None:
+            nonlocal clock
+            if seconds is not None:
+                now = time.perf_counter()
+                seconds[step] = seconds.get(step, 0.0) + now - clock
+                clock = now
+
         corners = self.tiled.detect(image)
+        lap("localise")
         unsure: Detections | None = None
         if self.classifier is not None:
             d = self.config.detector
@@ -170,9 +195,11 @@ class CardReader:
                     sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= d.joker_conf)
                 corners = every[sure]
                 unsure = every[~sure & (every.confidence >= self.config.unknown_cards.floor)]
+        lap("name")
         cards = group_corners(corners, self.config.instances)
         if unsure is not None and len(unsure):
             cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
+        lap("group")
         return Reading(corners, cards)
 
 

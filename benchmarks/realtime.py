@@ -1,0 +1,223 @@
+"""Does the table service keep up with the camera? ``tractorcam run``'s pipeline on filmed deals.
+
+    .venv/bin/python benchmarks/realtime.py FILM [FILM ...] [--every 1] [--inertia 2]
+
+Each FILM is a ``tractorcam synth deal --seed N --out FILM`` (1920×1440, 10 fps by default). The
+film is decoded and read as ``tractorcam run --table FILM/table.json`` reads a camera: every
+``--every``-th frame through :class:`vision.zones.ZoneReader` (the changed, still areas of the
+rectified table at one scale), the tracker and the deal builder (:func:`edge_app.pipeline.run_pipeline`).
+The deal info (rules, level, trump, dealer) comes from ``truth.json`` as an operator enters it.
+
+Prints per film and in total:
+
+* **wall time against the film's length** (keeps up when wall ≤ film);
+* **readings per play**: the areas read while each play lay on the table (from the card landing to
+  the table's clear, ``timeline.json``) that read cards in that seat's zone; the bar is ≥ 2 for
+  every play;
+* **trick latency**: film seconds from the trick's last card landing to the first frame at which
+  the tracker holds all four plays as finally decided (the trick's result is known; the service
+  publishes it when the table is cleared, once no further reading can change it);
+* plays exact, outcome, false and missed alerts (as ``benchmarks/deal.py``);
+* milliseconds by step: decoding, the change test per frame, and per area read (rectify,
+  localise, name, group).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.table import TableGeometry  # noqa: E402
+from edge_app.compare import compare_deals  # noqa: E402
+from edge_app.deal import DealInfo  # noqa: E402
+from edge_app.events import EventStream  # noqa: E402
+from edge_app.pipeline import run_pipeline  # noqa: E402
+from vision.capture import Frame, VideoFileSource  # noqa: E402
+from vision.instances import CardInstance  # noqa: E402
+from vision.reader import CardReader, default_reader_config  # noqa: E402
+from vision.tracking import TableState, TrickTracker  # noqa: E402
+from vision.zones import ZoneConfig, ZoneReader  # noqa: E402
+
+
+def play_spans(timeline: dict[str, Any]) -> list[tuple[int, str, int, int]]:
+    """Each play of the film: (trick, seat, frame its card lands, frame its trick is cleared)."""
+    first: dict[tuple[int, str], int] = {}
+    cleared: dict[int, int] = {}
+    for k in timeline["keyframes"]:
+        e = k["event"]
+        if e["kind"] == "play":
+            first.setdefault((e["trick"], e["seat"]), k["frame"])
+        elif e["kind"] == "cleared":
+            cleared.setdefault(e["trick"], k["frame"])
+    end = int(timeline["frames"])
+    return [(t, seat, f, cleared.get(t, end)) for (t, seat), f in sorted(first.items(), key=lambda kv: kv[1])]
+
+
+def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: ZoneConfig) -> dict[str, Any]:
+    """One film through the service's pipeline; its figures."""
+    timeline = json.loads((folder / "timeline.json").read_text())
+    raw = json.loads((folder / "truth.json").read_text())
+    truth = raw[0] if isinstance(raw, list) else raw
+    geometry = TableGeometry.load(folder / "table.json")
+    info = DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"])
+    areas: list[tuple[int, list[CardInstance]]] = []
+    at = {"frame": 0}
+    zones = ZoneReader(
+        reader, geometry, config, on_area=lambda rect, cards: areas.append((at["frame"], cards))
+    )
+    shadow = TrickTracker(inertia)  # the pipeline's tracker fed the same states: when a trick is known
+    known: list[tuple[int, list[tuple[str, tuple[str, ...]]]]] = []
+    decode = [0.0]
+    src = VideoFileSource(folder / "video.mp4")
+
+    def frames() -> Iterator[Frame]:
+        while True:
+            t = time.perf_counter()
+            frame = next(iter_src, None)
+            decode[0] += time.perf_counter() - t
+            if frame is None:
+                return
+            at["frame"] = frame.index
+            yield frame
+
+    def on_frame(frame: Frame, state: TableState) -> None:
+        shadow.update(state)
+        tricks = shadow.tricks()
+        if tricks and len(tricks[-1].plays) == 4:
+            known.append((frame.index, [(p.seat, p.cards) for p in tricks[-1].plays]))
+
+    iter_src = iter(src)
+    start = time.perf_counter()
+    try:
+        result = run_pipeline(
+            frames(),
+            zones.read,
+            geometry,
+            info,
+            every=every,
+            inertia=inertia,
+            still_threshold=None,
+            on_frame=on_frame,
+        )
+    finally:
+        src.close()
+    wall = time.perf_counter() - start
+    fps = float(timeline.get("fps", 10))
+    film_s = int(timeline["frames"]) / fps
+    deal = result.deals[0]
+    events = [e for e in EventStream().update(deal) if e.type == "alert"]
+    alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
+    comparison = compare_deals(
+        deal.log, {k: v for k, v in truth.items() if k not in ("hands", "injected")}, alerted
+    )
+
+    # readings per play: areas read while it lay there that read cards in its seat's zone
+    readings = []
+    for _trick, seat, landed, cleared in play_spans(timeline):
+        n = 0
+        for frame, cards in areas:
+            if landed <= frame < cleared and cards:
+                middles = geometry.pixel_to_table(
+                    np.array([[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2] for c in cards])
+                )
+                n += any(geometry.seat_of((float(x), float(y))) == seat for x, y in middles)
+        readings.append(n)
+
+    # trick latency: the last card's landing → the first frame the tracker held the four final plays
+    final = [[(p.seat, p.cards) for p in t.plays] for t in shadow.tricks()]
+    last_card = {}
+    for trick, _seat, landed, _cleared in play_spans(timeline):
+        last_card[trick] = max(last_card.get(trick, 0), landed)
+    latency = []
+    for trick, landed in sorted(last_card.items()):
+        if trick >= len(final) or len(final[trick]) != 4:
+            latency.append(None)
+            continue
+        seen = next((f for f, plays in known if plays == final[trick] and f >= landed), None)
+        latency.append(None if seen is None else (seen - landed) / fps)
+    st = zones.stats
+    return {
+        "film": folder.name,
+        "design": timeline.get("design", "?"),
+        "size": f"{geometry.image_width}x{geometry.image_height}",
+        "film_s": film_s,
+        "wall_s": wall,
+        "readings": readings,
+        "latency": latency,
+        "plays": comparison.plays,
+        "exact": comparison.plays_exact,
+        "outcome": comparison.outcome_right,
+        "false": len(comparison.false_alerts),
+        "missed": len(comparison.missed_alerts),
+        "decode_ms": 1000 * decode[0] / max(result.stats.frames, 1),
+        "frames": result.stats.frames,
+        "sampled": result.stats.sampled,
+        "areas": st.areas,
+        "again": st.confirmations,
+        "per_frame": st.ms_per_frame(),
+        "per_area": st.ms_per_area(),
+    }
+
+
+def main(
+    films: Annotated[
+        list[Path], typer.Argument(help="synth deal folders (video.mp4, truth.json, table.json)")
+    ],
+    every: Annotated[int, typer.Option(help="read every N-th frame")] = 1,
+    inertia: Annotated[int, typer.Option(help="readings a zone must hold before it counts")] = 2,
+    px_per_mm: Annotated[float, typer.Option(help="the rectified table's scale")] = ZoneConfig.px_per_mm,
+) -> None:
+    """Wall time against film time, readings per play, trick latency, plays exact, ms by step."""
+    reader = CardReader(default_reader_config("onnx"))
+    config = ZoneConfig(px_per_mm=px_per_mm)
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
+    total: Counter[str] = Counter()
+    all_readings: list[int] = []
+    all_latency: list[float | None] = []
+    for folder in films:
+        r = measure(folder, reader, every, inertia, config)
+        lat = [x for x in r["latency"] if x is not None]
+        print(
+            f"{r['film']} ({r['design']}, {r['size']}): wall {r['wall_s']:.0f} s for a {r['film_s']:.0f} s film "
+            f"({'keeps up' if r['wall_s'] <= r['film_s'] else 'falls behind'}, {r['wall_s'] / r['film_s']:.2f}× real time); "
+            f"readings per play min {min(r['readings'], default=0)}, median {np.median(r['readings']):.0f}, "
+            f"plays read twice or more {sum(n >= 2 for n in r['readings'])}/{len(r['readings'])}; "
+            f"trick latency median {np.median(lat) if lat else float('nan'):.1f} s, worst "
+            f"{max(lat, default=float('nan')):.1f} s, within 1 s {sum(x <= 1.0 for x in lat)}/{len(r['latency'])}; "
+            f"plays exact {r['exact']}/{r['plays']}, outcome {'right' if r['outcome'] else 'wrong'}, "
+            f"false alerts {r['false']}, missed {r['missed']}"
+        )
+        steps = ", ".join(f"{k} {v:.0f}" for k, v in sorted(r["per_area"].items()))
+        print(
+            f"  ms per frame: decode {r['decode_ms']:.1f}, change test {r['per_frame'].get('signature', 0):.1f}; "
+            f"{r['areas']} areas read + {r['again']} read again, ms per area: {steps}"
+        )
+        for key in ("film_s", "wall_s", "plays", "exact", "false", "missed"):
+            total[key] += r[key]
+        total["films"] += 1
+        total["outcome"] += int(r["outcome"])
+        all_readings += r["readings"]
+        all_latency += r["latency"]
+    lat = [x for x in all_latency if x is not None]
+    print(
+        f"total: {total['films']} films, wall {total['wall_s']:.0f} s for {total['film_s']:.0f} s of film "
+        f"({total['wall_s'] / max(total['film_s'], 1):.2f}× real time); plays read twice or more "
+        f"{sum(n >= 2 for n in all_readings)}/{len(all_readings)}; tricks known within 1 s "
+        f"{sum(x <= 1.0 for x in lat)}/{len(all_latency)}; plays exact {total['exact']}/{total['plays']}, "
+        f"outcome right {total['outcome']}/{total['films']}, false alerts {total['false']}"
+    )
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,212 @@
+"""The zone reader (:mod:`vision.zones`): one scale, only what changed and lies still.
+
+The reader behind it is a stand-in that "reads" coloured squares (one colour per card name), so
+these tests check what the zone reader asks it to read and what it remembers, not the networks.
+The table is 300 × 300 mm filmed at 2 px per mm, so the rectified table at the default scale is
+the frame itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from calibration.table import LensDistortion, TableGeometry, default_zones
+from vision.detections import Detections
+from vision.instances import CardInstance
+from vision.reader import Reading
+from vision.zones import TableMaps, ZoneConfig, ZoneConfigError, ZoneReader
+
+COLOURS = {"AH": (0, 0, 255), "KS": (255, 0, 0), "2C": (0, 255, 0)}  # BGR, one per card
+TABLE_GREY = 110
+
+
+def geometry(size_mm: float = 300.0, px_per_mm: float = 2.0) -> TableGeometry:
+    zones, centre = default_zones(size_mm, size_mm)
+    px = int(size_mm * px_per_mm)
+    return TableGeometry(
+        image_width=px,
+        image_height=px,
+        image_to_table=[[1 / px_per_mm, 0, 0], [0, 1 / px_per_mm, 0], [0, 0, 1]],
+        table_to_image=[[px_per_mm, 0, 0], [0, px_per_mm, 0], [0, 0, 1]],
+        table_width_mm=size_mm,
+        table_height_mm=size_mm,
+        zones=zones,
+        centre=centre,
+        card_width_mm=40.0,
+        card_height_mm=56.0,
+    )
+
+
+@dataclass
+class SquareReader:
+    """Reads a card wherever a pure colour of :data:`COLOURS` is (the blobs of one colour within
+    60 mm are one card's two corner indices: its box spans them); keeps the images it was given."""
+
+    config: Any = None
+    images: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from vision.reader import ReaderConfig
+
+        self.config = ReaderConfig()
+
+    def with_view(self, tiling: Any, instances: Any) -> SquareReader:
+        return self
+
+    def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
+        self.images.append(image.shape[:2])
+        cards = []
+        for name, colour in COLOURS.items():
+            mask = np.all(np.abs(image.astype(int) - colour) < 40, axis=-1).astype(np.uint8)
+            n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+            boxes = [(x, y, x + w, y + h) for x, y, w, h, area in stats[1:n] if area >= 12]
+            while boxes:
+                x1, y1, x2, y2 = boxes.pop(0)
+                near = [b for b in boxes if abs(b[0] - x1) < 120 and abs(b[1] - y1) < 120]
+                for b in near:
+                    boxes.remove(b)
+                    x1, y1, x2, y2 = min(x1, b[0]), min(y1, b[1]), max(x2, b[2]), max(y2, b[3])
+                cards.append(
+                    CardInstance(name, 0, 0.9, (float(x1), float(y1), float(x2), float(y2)), 1 + len(near))
+                )
+        return Reading(Detections.empty(), cards)
+
+
+def table(
+    *cards: tuple[str, float, float], hand: tuple[float, float] | None = None, hand_mm: float = 30.0
+) -> npt.NDArray[np.uint8]:
+    """A 600 × 600 px frame: grey table, each card a white 40 × 56 mm face at (x, y) mm (its
+    top-left corner) with its colour as two 8 × 10 mm corner indices; ``hand``: a dark disc of
+    radius ``hand_mm`` round (x, y) mm."""
+    image = np.full((600, 600, 3), TABLE_GREY, np.uint8)
+    for name, x, y in cards:
+        x0, y0 = int(x * 2), int(y * 2)
+        image[y0 : y0 + 112, x0 : x0 + 80] = 240
+        image[y0 + 4 : y0 + 24, x0 + 4 : x0 + 20] = COLOURS[name]
+        image[y0 + 88 : y0 + 108, x0 + 60 : x0 + 76] = COLOURS[name]
+    if hand is not None:
+        cv2.circle(image, (int(hand[0] * 2), int(hand[1] * 2)), int(hand_mm * 2), (40, 60, 90), -1)
+    return image
+
+
+def names(cards: list[CardInstance]) -> list[str]:
+    return sorted(c.card for c in cards)
+
+
+def test_a_card_laid_is_read_once_the_hand_has_gone_and_once_more() -> None:
+    reads: list[list[str]] = []
+    zr = ZoneReader(SquareReader(), geometry(), on_area=lambda rect, cards: reads.append(names(cards)))
+    assert zr.read(table()) == [] and reads == [[]]  # the first frame: the whole table is read
+    reads.clear()
+    # the hand lays the ace: while it moves, the area is not read and the table is as it was
+    for hand in [(130, 60), (140, 70), (150, 80)]:
+        assert zr.read(table(("AH", 120, 30), hand=hand)) == []
+    assert reads == [] and zr.stats.deferred == 3
+    outputs = [names(zr.read(table(("AH", 120, 30)))) for _ in range(4)]
+    # the hand left: the frames after it differ from the one with the hand, so the area waits
+    # until it has lain still against the last motion_frames frames, then is read twice
+    assert outputs[-1] == ["AH"] and outputs.count(["AH"]) >= 2
+    assert reads == [["AH"], ["AH"]]
+    assert zr.stats.areas == 2 and zr.stats.confirmations == 1  # the first frame's and this one
+
+
+def test_a_still_table_is_not_read_again() -> None:
+    reader = SquareReader()
+    zr = ZoneReader(reader, geometry())
+    for _ in range(4):
+        zr.read(table(("KS", 40, 40)))
+    before = len(reader.images)
+    for _ in range(10):
+        assert names(zr.read(table(("KS", 40, 40)))) == ["KS"]
+    assert len(reader.images) == before
+
+
+def test_a_hand_over_a_play_leaves_it_as_read_never_empty() -> None:
+    zr = ZoneReader(SquareReader(), geometry())
+    for _ in range(4):
+        zr.read(table(("KS", 120, 200)))
+    # a hand moving over the card hides it: the zone says what was read, not "empty"
+    for hand in [(130, 220), (145, 230), (160, 225), (150, 215)]:
+        assert names(zr.read(table(("KS", 120, 200), hand=hand))) == ["KS"]
+    for _ in range(4):
+        assert names(zr.read(table(("KS", 120, 200)))) == ["KS"]
+
+
+def test_a_card_taken_away_is_forgotten_and_the_rest_of_the_table_kept() -> None:
+    reads: list[tuple[tuple[float, float, float, float], list[str]]] = []
+    zr = ZoneReader(
+        SquareReader(), geometry(), on_area=lambda rect, cards: reads.append((rect, names(cards)))
+    )
+    for _ in range(4):
+        zr.read(table(("KS", 20, 20), ("AH", 230, 220)))
+    reads.clear()
+    for _ in range(4):
+        out = names(zr.read(table(("KS", 20, 20))))
+    assert out == ["KS"]
+    # only the ace's corner of the table was read: the king's area lies far outside it
+    assert reads and all(rect[0] > 100 and rect[1] > 100 for rect, _ in reads)
+
+
+def test_a_card_seen_first_from_a_corner_then_whole_is_one_card() -> None:
+    """A hand resting on one corner: the card is read from the other; when the hand goes, only its
+    part of the table changed, and the card read whole there replaces the corner read before."""
+    zr = ZoneReader(SquareReader(), geometry())
+    for _ in range(3):
+        zr.read(table())
+    corner = (154.0, 79.0)  # the lower right index of a card laid at (120, 30)
+    for _ in range(4):
+        out = zr.read(table(("2C", 120, 30), hand=corner, hand_mm=12))
+    assert names(out) == ["2C"] and out[0].corners == 1
+    for _ in range(4):
+        out = zr.read(table(("2C", 120, 30)))
+    assert names(out) == ["2C"] and out[0].corners == 2
+
+
+def test_the_rectified_table_samples_the_frame_where_the_calibration_says() -> None:
+    """With perspective and a lens, the rectified pixel (u, v) shows the frame where
+    ``table_to_pixel`` puts its middle (cv2 puts a pixel's middle at its integer index)."""
+    h = np.array([[1.9, 0.12, 140.0], [0.05, 1.8, 60.0], [0.00008, 0.00011, 1.0]])
+    g = geometry().model_copy(
+        update={
+            "image_width": 1280,
+            "image_height": 960,
+            "table_to_image": h.tolist(),
+            "image_to_table": np.linalg.inv(h).tolist(),
+            "distortion": LensDistortion(k1=-0.06, cx=640.0, cy=480.0, norm=800.0),
+        }
+    )
+    maps = TableMaps(g, ZoneConfig(px_per_mm=2.0))
+    frame = np.zeros((960, 1280, 3), np.float32)
+    frame[..., 0] = np.arange(1280)[None, :]
+    frame[..., 1] = np.arange(960)[:, None]
+    crop, x0, y0 = maps.area(frame, (50.0, 80.0, 250.0, 260.0))  # type: ignore[arg-type]
+    assert (x0, y0) == (100, 160)
+    for u, v in [(0, 0), (37, 211), (399, 359)]:
+        want = g.table_to_pixel(np.array([[(x0 + u + 0.5) / 2, (y0 + v + 0.5) / 2]]))[0] - 0.5
+        assert np.allclose(crop[v, u, :2], want, atol=0.05), (u, v, crop[v, u, :2], want)
+    # and a box of the area comes back as the frame's box round the same table rectangle
+    box = maps.to_frame((10.0, 20.0, 50.0, 80.0), x0, y0)
+    corners = g.table_to_pixel(np.array([[55.0, 90.0], [75.0, 90.0], [75.0, 120.0], [55.0, 120.0]]))
+    assert np.allclose(box, [*corners.min(axis=0), *corners.max(axis=0)], atol=1e-6)
+
+
+def test_a_new_calibration_starts_afresh() -> None:
+    current = {"g": geometry()}
+    zr = ZoneReader(SquareReader(), lambda: current["g"])
+    for _ in range(3):
+        zr.read(table(("AH", 50, 50)))
+    current["g"] = geometry()  # the camera moved and was calibrated again
+    out = names(zr.read(table(("AH", 50, 50))))
+    assert out == ["AH"] and zr.stats.areas >= 2
+
+
+@pytest.mark.parametrize("bad", [{"px_per_mm": 0}, {"cell_mm": -1}, {"motion_frames": 0}, {"margin_mm": -5}])
+def test_bad_settings_are_refused(bad: dict[str, float]) -> None:
+    with pytest.raises(ZoneConfigError):
+        ZoneConfig(**bad)  # type: ignore[arg-type]

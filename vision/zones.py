@@ -1,0 +1,408 @@
+"""Reading only what changed, at one scale: the table service's reader on a calibrated table.
+
+A whole-frame reading looks at a pyramid of the frame (every index size at some level) and takes
+seconds on a Pi-class CPU. On a calibrated table the card size is known and almost everything on
+the table stays as it was from one frame to the next, so :class:`ZoneReader` does two things
+instead:
+
+* **One scale.** The table is rectified (``table.json``: lens, homography) to
+  :attr:`ZoneConfig.px_per_mm`, the scale at which a card's index has the size the localiser reads
+  best, and the reader looks at that one level only.
+* **Only what changed.** Each frame gives a *signature*: the table's mean colour in cells of
+  :attr:`ZoneConfig.cell_mm`. The cells that differ from what was there when they were last read
+  are *changed*; those that differ between this frame and the ones just before are *moving* (a
+  hand, an arm, a card sliding). A connected area of changed cells is read once none of its cells
+  moves (a hand over a zone leaves that zone as it was last read: occluded, never empty), then once
+  more on the next frame (each play read at least twice while it lies there). Its cards replace
+  the ones remembered there; the rest of the table keeps its cards.
+
+Its :meth:`ZoneReader.read` answers like :meth:`vision.reader.CardReader.read`'s cards (boxes in
+the frame's pixels), so the tracker and the deal builder are the same with either reader;
+:class:`ReadStats` says what each step cost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table import TableGeometry
+from vision.instances import CardInstance
+from vision.reader import CardReader
+from vision.tiling import TilingConfig
+
+Rect = tuple[float, float, float, float]  # table mm: x1, y1, x2, y2
+
+
+class ZoneConfigError(ValueError):
+    """A zone-reading setting out of range."""
+
+
+@dataclass(frozen=True)
+class ZoneConfig:
+    """Settings of :class:`ZoneReader`.
+
+    ``px_per_mm``: the rectified table's scale (the reader's one level); ``cell_mm``: side of a
+    change-detection cell; ``change``: colour levels (0–255, any channel) by which a cell must
+    differ to count as changed or moving; ``motion_frames``: how many earlier frames a cell is
+    compared with to count as still; ``reach_mm``: how far a changed area is grown (a card whose
+    box touches the grown area is read again with it); ``margin_mm``: the border read round that,
+    so that those cards are seen whole (a card the area's edge cuts is kept as it was); ``confirm``:
+    read an area a second time on the next still frame when its first reading changed its cards.
+
+    >>> ZoneConfig(px_per_mm=0)
+    Traceback (most recent call last):
+    ...
+    vision.zones.ZoneConfigError: px_per_mm must be positive, got 0
+    """
+
+    px_per_mm: float = 2.0
+    cell_mm: float = 5.0
+    change: float = 14.0
+    motion_frames: int = 2
+    reach_mm: float = 15.0
+    margin_mm: float = 30.0
+    confirm: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("px_per_mm", "cell_mm", "change"):
+            if getattr(self, name) <= 0:
+                raise ZoneConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.motion_frames < 1:
+            raise ZoneConfigError(f"motion_frames must be at least 1, got {self.motion_frames}")
+        if self.reach_mm < 0 or self.margin_mm < 0:
+            raise ZoneConfigError("reach_mm and margin_mm must not be negative")
+
+
+@dataclass
+class ReadStats:
+    """What :class:`ZoneReader` did: frames it was given, areas it read, areas it put off because
+    something moved over them, and seconds by step (``signature``: rectified cells and the change
+    test; ``rectify``: cutting an area at the reader's scale; ``localise``, ``name``, ``group``: the
+    reader's steps)."""
+
+    frames: int = 0
+    areas: int = 0
+    confirmations: int = 0
+    deferred: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, step: str, seconds: float) -> None:
+        """Count ``seconds`` more for ``step``."""
+        self.seconds[step] = self.seconds.get(step, 0.0) + seconds
+
+    def ms_per_frame(self) -> dict[str, float]:
+        """Milliseconds per frame given, by step."""
+        n = max(self.frames, 1)
+        return {k: 1000 * v / n for k, v in self.seconds.items()}
+
+    def ms_per_area(self) -> dict[str, float]:
+        """Milliseconds per area read, by step (the signature is per frame, not per area)."""
+        n = max(self.areas + self.confirmations, 1)
+        return {k: 1000 * v / n for k, v in self.seconds.items() if k != "signature"}
+
+
+class TableMaps:
+    """The table rectified: where each cell and each reader pixel lies in the frame.
+
+    ``cells``: the frame pixel (x, y) at the middle of each change cell, shape (rows, cols, 2);
+    ``pixels``: the frame pixel of each rectified pixel at ``px_per_mm`` (float32 maps for
+    ``cv2.remap``)."""
+
+    def __init__(self, geometry: TableGeometry, config: ZoneConfig) -> None:
+        self.geometry = geometry
+        self.config = config
+        w, h = geometry.table_width_mm, geometry.table_height_mm
+        c = config.cell_mm
+        self.cols, self.rows = max(1, int(np.ceil(w / c))), max(1, int(np.ceil(h / c)))
+        xs = (np.arange(self.cols) + 0.5) * c
+        ys = (np.arange(self.rows) + 0.5) * c
+        grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+        self.cells = geometry.table_to_pixel(grid).astype(np.float32).reshape(self.rows, self.cols, 2)
+        s = config.px_per_mm
+        self.width, self.height = int(np.ceil(w * s)), int(np.ceil(h * s))
+        # where cv2.remap samples the frame for every rectified pixel (its middle, (u + 0.5) / s mm;
+        # cv2 puts a pixel's middle at its integer index, half a pixel before table_to_pixel's), from
+        # a grid every 8 px interpolated: the lens and the homography are smooth, so the error is far
+        # below a pixel
+        step = 8
+        gx = np.arange(0, self.width + step, step, dtype=np.float64)
+        gy = np.arange(0, self.height + step, step, dtype=np.float64)
+        coarse = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 2)
+        px = geometry.table_to_pixel((coarse + 0.5) / s) - 0.5
+        coarse_px = px.astype(np.float32).reshape(len(gy), len(gx), 2)
+        ux, uy = np.meshgrid(
+            np.arange(self.width, dtype=np.float32) / step, np.arange(self.height, dtype=np.float32) / step
+        )
+        full = cv2.remap(coarse_px, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        self.map_x = np.ascontiguousarray(full[..., 0])
+        self.map_y = np.ascontiguousarray(full[..., 1])
+
+    def signature(self, image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        """Mean colour of each cell (rows, cols, 3): the frame blurred to about a cell, sampled at
+        the cells' middles."""
+        h, w = image.shape[:2]
+        cell_px = self._cell_px(w, h)
+        factor = max(1.0, cell_px / 2)
+        small = cv2.resize(
+            image, (max(1, int(w / factor)), max(1, int(h / factor))), interpolation=cv2.INTER_AREA
+        )
+        small = cv2.blur(small, (3, 3))
+        sx = self.cells[..., 0] / factor - 0.5
+        sy = self.cells[..., 1] / factor - 0.5
+        out = cv2.remap(small, sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return out.astype(np.float32)
+
+    def _cell_px(self, w: int, h: int) -> float:
+        """A cell's side in frame pixels (middle of the table)."""
+        r, c = self.rows // 2, self.cols // 2
+        a = self.cells[r, c]
+        b = self.cells[r, min(c + 1, self.cols - 1)]
+        return max(1.0, float(np.linalg.norm(b - a)))
+
+    def area(self, image: npt.NDArray[np.uint8], rect: Rect) -> tuple[npt.NDArray[np.uint8], int, int]:
+        """The table area ``rect`` (mm) at the reader's scale, and its top-left rectified pixel."""
+        s = self.config.px_per_mm
+        x1 = max(0, int(np.floor(rect[0] * s)))
+        y1 = max(0, int(np.floor(rect[1] * s)))
+        x2 = min(self.width, int(np.ceil(rect[2] * s)))
+        y2 = min(self.height, int(np.ceil(rect[3] * s)))
+        crop = cv2.remap(
+            image,
+            self.map_x[y1:y2, x1:x2],
+            self.map_y[y1:y2, x1:x2],
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        return np.ascontiguousarray(crop), x1, y1
+
+    def to_frame(
+        self, box: tuple[float, float, float, float], x0: int, y0: int
+    ) -> tuple[float, float, float, float]:
+        """A box of an area (rectified pixels from ``x0, y0``) as the frame's pixel box round it."""
+        s = self.config.px_per_mm
+        x1, y1, x2, y2 = box
+        corners = (np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64) + [x0, y0]) / s
+        px = self.geometry.table_to_pixel(corners)
+        lo, hi = px.min(axis=0), px.max(axis=0)
+        return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A card remembered on the table: as the reader gave it (frame pixels) and where its box lies
+    on the table (mm; a card read from one corner has that index's box)."""
+
+    card: CardInstance
+    rect: Rect
+
+
+@dataclass
+class _Area:
+    """An area to read: its changed cells grown by the reach (mask over the cells) and the
+    rectangle (mm) read round them."""
+
+    owned: npt.NDArray[np.bool_]
+    rect: Rect
+
+
+class ZoneReader:
+    """Reads a calibrated table's changed areas at one scale (see the module docstring).
+
+    ``reader``: the card reader whose steps read each area (its tiling is replaced by the one level
+    of the rectified table, and its grouping learns the card's size in pixels); ``geometry``: the
+    table's calibration, or a function giving it at each frame (a new calibration starts afresh);
+    ``on_area``: called with each area read (mm) and the cards read in it (frame pixels).
+    """
+
+    def __init__(
+        self,
+        reader: CardReader,
+        geometry: TableGeometry | Callable[[], TableGeometry],
+        config: ZoneConfig | None = None,
+        on_area: Callable[[Rect, list[CardInstance]], None] | None = None,
+    ) -> None:
+        self.config = config or ZoneConfig()
+        self.on_area = on_area
+        self.reader = reader
+        self._geometry = geometry
+        self._maps: TableMaps | None = None
+        self.stats = ReadStats()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._seen: list[_Seen] = []
+        self._reference: npt.NDArray[np.float32] | None = None  # each cell as last read
+        self._recent: list[npt.NDArray[np.float32]] = []
+        self._confirm: list[_Area] = []
+
+    def maps(self) -> TableMaps:
+        """The maps of the current calibration (made again when it changes)."""
+        geometry = self._geometry() if callable(self._geometry) else self._geometry
+        if self._maps is None or self._maps.geometry is not geometry:
+            self._maps = TableMaps(geometry, self.config)
+            self._reset()
+            s = self.config.px_per_mm
+            card = (geometry.card_width_mm * s, geometry.card_height_mm * s)
+            base = self.reader.config
+            self._instances = replace(base.instances, card_size_px=card)
+            tile = self.reader.config.detector.imgsz
+            self._reader = self.reader.with_view(TilingConfig(tile=tile, levels=(1.0,)), self._instances)
+        return self._maps
+
+    def read(self, image: npt.NDArray[np.uint8]) -> list[CardInstance]:
+        """The cards on the table in ``image`` (boxes in its pixels): the changed, still areas read
+        again, the rest as last read."""
+        t = time.perf_counter()
+        maps = self.maps()
+        sig = maps.signature(image)
+        self.stats.frames += 1
+        if self._reference is None:  # the first frame: every cell is new
+            self._reference = np.full_like(sig, -1000.0)
+        changed = np.abs(sig - self._reference).max(-1) > self.config.change
+        moving = np.zeros_like(changed)
+        for earlier in self._recent[-self.config.motion_frames :]:
+            moving |= np.abs(sig - earlier).max(-1) > self.config.change
+        if not self._recent:
+            moving[:] = False
+        self._recent = [*self._recent[-self.config.motion_frames :], sig]
+        areas = self._areas(changed, moving)
+        confirm = [a for a in self._confirm if not (a.owned & _grow(moving, 1)).any()]
+        self._confirm = [a for a in self._confirm if (a.owned & _grow(moving, 1)).any()]
+        self.stats.add("signature", time.perf_counter() - t)
+        for area in areas:
+            before = self._cards_in(area)
+            self._read_area(image, area)
+            self._reference[area.owned] = sig[area.owned]
+            self.stats.areas += 1
+            if self.config.confirm and self._cards_in(area) != before:
+                self._confirm.append(area)
+        for area in confirm:
+            self._read_area(image, area)
+            self.stats.confirmations += 1
+        return [s.card for s in self._seen]
+
+    def _cards_in(self, area: _Area) -> list[str]:
+        """The names of the cards remembered in an area (sorted)."""
+        return sorted(seen.card.card for seen in self._seen if _touches(area, self.config.cell_mm, seen.rect))
+
+    def _areas(self, changed: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]) -> list[_Area]:
+        """The connected areas of changed cells that nothing moves over, each grown by the reach."""
+        if not changed.any():
+            return []
+        cell = self.config.cell_mm
+        near = _grow(changed, 1)  # a cell or two of noise does not split one card's change
+        n, labels = cv2.connectedComponents(near.astype(np.uint8), connectivity=8)
+        astir = _grow(moving, 1)
+        out = []
+        reach = int(np.ceil(self.config.reach_mm / cell))
+        for k in range(1, n):
+            part = labels == k
+            if not (part & changed).any():
+                continue
+            if (part & astir).any():
+                self.stats.deferred += 1
+                continue
+            owned = _grow(part, reach)
+            rows, cols = np.nonzero(owned)
+            m = self.config.margin_mm
+            rect = (
+                cols.min() * cell - m,
+                rows.min() * cell - m,
+                (cols.max() + 1) * cell + m,
+                (rows.max() + 1) * cell + m,
+            )
+            out.append(_Area(owned, rect))
+        return out
+
+    def _read_area(self, image: npt.NDArray[np.uint8], area: _Area) -> None:
+        """Read one area and put its cards in place of those remembered in it."""
+        maps = self._maps
+        assert maps is not None
+        t = time.perf_counter()
+        crop, x0, y0 = maps.area(image, area.rect)
+        self.stats.add("rectify", time.perf_counter() - t)
+        cards = self._reader.read(crop, seconds=self.stats.seconds).cards
+        s = self.config.px_per_mm
+        cell = self.config.cell_mm
+        h, w = crop.shape[:2]
+        x_lo, y_lo = (2 if x0 > 0 else -1), (2 if y0 > 0 else -1)
+        x_hi, y_hi = (w - 2 if x0 + w < maps.width else w + 1), (h - 2 if y0 + h < maps.height else h + 1)
+        inner = (x0 + x_lo) / s, (y0 + y_lo) / s, (x0 + x_hi) / s, (y0 + y_hi) / s
+        kept = [
+            seen for seen in self._seen if not (_touches(area, cell, seen.rect) and _within(seen.rect, inner))
+        ]
+        read = []
+        for card in cards:
+            x1, y1, x2, y2 = card.box
+            if x1 < x_lo or y1 < y_lo or x2 > x_hi or y2 > y_hi:
+                continue  # cut by the area's edge (not the table's): its own area reads it whole
+            rect = ((x0 + x1) / s, (y0 + y1) / s, (x0 + x2) / s, (y0 + y2) / s)
+            if _touches(area, cell, rect):
+                read.append(_Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect))
+        # a card seen before from one corner and now whole (or the other way) is one card: each new
+        # card replaces at most one remembered card of its name lying mostly inside its box (so
+        # two identical cards of a pair stay two)
+        for new in read:
+            overlaps = [(_overlap(seen, new), k) for k, seen in enumerate(kept)]
+            best = max((o for o in overlaps if o[0] >= 0.5), default=None)
+            if best is not None:
+                del kept[best[1]]
+        self._seen = kept + read
+        if self.on_area is not None:
+            self.on_area(area.rect, [seen.card for seen in read])
+
+
+def _overlap(old: _Seen, new: _Seen) -> float:
+    """How much of the smaller of two same-named cards' boxes lies in the other (0 for two names).
+
+    >>> a = _Seen(CardInstance("AH", 0, 1.0, (0, 0, 1, 1), 1), (0.0, 0.0, 10.0, 10.0))
+    >>> b = _Seen(CardInstance("AH", 0, 1.0, (0, 0, 1, 1), 2), (0.0, 0.0, 40.0, 60.0))
+    >>> _overlap(a, b), _overlap(a, _Seen(CardInstance("KS", 0, 1.0, (0, 0, 1, 1), 2), b.rect))
+    (1.0, 0.0)
+    """
+    if old.card.card != new.card.card:
+        return 0.0
+    a, b = old.rect, new.rect
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return float(w * h / smaller) if smaller > 0 else 0.0
+
+
+def _within(rect: Rect, outer: Rect) -> bool:
+    """Whether a rectangle lies inside another.
+
+    >>> _within((1, 1, 2, 2), (0, 0, 3, 3)), _within((1, 1, 4, 2), (0, 0, 3, 3))
+    (True, False)
+    """
+    return rect[0] >= outer[0] and rect[1] >= outer[1] and rect[2] <= outer[2] and rect[3] <= outer[3]
+
+
+def _touches(area: _Area, cell: float, rect: Rect) -> bool:
+    """Whether a table rectangle (mm) overlaps one of the area's cells: a card touching an area is
+    read again with it (and forgotten when that reading no longer sees it)."""
+    rows, cols = area.owned.shape
+    c1, r1 = max(0, int(rect[0] // cell)), max(0, int(rect[1] // cell))
+    c2, r2 = min(cols - 1, int(rect[2] // cell)), min(rows - 1, int(rect[3] // cell))
+    return c1 <= c2 and r1 <= r2 and bool(area.owned[r1 : r2 + 1, c1 : c2 + 1].any())
+
+
+def _grow(mask: npt.NDArray[np.bool_], cells: int) -> npt.NDArray[np.bool_]:
+    """``mask`` grown by ``cells`` cells on every side (a square neighbourhood).
+
+    >>> m = np.zeros((5, 5), bool); m[2, 2] = True
+    >>> int(_grow(m, 1).sum()), int(_grow(m, 0).sum())
+    (9, 1)
+    """
+    if cells <= 0:
+        return mask
+    k = np.ones((2 * cells + 1, 2 * cells + 1), np.uint8)
+    return cv2.dilate(mask.astype(np.uint8), k).astype(bool)
