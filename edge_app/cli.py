@@ -616,7 +616,7 @@ def run(
             + (f" in {log_out}" if log_out else ""),
             err=True,
         )
-    _report(result)
+    _report(result, zones)
     if result.paused_frames:
         typer.echo(f"warning: {result.paused_frames} frames not read while the camera had moved", err=True)
     if client is not None:
@@ -636,11 +636,17 @@ def run(
             raise typer.Exit(1)
 
 
-def _report(result: Any) -> None:
+def _report(result: Any, zones: Any = None) -> None:
+    """The run's summary: frames, what was read (areas with the zone reader), each deal's log."""
     stats = result.stats
     deals = result.deals or (result.deal,)
+    read = (
+        f"{stats.read} read"
+        if zones is None
+        else f"{zones.stats.areas} areas read, {zones.stats.confirmations} read again"
+    )
     typer.echo(
-        f"{stats.frames} frames, {stats.sampled} sampled, {stats.read} read"
+        f"{stats.frames} frames, {stats.sampled} sampled, {read}"
         + (f": {len(deals)} deals" if len(deals) > 1 else "")
     )
     for deal in deals:

@@ -92,7 +92,9 @@ class TableConfig(BaseModel):
         "up with a 10 fps camera on a Pi-class CPU); frame: the whole frame at every scale (seconds a reading)",
     )
     every: int | None = Field(
-        default=None, ge=1, description="read every N-th frame (default: 1 with read = zones, 5 with frame)"
+        default=None,
+        ge=1,
+        description="read every N-th frame (default: 1 when read is zones, 5 when it is frame)",
     )
     inertia: int = Field(default=2, ge=1, description="readings a zone must hold before it counts")
     camera: dict[str, bool | int | float | list[float]] | None = Field(
@@ -194,6 +196,7 @@ def example() -> str:
         "level": "2",
         "trump": "H",
         "dealer": "N",
+        "every": 1,
         "camera": {"AfMode": 0, "LensPosition": 1.0, "ExposureTime": 8000},
     }
     lines = [

@@ -334,47 +334,56 @@ class ZoneReader:
         x_lo, y_lo = (2 if x0 > 0 else -1), (2 if y0 > 0 else -1)
         x_hi, y_hi = (w - 2 if x0 + w < maps.width else w + 1), (h - 2 if y0 + h < maps.height else h + 1)
         inner = (x0 + x_lo) / s, (y0 + y_lo) / s, (x0 + x_hi) / s, (y0 + y_hi) / s
-        kept = [
-            seen for seen in self._seen if not (_touches(area, cell, seen.rect) and _within(seen.rect, inner))
-        ]
-        read = []
+        read: list[_Seen] = []  # the cards of the area: they replace what was remembered there
+        beside: list[_Seen] = []  # cards seen whole beside it: already remembered, left as they were
         for card in cards:
             x1, y1, x2, y2 = card.box
             if x1 < x_lo or y1 < y_lo or x2 > x_hi or y2 > y_hi:
                 continue  # cut by the area's edge (not the table's): its own area reads it whole
             rect = ((x0 + x1) / s, (y0 + y1) / s, (x0 + x2) / s, (y0 + y2) / s)
-            if _touches(area, cell, rect):
-                read.append(_Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect))
-        # a card seen before from one corner and now whole (or the other way) is one card: each new
-        # card replaces at most one remembered card of its name lying mostly inside its box (so
-        # two identical cards of a pair stay two)
-        for new in read:
-            overlaps = [(_overlap(seen, new), k) for k, seen in enumerate(kept)]
-            best = max((o for o in overlaps if o[0] >= 0.5), default=None)
-            if best is not None:
-                del kept[best[1]]
+            seen = _Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect)
+            (read if _touches(area, cell, rect) else beside).append(seen)
+        # a card seen before from one corner and now whole, or from its other corner, is one card:
+        # every card of this reading claims the nearest remembered card of its name within a card's
+        # diagonal, nearest pairs first, one each (two identical cards read together stay two). A
+        # card of the area replaces the one it claims; a card beside it keeps it; a remembered card
+        # nobody claims is forgotten when the area could see it whole and did not.
+        geometry = maps.geometry
+        diagonal = float(np.hypot(geometry.card_width_mm, geometry.card_height_mm))
+        candidates = sorted(
+            (_distance(old, new), i, k)
+            for i, new in enumerate(read + beside)
+            for k, old in enumerate(self._seen)
+            if old.card.card == new.card.card and _distance(old, new) <= diagonal
+        )
+        claimed_new: set[int] = set()
+        claimed: dict[int, int] = {}  # remembered card → the card of this reading that claimed it
+        for _, i, k in candidates:
+            if i not in claimed_new and k not in claimed:
+                claimed_new.add(i)
+                claimed[k] = i
+        kept = []
+        for k, old in enumerate(self._seen):
+            if k in claimed:
+                if claimed[k] >= len(read):  # a card beside the area: still there as remembered
+                    kept.append(old)
+            elif not (_touches(area, cell, old.rect) and _within(old.rect, inner)):
+                kept.append(old)
         self._seen = kept + read
         if self.on_area is not None:
             self.on_area(area.rect, [seen.card for seen in read])
 
 
-def _overlap(old: _Seen, new: _Seen) -> float:
-    """How much of the smaller of two same-named cards' boxes lies in the other (0 for two names).
+def _distance(a: _Seen, b: _Seen) -> float:
+    """Distance (mm) between the middles of two cards' boxes.
 
     >>> a = _Seen(CardInstance("AH", 0, 1.0, (0, 0, 1, 1), 1), (0.0, 0.0, 10.0, 10.0))
-    >>> b = _Seen(CardInstance("AH", 0, 1.0, (0, 0, 1, 1), 2), (0.0, 0.0, 40.0, 60.0))
-    >>> _overlap(a, b), _overlap(a, _Seen(CardInstance("KS", 0, 1.0, (0, 0, 1, 1), 2), b.rect))
-    (1.0, 0.0)
+    >>> _distance(a, _Seen(a.card, (30.0, 40.0, 40.0, 50.0)))
+    50.0
     """
-    if old.card.card != new.card.card:
-        return 0.0
-    a, b = old.rect, new.rect
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return float(w * h / smaller) if smaller > 0 else 0.0
+    ax, ay = (a.rect[0] + a.rect[2]) / 2, (a.rect[1] + a.rect[3]) / 2
+    bx, by = (b.rect[0] + b.rect[2]) / 2, (b.rect[1] + b.rect[3]) / 2
+    return float(np.hypot(ax - bx, ay - by))
 
 
 def _within(rect: Rect, outer: Rect) -> bool:
