@@ -86,10 +86,11 @@ class TableConfig(BaseModel):
     dealer: str | None = Field(
         default=None, description="the first deal's dealer seat (default: the first leader)"
     )
-    read: Literal["zones", "frame"] = Field(
-        default="zones",
-        description="zones: read only the table's changed areas, rectified to one scale (vision.zones; keeps "
-        "up with a 10 fps camera on a Pi-class CPU); frame: the whole frame at every scale (seconds a reading)",
+    read: Literal["frame", "zones"] = Field(
+        default="frame",
+        description="frame: the whole frame at every scale (seconds a reading); zones: only the table's "
+        "changed areas, rectified to one scale (vision.zones: keeps up with a 10 fps camera on a Pi-class "
+        "CPU, not yet reading as well as frame on filmed deals: docs/experiments/realtime.md)",
     )
     every: int | None = Field(
         default=None,
@@ -196,7 +197,7 @@ def example() -> str:
         "level": "2",
         "trump": "H",
         "dealer": "N",
-        "every": 1,
+        "every": 5,
         "camera": {"AfMode": 0, "LensPosition": 1.0, "ExposureTime": 8000},
     }
     lines = [

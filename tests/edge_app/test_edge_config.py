@@ -164,7 +164,7 @@ def test_camera_controls_from_the_file_reach_the_pi_camera(
 
 def test_config_example_and_check_commands(tmp_path: Path) -> None:
     r = runner.invoke(app, ["config", "example"])
-    assert r.exit_code == 0 and "# every = 1" in r.output
+    assert r.exit_code == 0 and "# every = 5" in r.output
     good = tmp_path / "t.toml"
     good.write_text('source = "0"\nevery = 2\n')
     r = runner.invoke(app, ["config", "check", str(good)])

@@ -142,8 +142,26 @@ def test_an_unreachable_scoreboard_is_a_warning_and_the_run_goes_on(
     warning = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1 and "cannot be reached" in warning[0]
     assert source.taken == 3 and source.closed
-    assert "3 frames, 3 sampled, 1 areas read, 0 read again" in r.stdout  # a still picture: read once
+    assert "3 frames, 3 sampled, 1 read" in r.stdout
     assert r.exit_code == 1 and "posts not sent" in r.stderr  # as before: what is left unsent
+
+
+def test_read_zones_reads_a_still_table_once_and_says_so(
+    tmp_path: Path, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--read zones``: every frame goes to the zone reader, which reads the table at the first
+    frame only (nothing changes after it); the summary counts the areas it read."""
+    source = StillSource(6)
+    monkeypatch.setattr("vision.capture.open_source", lambda spec, controls=None: source)
+    r = runner.invoke(
+        app,
+        ["run", "--source", "still", "--table", str(files["table"]), "--level", "5", "--trump", "H"]
+        + ["--read", "zones"],
+    )
+    assert r.exit_code == 0, r.output
+    assert "6 frames, 6 sampled, 1 areas read, 0 read again" in r.stdout
+    r = runner.invoke(app, ["run", "--source", "still", "--table", str(files["table"]), "--read", "pyramid"])
+    assert r.exit_code == 2 and "--read" in r.output
 
 
 def test_sigint_stops_at_the_next_frame_keeps_the_log_and_restores_the_handlers(
@@ -166,7 +184,7 @@ def test_sigint_stops_at_the_next_frame_keeps_the_log_and_restores_the_handlers(
     )
     assert r.exit_code == 0, r.output
     assert source.taken == 5 and source.closed
-    assert "5 frames, 5 sampled, 1 areas read, 0 read again" in r.stdout
+    assert "5 frames, 5 sampled, 1 read" in r.stdout
     assert "stopped by SIGINT" in r.stderr
     assert json.loads(out.read_text())["tricks"] == []
     assert {s: signal.getsignal(s) for s in before} == before
