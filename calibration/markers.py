@@ -377,7 +377,9 @@ class CameraWatch:
             return False
         old = self.geometry
         try:
-            cal = calibrate(image, old.table_width_mm, old.table_height_mm, self.marker_mm)
+            # the camera moved, its lens did not: a calibration's lens is kept, not fitted again
+            lens: bool | LensDistortion = old.distortion if old.distortion is not None else True
+            cal = calibrate(image, old.table_width_mm, old.table_height_mm, self.marker_mm, lens=lens)
         except MarkersMissingError:
             return False
         self.geometry = cal.geometry.model_copy(

@@ -309,6 +309,7 @@ def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
     (``--table-size``, ``--marker-mm``); said in one line, and kept beside ``--log-out`` as
     ``NAME.table.json``. Exit 2 naming the missing markers when too few are seen."""
     from calibration.markers import MarkersMissingError, calibrate, parse_table_size
+    from calibration.table import LensDistortion
     from vision.capture import CameraUnavailableError, SourceNotFoundError, sharpest_frame
 
     try:
@@ -321,15 +322,26 @@ def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
         raise _fail(str(exc)) from None
     if image is None:
         raise _fail(f"{source} gave no frame to calibrate from")
+    given: bool | LensDistortion = True
+    if cfg.lens is not None:
+        from calibration.lens import load_lens
+
+        try:
+            given = load_lens(cfg.lens)
+        except (OSError, ValueError) as exc:
+            raise _fail(f"--lens {cfg.lens}: not a lens.json (tractorcam calibrate lens): {exc}") from None
     try:
-        cal = calibrate(image, width, height, cfg.marker_mm)
+        cal = calibrate(image, width, height, cfg.marker_mm, lens=given)
     except MarkersMissingError as exc:
         raise _fail(f"no --table, and calibrating from the markers failed: {exc}") from None
+    except ValueError as exc:  # a lens measured on frames of another shape
+        raise _fail(f"--lens {cfg.lens}: {exc}") from None
     lens = cal.geometry.distortion
     typer.echo(
         f"calibrated from the markers ({', '.join(map(str, cal.markers))}) of a {width:g} x {height:g} mm "
         f"table: reprojection error {cal.reprojection_px:.2f} px"
-        + (f", lens k1 {lens.k1:.3f}" if lens is not None else ""),
+        + (f", lens k1 {lens.k1:.3f}" if lens is not None else "")
+        + (f" (from {cfg.lens})" if cfg.lens is not None else ""),
         err=True,
     )
     if log_out is not None:
@@ -430,6 +442,10 @@ def run(
     marker_mm: Annotated[
         float | None, typer.Option("--marker-mm", help="without --table: the markers' side, mm [default: 60]")
     ] = None,
+    lens: Annotated[
+        Path | None,
+        typer.Option("--lens", help="without --table: the camera's lens.json (calibrate lens), not fitted"),
+    ] = None,
     log_out: Annotated[
         Path | None,
         typer.Option("--log-out", help="keep the recognised deal log here (rewritten after every trick)"),
@@ -494,6 +510,7 @@ def run(
         table=table,
         table_size=table_size,
         marker_mm=marker_mm,
+        lens=lens,
         log_out=log_out,
         scoreboard=scoreboard,
         token=token,

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 #: The fields that name files, resolved against the configuration file's folder.
-PATH_FIELDS = ("table", "log_out", "info", "outbox", "model")
+PATH_FIELDS = ("table", "lens", "log_out", "info", "outbox", "model")
 
 
 class ConfigError(ValueError):
@@ -53,6 +53,11 @@ class TableConfig(BaseModel):
         pattern=r"^\s*\d+(\.\d+)?\s*[xX]\s*\d+(\.\d+)?\s*$",
         description="without a table file: the table's size W x H in mm, to calibrate from the corner "
         "markers at the start (default 900x900)",
+    )
+    lens: Path | None = Field(
+        default=None,
+        description="the camera's lens (tractorcam calibrate lens): used, not fitted, when run calibrates "
+        "from the markers itself (no table)",
     )
     marker_mm: float = Field(
         default=60.0,
@@ -188,6 +193,7 @@ def example() -> str:
         "table": "table.json",
         "table_size": "900x900",
         "model": "deck",
+        "lens": "lens.json",
         "log_out": "deals.json",
         "scoreboard": "http://10.0.0.2:8000",
         "token": "the-token-tables-add-printed",

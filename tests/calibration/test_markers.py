@@ -17,7 +17,7 @@ from calibration.markers import (
     marker_corners_mm,
     sheet,
 )
-from calibration.table import TableGeometry
+from calibration.table import LensDistortion, TableGeometry
 from tractorcam_cli.main import app
 
 runner = CliRunner()
@@ -199,7 +199,10 @@ def test_a_camera_that_settles_in_a_new_place_is_calibrated_again_and_read_there
     from vision.labels import class_id
 
     frame, to_image = table_frame()
-    geometry = calibrate(frame, W_MM, H_MM, M_MM).geometry
+    h, w = frame.shape[:2]
+    # the camera's lens as a ChArUco board measured it (tiny: the rendered frame has none)
+    lens = LensDistortion(k1=0.001, cx=w / 2, cy=h / 2, norm=float(np.hypot(w, h) / 2))
+    geometry = calibrate(frame, W_MM, H_MM, M_MM, lens=lens).geometry
     dy, dx = 25, 30
     moved = np.roll(frame, (dy, dx), axis=(0, 1))
     images = [frame] * 40 + [moved] * 80
@@ -232,6 +235,8 @@ def test_a_camera_that_settles_in_a_new_place_is_calibrated_again_and_read_there
     want = cv2.perspectiveTransform(probe[None].astype(np.float32), to_image)[0] + [dx, dy]
     assert np.abs(watch.geometry.table_to_pixel(probe) - want).max() < 1.5
     assert watch.geometry.zones == geometry.zones
+    # the camera moved, its lens did not: the calibration's lens is kept, not fitted again
+    assert watch.geometry.distortion == geometry.distortion
     assert not any(60 <= i < 90 for i in states)
     assert states[90].zones["S"] == ("AS",)  # read in its new place
 
@@ -352,6 +357,23 @@ def test_run_without_a_table_calibrates_from_the_markers_of_its_source(tmp_path:
     assert np.abs(geometry.table_to_pixel(probe) - want).max() < 2.0
     assert json.loads(log.read_text())["tricks"] == []
 
+    # with the camera's lens.json (calibrate lens): that lens, not fitted; a bad one stops at once
+    from calibration.lens import save_lens
+    from calibration.table import LensDistortion
+
+    h, w = frame.shape[:2]
+    lens = LensDistortion(k1=0.0125, cx=w / 2, cy=h / 2, norm=float(np.hypot(w, h) / 2))
+    save_lens(lens, tmp_path / "lens.json")
+    args = ["run", "--source", str(film), "--table-size", "900x800", "--rules", "national-2deck"]
+    args += ["--level", "2", "--trump", "S", "--every", "1", "--log-out", str(tmp_path / "again.json")]
+    r = runner.invoke(app, [*args, "--lens", str(tmp_path / "lens.json")])
+    assert r.exit_code == 0, r.output
+    assert f"lens k1 0.013 (from {tmp_path / 'lens.json'})" in r.stderr
+    assert TableGeometry.load(tmp_path / "again.table.json").distortion == lens
+    (tmp_path / "bad.json").write_text("{}")
+    r = runner.invoke(app, [*args, "--lens", str(tmp_path / "bad.json")])
+    assert r.exit_code == 2 and "--lens" in r.output and "calibrate lens" in r.output
+
     bare = tmp_path / "bare"
     bare.mkdir()
     blank, _ = table_frame(hide=(0, 1, 2, 3))
@@ -378,6 +400,23 @@ def test_doctor_without_a_table_checks_that_the_markers_are_seen(tmp_path: Path)
         c for c in run_checks(TableConfig(source=str(film), table_size="900x800")) if c.name == "calibration"
     ]
     assert check.ok and "markers 0, 1, 2, 3" in check.detail
+    # with the camera's lens.json (calibrate lens): that lens, not fitted; a bad one stops at once
+    from calibration.lens import save_lens
+    from calibration.table import LensDistortion
+
+    h, w = frame.shape[:2]
+    lens = LensDistortion(k1=0.0125, cx=w / 2, cy=h / 2, norm=float(np.hypot(w, h) / 2))
+    save_lens(lens, tmp_path / "lens.json")
+    args = ["run", "--source", str(film), "--table-size", "900x800", "--rules", "national-2deck"]
+    args += ["--level", "2", "--trump", "S", "--every", "1", "--log-out", str(tmp_path / "again.json")]
+    r = runner.invoke(app, [*args, "--lens", str(tmp_path / "lens.json")])
+    assert r.exit_code == 0, r.output
+    assert f"lens k1 0.013 (from {tmp_path / 'lens.json'})" in r.stderr
+    assert TableGeometry.load(tmp_path / "again.table.json").distortion == lens
+    (tmp_path / "bad.json").write_text("{}")
+    r = runner.invoke(app, [*args, "--lens", str(tmp_path / "bad.json")])
+    assert r.exit_code == 2 and "--lens" in r.output and "calibrate lens" in r.output
+
     bare = tmp_path / "bare"
     bare.mkdir()
     cv2.imwrite(str(bare / "000.png"), table_frame(hide=(0, 1, 2))[0])
