@@ -111,8 +111,8 @@ class TableMaps:
     """The table rectified: where each cell and each reader pixel lies in the frame.
 
     ``cells``: the frame pixel (x, y) at the middle of each change cell, shape (rows, cols, 2);
-    ``pixels``: the frame pixel of each rectified pixel at ``px_per_mm`` (float32 maps for
-    ``cv2.remap``)."""
+    ``map_x``, ``map_y``: where ``cv2.remap`` samples the frame for each rectified pixel at
+    ``px_per_mm``."""
 
     def __init__(self, geometry: TableGeometry, config: ZoneConfig) -> None:
         self.geometry = geometry
@@ -142,28 +142,24 @@ class TableMaps:
         full = cv2.remap(coarse_px, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         self.map_x = np.ascontiguousarray(full[..., 0])
         self.map_y = np.ascontiguousarray(full[..., 1])
+        # the signature's sampling: the frame shrunk so a cell is about 2 px (a cell's side taken
+        # at the middle of the table), the cells' middles in the shrunk frame's cv2 coordinates
+        r, c = self.rows // 2, self.cols // 2
+        cell_px = max(1.0, float(np.linalg.norm(self.cells[r, min(c + 1, self.cols - 1)] - self.cells[r, c])))
+        self._factor = max(1.0, cell_px / 2)
+        self._sample_x = np.ascontiguousarray(self.cells[..., 0] / self._factor - 0.5)
+        self._sample_y = np.ascontiguousarray(self.cells[..., 1] / self._factor - 0.5)
 
     def signature(self, image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
         """Mean colour of each cell (rows, cols, 3): the frame blurred to about a cell, sampled at
         the cells' middles."""
         h, w = image.shape[:2]
-        cell_px = self._cell_px(w, h)
-        factor = max(1.0, cell_px / 2)
-        small = cv2.resize(
-            image, (max(1, int(w / factor)), max(1, int(h / factor))), interpolation=cv2.INTER_AREA
+        size = (max(1, int(w / self._factor)), max(1, int(h / self._factor)))
+        small = cv2.blur(cv2.resize(image, size, interpolation=cv2.INTER_AREA), (3, 3))
+        out = cv2.remap(
+            small, self._sample_x, self._sample_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
-        small = cv2.blur(small, (3, 3))
-        sx = self.cells[..., 0] / factor - 0.5
-        sy = self.cells[..., 1] / factor - 0.5
-        out = cv2.remap(small, sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out.astype(np.float32)
-
-    def _cell_px(self, w: int, h: int) -> float:
-        """A cell's side in frame pixels (middle of the table)."""
-        r, c = self.rows // 2, self.cols // 2
-        a = self.cells[r, c]
-        b = self.cells[r, min(c + 1, self.cols - 1)]
-        return max(1.0, float(np.linalg.norm(b - a)))
 
     def area(self, image: npt.NDArray[np.uint8], rect: Rect) -> tuple[npt.NDArray[np.uint8], int, int]:
         """The table area ``rect`` (mm) at the reader's scale, and its top-left rectified pixel."""
@@ -248,11 +244,13 @@ class ZoneReader:
             self._maps = TableMaps(geometry, self.config)
             self._reset()
             s = self.config.px_per_mm
-            card = (geometry.card_width_mm * s, geometry.card_height_mm * s)
             base = self.reader.config
-            self._instances = replace(base.instances, card_size_px=card)
-            tile = self.reader.config.detector.imgsz
-            self._reader = self.reader.with_view(TilingConfig(tile=tile, levels=(1.0,)), self._instances)
+            instances = replace(
+                base.instances, card_size_px=(geometry.card_width_mm * s, geometry.card_height_mm * s)
+            )
+            self._reader = self.reader.with_view(
+                TilingConfig(tile=base.detector.imgsz, levels=(1.0,)), instances
+            )
         return self._maps
 
     def read(self, image: npt.NDArray[np.uint8]) -> list[CardInstance]:
@@ -268,12 +266,11 @@ class ZoneReader:
         moving = np.zeros_like(changed)
         for earlier in self._recent[-self.config.motion_frames :]:
             moving |= np.abs(sig - earlier).max(-1) > self.config.change
-        if not self._recent:
-            moving[:] = False
         self._recent = [*self._recent[-self.config.motion_frames :], sig]
-        areas = self._areas(changed, moving)
-        confirm = [a for a in self._confirm if not (a.owned & _grow(moving, 1)).any()]
-        self._confirm = [a for a in self._confirm if (a.owned & _grow(moving, 1)).any()]
+        astir = _grow(moving, 1)  # cells moving or beside one
+        areas = self._areas(changed, astir)
+        confirm = [a for a in self._confirm if not (a.owned & astir).any()]
+        self._confirm = [a for a in self._confirm if (a.owned & astir).any()]
         self.stats.add("signature", time.perf_counter() - t)
         for area in areas:
             before = self._cards_in(area)
@@ -291,14 +288,14 @@ class ZoneReader:
         """The names of the cards remembered in an area (sorted)."""
         return sorted(seen.card.card for seen in self._seen if _touches(area, self.config.cell_mm, seen.rect))
 
-    def _areas(self, changed: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]) -> list[_Area]:
-        """The connected areas of changed cells that nothing moves over, each grown by the reach."""
+    def _areas(self, changed: npt.NDArray[np.bool_], astir: npt.NDArray[np.bool_]) -> list[_Area]:
+        """The connected areas of changed cells that nothing moves over (no ``astir`` cell), each
+        grown by the reach."""
         if not changed.any():
             return []
         cell = self.config.cell_mm
         near = _grow(changed, 1)  # a cell or two of noise does not split one card's change
         n, labels = cv2.connectedComponents(near.astype(np.uint8), connectivity=8)
-        astir = _grow(moving, 1)
         out = []
         reach = int(np.ceil(self.config.reach_mm / cell))
         for k in range(1, n):

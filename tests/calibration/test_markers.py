@@ -400,22 +400,6 @@ def test_doctor_without_a_table_checks_that_the_markers_are_seen(tmp_path: Path)
         c for c in run_checks(TableConfig(source=str(film), table_size="900x800")) if c.name == "calibration"
     ]
     assert check.ok and "markers 0, 1, 2, 3" in check.detail
-    # with the camera's lens.json (calibrate lens): that lens, not fitted; a bad one stops at once
-    from calibration.lens import save_lens
-    from calibration.table import LensDistortion
-
-    h, w = frame.shape[:2]
-    lens = LensDistortion(k1=0.0125, cx=w / 2, cy=h / 2, norm=float(np.hypot(w, h) / 2))
-    save_lens(lens, tmp_path / "lens.json")
-    args = ["run", "--source", str(film), "--table-size", "900x800", "--rules", "national-2deck"]
-    args += ["--level", "2", "--trump", "S", "--every", "1", "--log-out", str(tmp_path / "again.json")]
-    r = runner.invoke(app, [*args, "--lens", str(tmp_path / "lens.json")])
-    assert r.exit_code == 0, r.output
-    assert f"lens k1 0.013 (from {tmp_path / 'lens.json'})" in r.stderr
-    assert TableGeometry.load(tmp_path / "again.table.json").distortion == lens
-    (tmp_path / "bad.json").write_text("{}")
-    r = runner.invoke(app, [*args, "--lens", str(tmp_path / "bad.json")])
-    assert r.exit_code == 2 and "--lens" in r.output and "calibrate lens" in r.output
 
     bare = tmp_path / "bare"
     bare.mkdir()
