@@ -1,15 +1,18 @@
 """Fixtures every test directory shares: what a test needs that the project's set-up installs.
 
 A test that needs card art, a tool or a service calls :func:`need` (or takes one of the fixtures
-below). Where it is missing the test is skipped on a developer's machine, but under the project's
-test command (``scripts/test`` sets ``TRACTORCAM_REQUIRE_ASSETS=1``, and CI runs that command) or
-with ``CI=true`` it fails: CI can never pass by skipping what it should have tested.
+below); one that needs a Python package the set-up installs imports it with :func:`need_module`.
+Where it is missing the test is skipped on a developer's machine, but under the project's test
+command (``scripts/test`` sets ``TRACTORCAM_REQUIRE_ASSETS=1``, and CI runs that command) or with
+``CI=true`` it fails: CI can never pass by skipping what it should have tested.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
+from types import ModuleType
 
 import pytest
 
@@ -25,7 +28,25 @@ def need(ok: bool, what: str) -> None:
         return
     if strict():
         pytest.fail(f"{what} is missing; bash scripts/setup installs it (scripts/apt-packages.txt)")
-    pytest.skip(f"{what} is missing (the project's test command, scripts/test, fails instead)")
+    # allowed at module level too: a test module that needs a package skips as a whole
+    pytest.skip(
+        f"{what} is missing (the project's test command, scripts/test, fails instead)",
+        allow_module_level=True,
+    )
+
+
+def need_module(name: str) -> ModuleType:
+    """The module ``name``, imported; where it cannot be, :func:`need` fails (:func:`strict`) or skips.
+
+    In place of ``pytest.importorskip``, which skips even under the project's test command. It may
+    be called at a test module's top (``torch = need_module("torch")``): the whole module is then
+    skipped, or fails to collect under ``scripts/test``.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        need(False, f"the Python package {name}")
+        raise  # not reached: need fails or skips
 
 
 def _design_ok(name: str) -> bool:

@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 
 from models.cli import heads_app
 from models.ensemble import EnsembleError, build_ensemble, load_ensemble, write_ensemble
+from tests.conftest import need_module
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("onnx")
+torch = need_module("torch")
+need_module("onnx")
 
 
 def _member(tmp_path: Path, seed: int, width: float = 0.5) -> tuple[Path, object]:

@@ -6,11 +6,12 @@ import pytest
 
 from models.classifier import CropDataError, CropSet
 from models.mining import keep_background, mine_crops
+from tests.conftest import need_module
 from vision.classifier import BACKGROUND
 from vision.labels import class_id
 from vision.tiling import TilingConfig
 
-pytest.importorskip("onnx")
+need_module("onnx")
 from tests.vision.test_vision_onnx_backend import head_model  # noqa: E402
 
 

@@ -13,6 +13,7 @@ from models.classifier import CropDataError, CropSet
 from models.cli import heads_app
 from models.orientation import angle_bin, extract_oriented_crops, index_up, turned
 from models.synth.dataset import make_dataset
+from tests.conftest import need_module
 from vision.orientation import BINS
 
 
@@ -76,7 +77,7 @@ def test_crops_are_cut_for_visible_tl_and_br_indices_only(rendered: Path) -> Non
 
 
 def test_training_exports_a_head_with_eight_sectors(rendered: Path, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+    need_module("torch")
     from vision.orientation import OrientationHead
 
     out = tmp_path / "o.onnx"

@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+from tests.conftest import need_module
+
+need_module("torch")
 
 from models.classifier import build_net  # noqa: E402
 from models.mining import mine_crops  # noqa: E402

@@ -11,10 +11,11 @@ from typer.testing import CliRunner, Result
 
 from models.classifier import CropSet, extract_crops, suit_targets
 from models.cli import heads_app
+from tests.conftest import need_module
 from vision.labels import SUITS, class_id
 
-pytest.importorskip("torch")
-pytest.importorskip("onnx")
+need_module("torch")
+need_module("onnx")
 
 
 def classifier(*args: str) -> Result:

@@ -1,10 +1,10 @@
 """Deck enrollment fine-tuning keeps the shipped localiser a localiser."""
 
-import pytest
+from tests.conftest import need_module
 
 
 def test_finetune_keeps_the_shipped_one_class_localiser_one_class(tmp_path, monkeypatch):
-    pytest.importorskip("ultralytics")
+    need_module("ultralytics")
     from models import train as tr
     from vision.detectors.base import default_weights
 

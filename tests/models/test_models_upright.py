@@ -13,6 +13,7 @@ from models.cli import heads_app
 from models.synth.dataset import make_dataset
 from models.tiles import read_yolo_labels
 from models.upright import extract_upright_crops
+from tests.conftest import need_module
 from vision.detectors.base import default_orientation_head
 from vision.orientation import OrientationHead
 from vision.upright import CARDS, UprightHead
@@ -69,7 +70,7 @@ def test_every_label_whose_direction_the_head_reads_gives_a_crop(
 
 
 def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+    need_module("torch")
     out = tmp_path / "u.onnx"
     src = f"{rendered}:val"
     argv = [
@@ -96,7 +97,7 @@ def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path) -
 
 
 def test_crops_saved_once_train_a_later_run_and_misfits_are_refused(rendered: Path, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+    need_module("torch")
     src = f"{rendered}:val"
     saved = tmp_path / "r.npz"
     result = upright(

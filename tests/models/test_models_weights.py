@@ -5,6 +5,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
 from vision.detectors.base import DetectorConfig, create_detector, default_weights
 
 ONNX = default_weights("onnx")
@@ -28,7 +29,7 @@ def _closeup(seed):
 
 
 def test_onnx_and_pytorch_agree_on_a_tile():
-    pytest.importorskip("ultralytics")
+    need_module("ultralytics")
     from vision.detections import box_iou
 
     scene = _closeup(7)
@@ -86,7 +87,7 @@ def _visible_indices(corners=("tl", "tr", "br", "bl")):
 def assert_state_dict_matches_onnx(pt, session, classes, size, width):
     """The committed FP16 state dict, loaded into ``build_net`` (FP32 on load), gives the committed ONNX
     network's probabilities on random crops: the file to fine-tune from is the network that ships."""
-    torch = pytest.importorskip("torch")
+    torch = need_module("torch")
     from models.classifier import build_net
 
     net = build_net(classes=classes, size=size, width=width)

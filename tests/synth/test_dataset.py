@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from models.synth.dataset import MIN_VISIBLE, UnknownDesignError, make_dataset
 from models.synth.designs import HELDOUT, HELDOUT_VAL, TRAIN
+from tests.conftest import need_module
 from tests.synth.conftest import needs_kde
 from vision.labels import CARD_CLASSES
 
@@ -29,7 +30,7 @@ def test_layout_and_yaml(train_set: Path) -> None:
     assert "train: images/train" in text and "val: images/val" in text and "test: images/heldout" in text
     names = [line.split(": ", 1)[1].strip("'") for line in text.splitlines() if line.startswith("  ")]
     assert names == list(CARD_CLASSES)
-    yaml = pytest.importorskip("yaml")
+    yaml = need_module("yaml")
     data = yaml.safe_load(text)
     assert [data["names"][i] for i in range(54)] == list(CARD_CLASSES)
 

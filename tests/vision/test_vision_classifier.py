@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
 from vision.classifier import ClassifierNotFoundError, IndexClassifier, crop_boxes
 from vision.detections import Detections
 from vision.detectors import DetectorConfig, create_detector
 from vision.labels import class_id
 
-onnx = pytest.importorskip("onnx")
+onnx = need_module("onnx")
 
 
 def linear_model(path, w, metadata=None):

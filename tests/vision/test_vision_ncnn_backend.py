@@ -2,9 +2,10 @@
 
 import pytest
 
+from tests.conftest import need_module
 from vision.detectors import DetectorConfig, WeightsNotFoundError, create_detector
 
-pytest.importorskip("ncnn")
+need_module("ncnn")
 
 
 def test_missing_folder(tmp_path):

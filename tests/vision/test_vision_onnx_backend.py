@@ -6,9 +6,10 @@ import sys
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
 from vision.detectors import DetectorConfig, WeightsNotFoundError, create_detector
 
-onnx = pytest.importorskip("onnx")
+onnx = need_module("onnx")
 
 
 def head_model(path, anchors, classes=54):

@@ -12,13 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
 from vision.classifier import ClassifierNotFoundError, IndexClassifier
 from vision.detections import Detections, DetectionsShapeError
 from vision.instances import InstanceConfig, group_corners, opposite
 from vision.labels import class_id
 from vision.orientation import BINS, OrientationHead, OrientationHeadError, up_vectors
 
-onnx = pytest.importorskip("onnx")
+onnx = need_module("onnx")
 from tests.vision.test_vision_classifier import channel_classifier, linear_model  # noqa: E402
 
 UP, DOWN, UNKNOWN = [0.0, -1.0], [0.0, 1.0], [np.nan, np.nan]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
 from vision.classifier import (
     PAD_KEY,
     ClassifierNotFoundError,
@@ -23,7 +24,7 @@ from vision.detections import Detections
 from vision.detectors import DetectorConfig, create_detector
 from vision.labels import SUITS, class_id
 
-onnx = pytest.importorskip("onnx")
+onnx = need_module("onnx")
 from tests.vision.test_vision_classifier import linear_model as channel_means_model  # noqa: E402
 
 
