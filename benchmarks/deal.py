@@ -29,9 +29,10 @@ import platform
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -216,37 +217,67 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[D
     return out, seconds[0], result.stats.read
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("deals", nargs="+", type=Path)
-    ap.add_argument("--every", type=int, default=5)
-    ap.add_argument("--inertia", type=int, default=2)
-    ap.add_argument("--oracle", action="store_true")
-    ap.add_argument("--oracle-visible", type=float, default=0.0)
-    ap.add_argument(
-        "--replay-reads",
-        action="store_true",
-        help="answer from each film's recorded readings (reads.json) instead of the reader",
+app = typer.Typer(add_completion=False)
+
+
+@app.command(help=__doc__.splitlines()[0])
+def main(
+    deals: Annotated[
+        list[Path], typer.Argument(help="synth deal folders (video.mp4, truth.json, table.json)")
+    ],
+    every: Annotated[int, typer.Option(help="read every N-th frame")] = 5,
+    inertia: Annotated[int, typer.Option(help="readings a zone must hold before it counts")] = 2,
+    oracle: Annotated[
+        bool, typer.Option("--oracle", help="the film's own labels (timeline.json) instead of the reader")
+    ] = False,
+    oracle_visible: Annotated[
+        float, typer.Option(help="--oracle: only cards with more than this share of them in view")
+    ] = 0.0,
+    replay_reads: Annotated[
+        bool,
+        typer.Option(
+            "--replay-reads",
+            help="answer from each film's recorded readings (reads.json) instead of the reader",
+        ),
+    ] = False,
+    model: Annotated[
+        Path | None, typer.Option(help="an enrolled deck's folder (tractorcam enroll learn): its classifier")
+    ] = None,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="calibrate each film from its corner markers (synth deal --markers) instead of its table.json",
+        ),
+    ] = False,
+    zones: Annotated[
+        bool,
+        typer.Option(
+            "--zones",
+            help="read only the table's changed areas at one scale (vision.zones.ZoneReader); readings kept in reads-zones.json",
+        ),
+    ] = False,
+    unknown_cards: Annotated[
+        bool,
+        typer.Option(
+            "--unknown-cards",
+            help="keep indices the classifier cannot name as cards written ?? (vision.reader.UnknownCards)",
+        ),
+    ] = False,
+) -> None:
+    # run_one (unchanged) reads the options from a namespace, as argparse gave them
+    args = argparse.Namespace(
+        deals=deals,
+        every=every,
+        inertia=inertia,
+        oracle=oracle,
+        oracle_visible=oracle_visible,
+        replay_reads=replay_reads,
+        model=model,
+        calibrate=calibrate,
+        zones=zones,
+        unknown_cards=unknown_cards,
     )
-    ap.add_argument(
-        "--model", type=Path, help="an enrolled deck's folder (tractorcam enroll learn): its classifier"
-    )
-    ap.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="calibrate each film from its corner markers (synth deal --markers) instead of its table.json",
-    )
-    ap.add_argument(
-        "--zones",
-        action="store_true",
-        help="read only the table's changed areas at one scale (vision.zones.ZoneReader); readings kept in reads-zones.json",
-    )
-    ap.add_argument(
-        "--unknown-cards",
-        action="store_true",
-        help="keep indices the classifier cannot name as cards written ?? (vision.reader.UnknownCards)",
-    )
-    args = ap.parse_args()
     reader = None
     if not args.oracle and not args.replay_reads:
         from dataclasses import replace
@@ -293,4 +324,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    app()

@@ -11,7 +11,6 @@ process, both cores), plus the bare network time per tile.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import statistics
@@ -19,8 +18,10 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+import typer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -32,6 +33,8 @@ from vision.detectors.base import (  # noqa: E402
     default_weights,
 )
 from vision.reader import DEFAULT_FOCUS_UPSCALE, CardReader, default_reader_config  # noqa: E402
+
+BACKENDS = ("onnx", "ncnn", "ultralytics")
 
 
 def table_frame(seed: int = 1) -> np.ndarray:
@@ -86,33 +89,44 @@ def bench(
     )
 
 
-def main() -> None:
+app = typer.Typer(add_completion=False)
+
+
+@app.command(help=__doc__.split("\n")[0])
+def main(
+    frame: Annotated[
+        Path | None, typer.Option("--image", help="a frame to read (default: a rendered table, seed 1)")
+    ] = None,
+    runs: Annotated[int, typer.Option(help="timed reads per backend")] = 10,
+    imgsz: Annotated[int, typer.Option(help="tile size, pixels")] = 320,
+    pyramid: Annotated[
+        list[float] | None,
+        typer.Option("--levels", help="a pyramid level, resize factor (repeat it; default: automatic)"),
+    ] = None,
+    focus_upscale: Annotated[
+        float | None, typer.Option(help="focus level (0: none; default: the shipped reader's)")
+    ] = DEFAULT_FOCUS_UPSCALE,
+    backends: Annotated[
+        list[str] | None,
+        typer.Option(help=f"a backend to time (repeat it for several; default: {', '.join(BACKENDS)})"),
+    ] = None,
+    weights_dir: Annotated[Path | None, typer.Option(help="folder with best.onnx / best.pt")] = None,
+) -> None:
     """Command line."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--image", type=Path)
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--imgsz", type=int, default=320)
-    parser.add_argument("--levels", type=float, nargs="*", default=None)
-    parser.add_argument(
-        "--focus-upscale", type=float, default=DEFAULT_FOCUS_UPSCALE, help="focus level (0: none)"
-    )
-    parser.add_argument("--backends", nargs="*", default=["onnx", "ncnn", "ultralytics"])
-    parser.add_argument("--weights-dir", type=Path, default=None, help="folder with best.onnx / best.pt")
-    args = parser.parse_args()
     os.environ.setdefault("YOLO_OFFLINE", "1")
-    image = read_image(args.image) if args.image else table_frame()
+    image = read_image(frame) if frame else table_frame()
     print(
         f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores, python {platform.python_version()}"
     )
-    levels = tuple(args.levels) if args.levels else None
-    focus = args.focus_upscale or None
-    for backend in args.backends:
+    levels = tuple(pyramid) if pyramid else None
+    focus = focus_upscale or None
+    for backend in backends or BACKENDS:
         try:
-            print(bench(backend, image, levels, focus, args.runs, args.imgsz, args.weights_dir))
+            print(bench(backend, image, levels, focus, runs, imgsz, weights_dir))
         except (ImportError, WeightsNotFoundError) as exc:  # e.g. no ncnn package or export here
             print(f"{backend:12s} skipped: {exc}")
 
 
 if __name__ == "__main__":
-    main()
+    app()

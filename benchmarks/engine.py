@@ -1,6 +1,6 @@
 """Engine throughput: score N simulated full deals per rule set and print deals per second.
 
-    .venv/bin/python benchmarks/engine.py [--deals 300] [--rules national-2deck ...] [--unknown 0.05]
+    .venv/bin/python benchmarks/engine.py [--deals 300] [--rules national-2deck [--rules ...]] [--unknown 0.05]
 
 Deals are simulated first (not timed); only ``score_log`` (parse + tricks + evidence model +
 outcome) is timed, as the scoreboard and the table service call it. ``--unknown F`` writes a
@@ -10,30 +10,35 @@ their rank or suit alone; a joker ``?J``): the engine's unknown-card path.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
 # This file is named like the package it measures: keep its own folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+import typer  # noqa: E402
+
 from engine import RULE_SET_IDS, score_log  # noqa: E402
 from engine.sim import simulate_deal  # noqa: E402
 
+app = typer.Typer(add_completion=False)
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--deals", type=int, default=300)
-    parser.add_argument("--rules", nargs="*", default=list(RULE_SET_IDS))
-    parser.add_argument("--repeat", type=int, default=3, help="timed passes; the best is reported")
-    parser.add_argument("--unknown", type=float, default=0.0, help="share of cards written unknown")
-    args = parser.parse_args()
+
+@app.command(help=__doc__)
+def main(
+    deals: Annotated[int, typer.Option(help="simulated deals per rule set")] = 300,
+    rule_sets: Annotated[
+        list[str] | None,
+        typer.Option("--rules", help="a rule set to score (repeat it for several; default: every one)"),
+    ] = None,
+    repeat: Annotated[int, typer.Option(help="timed passes; the best is reported")] = 3,
+    unknown: Annotated[float, typer.Option(help="share of cards written unknown")] = 0.0,
+) -> None:
     print(
         f"engine benchmark on {platform.machine()} {platform.processor() or ''} python {platform.python_version()}"
     )
@@ -41,11 +46,11 @@ def main() -> None:
     print(
         f"{'rule set':18} {'deals':>6} {'tricks/deal':>12} {'deals/s':>10} {'ms/deal':>9} {'CPU deals/s':>12}"
     )
-    for rules in args.rules:
-        logs = [hide(simulate_deal(rules, seed), args.unknown, seed) for seed in range(args.deals)]
+    for rules in rule_sets or RULE_SET_IDS:
+        logs = [hide(simulate_deal(rules, seed), unknown, seed) for seed in range(deals)]
         tricks = sum(len(log["tricks"]) for log in logs) / len(logs)
         best = cpu_best = float("inf")
-        for _ in range(args.repeat):
+        for _ in range(repeat):
             start, cpu_start = time.perf_counter(), time.process_time()
             for log in logs:
                 score_log(log)
@@ -78,4 +83,4 @@ def hide(log: dict, share: float, seed: int) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    app()

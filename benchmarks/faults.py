@@ -38,7 +38,6 @@ holds when it was killed), the figures and PASS or FAIL (exit 0 or 1).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -54,9 +53,10 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
+import typer
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -199,32 +199,36 @@ def duplicates(items: list[Any]) -> int:
     return sum(n - 1 for n in Counter(items).values())
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=7, help="the filmed deal's seed")
-    ap.add_argument("--tricks", type=int, default=4, help="film the first N tricks (0: the whole deal)")
-    ap.add_argument("--size", default="1280x960", help="film size WxH")
-    ap.add_argument(
-        "--dir", type=Path, help="the film's folder (default ~/.cache/tractorcam/faults-SEED-TRICKS)"
-    )
-    ap.add_argument(
-        "--work", type=Path, help="logs, outboxes, the scoreboard's database (default: a temp dir)"
-    )
-    ap.add_argument("--kills", type=int, default=10, help="SIGKILLs, each followed by a restart")
-    ap.add_argument("--down", type=float, default=60.0, help="seconds the scoreboard is down")
-    ap.add_argument("--every", type=int, default=5, help="tractorcam run --every")
-    ap.add_argument("--kill-seed", type=int, default=0, help="seed of the kill moments")
-    args = ap.parse_args()
+app = typer.Typer(add_completion=False)
 
+
+@app.command(help=__doc__.split("\n\n")[0])
+def main(
+    seed: Annotated[int, typer.Option(help="the filmed deal's seed")] = 7,
+    tricks: Annotated[int, typer.Option(help="film the first N tricks (0: the whole deal)")] = 4,
+    size: Annotated[str, typer.Option(help="film size WxH")] = "1280x960",
+    folder: Annotated[
+        Path | None,
+        typer.Option("--dir", help="the film's folder (default ~/.cache/tractorcam/faults-SEED-TRICKS)"),
+    ] = None,
+    work: Annotated[
+        Path | None, typer.Option(help="logs, outboxes, the scoreboard's database (default: a temp dir)")
+    ] = None,
+    kills: Annotated[int, typer.Option(help="SIGKILLs, each followed by a restart")] = 10,
+    down: Annotated[float, typer.Option(help="seconds the scoreboard is down")] = 60.0,
+    every: Annotated[int, typer.Option(help="tractorcam run --every")] = 5,
+    kill_seed: Annotated[int, typer.Option(help="seed of the kill moments")] = 0,
+) -> None:
+    """Exit status 0 when every check passes, 1 when one fails."""
     from edge_app.demo import default_folder, ensure_deal
 
-    width, height = (int(v) for v in args.size.lower().split("x"))
-    tricks = args.tricks or None
-    film = args.dir or default_folder(args.seed).with_name(f"faults-{args.seed}-{args.tricks}")
-    work = args.work or Path(tempfile.mkdtemp(prefix="tractorcam-faults-"))
+    width, height = (int(v) for v in size.lower().split("x"))
+    cut = tricks or None
+    film = folder or default_folder(seed).with_name(f"faults-{seed}-{tricks}")
+    work = work or Path(tempfile.mkdtemp(prefix="tractorcam-faults-"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    rendered = ensure_deal(film, args.seed, tricks, (width, height))
+    rendered = ensure_deal(film, seed, cut, (width, height))
     truth = json.loads((film / "truth.json").read_text())
     frames = int(json.loads((film / "timeline.json").read_text()).get("frames", 0) or 0)
     print(
@@ -232,10 +236,10 @@ def main() -> int:
         f"Python {platform.python_version()}"
     )
     print(
-        f"film {film} ({'rendered' if rendered else 'reused'}): seed {args.seed}, "
+        f"film {film} ({'rendered' if rendered else 'reused'}): seed {seed}, "
         f"{len(truth['tricks'])} tricks{' (cut short: not finished)' if not truth['finished'] else ''}, "
-        f"{width}x{height}{f', {frames} frames' if frames else ''}; --every {args.every}, "
-        f"{args.kills} kills (seed {args.kill_seed}), scoreboard down {args.down:g} s; work {work}"
+        f"{width}x{height}{f', {frames} frames' if frames else ''}; --every {every}, "
+        f"{kills} kills (seed {kill_seed}), scoreboard down {down:g} s; work {work}"
     )
 
     board = Scoreboard(work / "scoreboard.db", work / "scoreboard.log")
@@ -248,7 +252,7 @@ def main() -> int:
         ref_log, ref_box = work / "reference.json", work / "reference.outbox.sqlite"
         with (work / "reference.stderr").open("wb") as err:
             ref = subprocess.run(
-                run_command(film, board.url, ref_token, ref_log, ref_box, args.every),
+                run_command(film, board.url, ref_token, ref_log, ref_box, every),
                 stdout=subprocess.PIPE,
                 stderr=err,
                 cwd=ROOT,
@@ -257,18 +261,18 @@ def main() -> int:
         print(f"reference run: {ref_s:.1f} s, exit {ref.returncode}: {ref.stdout.decode().strip()}")
         if ref.returncode != 0:
             print(f"FAIL: the reference run failed (see {work / 'reference.stderr'})")
-            return 1
+            raise typer.Exit(1)
 
-        rng = random.Random(args.kill_seed)
+        rng = random.Random(kill_seed)
         log_out, box = work / "faults.json", work / "faults.outbox.sqlite"
-        command = run_command(film, board.url, faults_token, log_out, box, args.every)
-        down_after = args.kills // 3 if args.kills else -1
+        command = run_command(film, board.url, faults_token, log_out, box, every)
+        down_after = kills // 3 if kills else -1
         down_since: float | None = None
         ended_early = 0
 
         def tend_board(force: bool = False) -> None:
             nonlocal down_since
-            if down_since is None or time.monotonic() - down_since < args.down:
+            if down_since is None or time.monotonic() - down_since < down:
                 return
             pending = outbox_counts(box).get("pending", 0)
             if pending or force:
@@ -279,7 +283,7 @@ def main() -> int:
                 )
                 down_since = None
 
-        moments = sorted(rng.uniform(1.0, 0.97 * ref_s) for _ in range(args.kills))
+        moments = sorted(rng.uniform(1.0, 0.97 * ref_s) for _ in range(kills))
         for k, moment in enumerate(moments):
             with (work / f"faults-{k + 1}.stderr").open("wb") as err:
                 proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
@@ -303,9 +307,9 @@ def main() -> int:
             if k == down_after:
                 board.stop()
                 down_since = time.monotonic()
-                print(f"  scoreboard stopped for {args.down:g} s")
+                print(f"  scoreboard stopped for {down:g} s")
         if down_since is not None:
-            time.sleep(max(0.0, args.down - (time.monotonic() - down_since)))
+            time.sleep(max(0.0, down - (time.monotonic() - down_since)))
             tend_board(force=True)
 
         t0 = time.monotonic()
@@ -347,16 +351,16 @@ def main() -> int:
         print(
             f"outbox {box}: {counts.get('sent', 0)} sent, {counts.get('pending', 0)} pending, "
             f"{counts.get('refused', 0)} refused, most attempts for one post {counts.get('max_attempts', 0)}; "
-            f"runs killed {args.kills - ended_early} of {args.kills} (the others ended first)"
+            f"runs killed {kills - ended_early} of {kills} (the others ended first)"
         )
         for name, ok in checks.items():
             print(f"  {'ok  ' if ok else 'FAIL'} {name}")
         ok = all(checks.values())
         print(f"{'PASS' if ok else 'FAIL'} in {time.monotonic() - started:.0f} s")
-        return 0 if ok else 1
+        raise typer.Exit(0 if ok else 1)
     finally:
         board.stop()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app()

@@ -9,14 +9,15 @@ prints how far apart in points the paired entries are and how many rules the pai
 
 from __future__ import annotations
 
-import argparse
 import platform
 import random
 import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 # Run from anywhere: the repository root on the import path.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -51,24 +52,27 @@ def play(data: dict[str, Any], rng: random.Random) -> None:
     data["rounds"].append({"round": out["round"], "matches": items})
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--entries", type=int, default=512)
-    parser.add_argument("--round", type=int, default=5, help="the round whose pairing is timed")
-    parser.add_argument("--units", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=3, help="timed pairings; the best is reported")
-    args = parser.parse_args()
+app = typer.Typer(add_completion=False)
+
+
+@app.command(help=__doc__)
+def main(
+    entries: Annotated[int, typer.Option(help="entries in the field")] = 512,
+    timed_round: Annotated[int, typer.Option("--round", help="the round whose pairing is timed")] = 5,
+    units: Annotated[
+        int, typer.Option(help="units the entries belong to (two of one unit are not paired)")
+    ] = 8,
+    seed: Annotated[int, typer.Option(help="seed of the field and of the earlier rounds' results")] = 1,
+    repeat: Annotated[int, typer.Option(help="timed pairings; the best is reported")] = 3,
+) -> None:
     print(f"pairing benchmark on {platform.machine()} python {platform.python_version()}")
-    data = field(args.entries, args.units, args.seed)
-    rng = random.Random(args.seed)
-    for _ in range(args.round - 1):
+    data = field(entries, units, seed)
+    rng = random.Random(seed)
+    for _ in range(timed_round - 1):
         play(data, rng)
     event = parse_event(data)
     best = cpu_best = float("inf")
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         start, cpu_start = time.perf_counter(), time.process_time()
         pairing = pair_next(event)
         best = min(best, time.perf_counter() - start)
@@ -76,12 +80,12 @@ def main() -> None:
     points = {r.id: r.points for r in standings(event).rows}
     gaps = Counter(abs(points[m.home] - points[m.away]) for m in pairing.matches)
     print(
-        f"{args.entries} entries, {args.units} units, round {pairing.round}: "
+        f"{entries} entries, {units} units, round {pairing.round}: "
         f"{len(pairing.matches)} matches, {len(pairing.byes)} bye, {len(pairing.relaxed)} relaxed"
     )
     print("point gap of the pairs: " + ", ".join(f"{gap}: {n}" for gap, n in sorted(gaps.items())))
-    print(f"pairing time: {best:.3f} s wall, {cpu_best:.3f} s CPU (best of {args.repeat})")
+    print(f"pairing time: {best:.3f} s wall, {cpu_best:.3f} s CPU (best of {repeat})")
 
 
 if __name__ == "__main__":
-    main()
+    app()

@@ -16,7 +16,6 @@ Idempotency-Key, as an edge does after a timeout. Exit status 1 if anything was 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -33,11 +32,28 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
+import typer
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Load:
+    """The load the command line asks for, and the server it goes to (its process, its database's kind)."""
+
+    tables: int
+    seconds: float
+    interval: float
+    replay_every: int
+    deal_pool: int
+    seed: int
+    screens: int
+    plays_per_deal: int
+    db_label: str = ""
+    server_pid: int | None = None
 
 
 @dataclass
@@ -123,7 +139,7 @@ async def table_loop(
     token: str,
     deals: list[dict[str, Any]],
     deadline: float,
-    args: argparse.Namespace,
+    args: Load,
     tally: Tally,
     rng: random.Random,
 ) -> None:
@@ -259,7 +275,7 @@ def pick_deals(n: int) -> dict[str, list[dict[str, Any]]]:
     return {rules: [simulate_deal(rules, seed=i) for i in range(n)] for rules in RULES}
 
 
-async def run(args: argparse.Namespace, base: str, admin: str) -> int:
+async def run(args: Load, base: str, admin: str) -> int:
     tally = Tally()
     deals = pick_deals(args.deal_pool)
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:  # setup and checks only
@@ -370,38 +386,51 @@ def run_async(coro: Any) -> int:
     return uvloop.run(coro)  # type: ignore[no-any-return]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tables", type=int, default=200)
-    ap.add_argument("--seconds", type=float, default=60)
-    ap.add_argument("--interval", type=float, default=3.0, help="mean seconds between a table's requests")
-    ap.add_argument("--db", default=None, help="SQLAlchemy URL for the server (default: a temp SQLite file)")
-    ap.add_argument("--url", default=None, help="use a running server instead (needs TRACTORCAM_ADMIN_TOKEN)")
-    ap.add_argument(
-        "--replay-every", type=int, default=25, help="send about one request in n twice (0: never)"
+app = typer.Typer(add_completion=False)
+
+
+@app.command(help=__doc__.split("\n\n")[0])
+def main(
+    tables: Annotated[int, typer.Option(help="simulated tables")] = 200,
+    seconds: Annotated[float, typer.Option(help="how long the tables post")] = 60,
+    interval: Annotated[float, typer.Option(help="mean seconds between a table's requests")] = 3.0,
+    db: Annotated[
+        str | None, typer.Option(help="SQLAlchemy URL for the server (default: a temp SQLite file)")
+    ] = None,
+    url: Annotated[
+        str | None, typer.Option(help="use a running server instead (needs TRACTORCAM_ADMIN_TOKEN)")
+    ] = None,
+    replay_every: Annotated[int, typer.Option(help="send about one request in n twice (0: never)")] = 25,
+    deal_pool: Annotated[int, typer.Option(help="distinct simulated deals per rule set")] = 8,
+    seed: Annotated[
+        int, typer.Option(help="seed of each table's random choices (deals, timing, replays)")
+    ] = 1,
+    screens: Annotated[int, typer.Option(help="SSE followers (projectors) checking the live feed")] = 2,
+    plays_per_deal: Annotated[
+        int, typer.Option(help="play events streamed before each finished deal is posted (0: the whole deal)")
+    ] = 12,
+) -> None:
+    """Exit status 1 when anything was lost or duplicated (2: --url without TRACTORCAM_ADMIN_TOKEN)."""
+    args = Load(
+        tables=tables,
+        seconds=seconds,
+        interval=interval,
+        replay_every=replay_every,
+        deal_pool=deal_pool,
+        seed=seed,
+        screens=screens,
+        plays_per_deal=plays_per_deal,
     )
-    ap.add_argument("--deal-pool", type=int, default=8, help="distinct simulated deals per rule set")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument(
-        "--screens", type=int, default=2, help="SSE followers (projectors) checking the live feed"
-    )
-    ap.add_argument(
-        "--plays-per-deal",
-        type=int,
-        default=12,
-        help="play events streamed before each finished deal is posted (0: the whole deal)",
-    )
-    args = ap.parse_args()
-    if args.url:
+    if url:
         admin = os.environ.get("TRACTORCAM_ADMIN_TOKEN", "")
         if not admin:
             print("error: --url needs TRACTORCAM_ADMIN_TOKEN", file=sys.stderr)
-            return 2
+            raise typer.Exit(2)
         args.db_label = "(external server)"
         args.server_pid = None
-        return run_async(run(args, args.url.rstrip("/"), admin))
+        raise typer.Exit(run_async(run(args, url.rstrip("/"), admin)))
     with tempfile.TemporaryDirectory(prefix="scoreboard-bench-") as tmp:
-        db = args.db or f"sqlite:///{tmp}/bench.db"
+        db = db or f"sqlite:///{tmp}/bench.db"
         args.db_label = db.split("://")[0]
         admin = secrets.token_urlsafe(16)
         port = free_port()
@@ -422,9 +451,9 @@ def main() -> int:
                     pass
                 if server.poll() is not None:
                     print("error: the server exited", file=sys.stderr)
-                    return 1
+                    raise typer.Exit(1)
                 time.sleep(0.1)
-            return run_async(run(args, base, admin))
+            raise typer.Exit(run_async(run(args, base, admin)))
         finally:
             server.terminate()
             try:
@@ -434,4 +463,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app()
