@@ -23,11 +23,11 @@ looks asked of the referee, and seconds per reader call. ``--calibrate`` (films 
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import sys
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,6 +41,7 @@ from edge_app.compare import DealComparison, compare_deals  # noqa: E402
 from edge_app.deal import DealInfo  # noqa: E402
 from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
+from engine.deal_log import parse_deal_log  # noqa: E402
 from vision.capture import VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
 
@@ -122,16 +123,26 @@ def self_calibrated(video: Path, truth: TableGeometry) -> TableGeometry:
     )
 
 
-def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[DealComparison], float, int]:
+@dataclass(frozen=True)
+class Options:
+    """The command line's options that :func:`run_one` reads."""
+
+    every: int = 5
+    inertia: int = 2
+    oracle: bool = False
+    oracle_visible: float = 0.0
+    replay_reads: bool = False
+    calibrate: bool = False
+    zones: bool = False
+
+
+def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparison], float, int]:
     """One film through the pipeline: the comparison of each deal it shows with its truth (a match
     film, ``--deals N``, shows several: only the first deal's rules, level and dealer are given,
     as an operator would at the start; every trump is read from its declaration)."""
     raw = json.loads((folder / "truth.json").read_text())
-    truths = [
-        {k: v for k, v in t.items() if k not in ("hands", "injected")}
-        for t in (raw if isinstance(raw, list) else [raw])
-    ]
-    first = truths[0]
+    truths = [parse_deal_log(t) for t in (raw if isinstance(raw, list) else [raw])]
+    first = raw[0] if isinstance(raw, list) else raw
     geometry = TableGeometry.load(folder / "table.json")
     if args.calibrate:  # as `run` without --table: the film's own markers, the table's measured size
         geometry = self_calibrated(folder / "video.mp4", geometry)
@@ -195,14 +206,14 @@ def run_one(folder: Path, args: argparse.Namespace, reader: Any) -> tuple[list[D
             f"{st.deferred} put off (moving); ms per frame: signature {st.ms_per_frame().get('signature', 0):.1f}; "
             f"ms per area: {steps}"
         )
-    logs = [d.log for d in result.deals]
+    logs = [d.log.to_json() for d in result.deals]
     (folder / ("read_oracle.json" if args.oracle else "read.json")).write_text(
         json.dumps(logs[0] if len(logs) == 1 else logs, indent=1)
     )
     out = []
     for k, truth in enumerate(truths):
         if k >= len(result.deals):
-            out.append(compare_deals({**truth, "tricks": [], "finished": False}, truth, set()))
+            out.append(compare_deals(replace(truth, tricks=(), bottom=None, finished=False), truth, set()))
             continue
         deal = result.deals[k]
         # what the table service would raise: alerts it is sure of, looks for the rest
@@ -265,32 +276,18 @@ def main(
         ),
     ] = False,
 ) -> None:
-    # run_one (unchanged) reads the options from a namespace, as argparse gave them
-    args = argparse.Namespace(
-        deals=deals,
-        every=every,
-        inertia=inertia,
-        oracle=oracle,
-        oracle_visible=oracle_visible,
-        replay_reads=replay_reads,
-        model=model,
-        calibrate=calibrate,
-        zones=zones,
-        unknown_cards=unknown_cards,
-    )
+    args = Options(every, inertia, oracle, oracle_visible, replay_reads, calibrate, zones)
     reader = None
     if not args.oracle and not args.replay_reads:
-        from dataclasses import replace
-
         from vision.reader import CardReader, UnknownCards, default_reader_config, model_options
 
-        config = default_reader_config("onnx", **model_options(args.model))
-        if args.unknown_cards:
+        config = default_reader_config("onnx", **model_options(model))
+        if unknown_cards:
             config = replace(config, unknown_cards=UnknownCards())
         reader = CardReader(config)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     tot: dict[str, float] = {}
-    for folder in args.deals:
+    for folder in deals:
         comparisons, secs, reads = run_one(folder, args, reader)
         design = json.loads((folder / "timeline.json").read_text()).get("design", "?")
         for k, c in enumerate(comparisons):

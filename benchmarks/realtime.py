@@ -43,6 +43,7 @@ from edge_app.compare import compare_deals  # noqa: E402
 from edge_app.deal import DealInfo  # noqa: E402
 from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
+from engine.deal_log import parse_deal_log  # noqa: E402
 from vision.capture import Frame, VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
 from vision.reader import CardReader, default_reader_config  # noqa: E402
@@ -118,9 +119,7 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     deal = result.deals[0]
     events = [e for e in EventStream().update(deal) if e.type == "alert"]
     alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
-    comparison = compare_deals(
-        deal.log, {k: v for k, v in truth.items() if k not in ("hands", "injected")}, alerted
-    )
+    comparison = compare_deals(deal.log, parse_deal_log(truth), alerted)
 
     # readings per play: areas read while it lay there that read cards in its seat's zone
     readings = []

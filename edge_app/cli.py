@@ -667,7 +667,7 @@ def _report(result: Any, zones: Any = None) -> None:
         + (f": {len(deals)} deals" if len(deals) > 1 else "")
     )
     for deal in deals:
-        log = deal.log
+        log = deal.log.to_json()
         plays = sum(len(t["plays"]) for t in log["tricks"])
         how = (
             "declared" if deal.declared_by else ("inferred from the play" if deal.trump_inferred else "given")

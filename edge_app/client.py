@@ -36,6 +36,7 @@ import httpx
 
 from contract.paths import DEALS_PATH, EVENTS_PATH, IDEMPOTENCY_KEY, TABLE_PATH
 from edge_app.outbox import MemoryQueue, Outbox, Pending, Refused, token_tag
+from engine.deal_log import DealLog
 
 __all__ = ["Pending", "Refused", "RETRY_STATUS", "ScoreboardClient"]
 
@@ -83,10 +84,11 @@ class ScoreboardClient:
         (see :meth:`flush`); True when everything went out."""
         return self._queue(EVENTS_PATH, event, within, key)
 
-    def deal(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
-        """Queue a finished deal log (under ``key``, or a key of this process) and try to send the
-        queue (see :meth:`flush`); True when everything went out."""
-        return self._queue(DEALS_PATH, log, within, key)
+    def deal(self, log: DealLog, within: float | None = None, key: str | None = None) -> bool:
+        """Queue a finished deal log, as the spec writes it (``log.to_json()``: a log the engine
+        refuses travels too, for a referee), under ``key`` or a key of this process, and try to send
+        the queue (see :meth:`flush`); True when everything went out."""
+        return self._queue(DEALS_PATH, log.to_json(), within, key)
 
     def beat(self, health: dict[str, Any], within: float | None = None) -> bool:
         """Send a health report now, best effort and never queued: only when nothing is waiting (a

@@ -8,9 +8,10 @@ product can do), one the truth shows and the reading does not a missed one. A re
 engine refuses outright (say a card read three times in two decks) has no score: ``refused`` says
 why, and it counts as neither outcome right nor any alert.
 
->>> truth = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S", "finished": False,
-...          "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]}
->>> read = {**truth, "tricks": [{"plays": [["S", ["AH"]], ["E", ["3S"]], ["N", ["2H"]], ["W", ["QH"]]]}]}
+>>> from engine.deal_log import parse_deal_log
+>>> head = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"}
+>>> truth = parse_deal_log({**head, "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]})
+>>> read = parse_deal_log({**head, "tricks": [{"plays": [["S", ["AH"]], ["E", ["3S"]], ["N", ["2H"]], ["W", ["QH"]]]}]})
 >>> c = compare_deals(read, truth)
 >>> c.plays_exact, c.plays, c.false_alerts
 (3, 4, ())
@@ -22,8 +23,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from engine.deal_log import DealLogError
-from engine.score import score_log
+from engine.cards import format_any
+from engine.deal_log import DealLog, DealLogError
+from engine.score import evaluate
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,8 @@ class DealComparison:
 Trick = list[tuple[str, Counter[str]]]
 
 
-def _plays(log: dict[str, Any]) -> list[Trick]:
-    return [[(p[0], Counter(c.upper() for c in p[1])) for p in t["plays"]] for t in log.get("tricks", [])]
+def _plays(log: DealLog) -> list[Trick]:
+    return [[(p.seat.name, Counter(format_any(p.cards))) for p in t.plays] for t in log.tricks]
 
 
 def _alerts(result: dict[str, Any]) -> set[str]:
@@ -91,13 +93,12 @@ def align_tricks(read: list[Trick], truth: list[Trick]) -> list[tuple[int, int]]
     return pairs[::-1]
 
 
-def compare_deals(
-    read: dict[str, Any], truth: dict[str, Any], alerted: set[str] | None = None
-) -> DealComparison:
+def compare_deals(read: DealLog, truth: DealLog, alerted: set[str] | None = None) -> DealComparison:
     """Compare a recognised log with the truth. ``alerted``: the alerts the table service raised
     (``"revoke E trick 3"``; its own judgement of which proven violations are sure enough:
     :mod:`edge_app.events`), when given; else every violation the engine proves in ``read``.
-    Raises ``DealLogError`` when the *truth* is unreadable."""
+    ``read`` is the log as recognised, checked here; raises ``DealLogError`` when the *truth* is
+    one the engine refuses."""
     rp, tp = _plays(read), _plays(truth)
     matched = dict((j, i) for i, j in align_tricks(rp, tp))
     plays = exact = consistent = cards = right = 0
@@ -113,10 +114,10 @@ def compare_deals(
             exact += want == got
             named = Counter({c: n for c, n in got.items() if "?" not in c})
             consistent += sum(got.values()) == sum(want.values()) and not (named - want)
-    truth_score = score_log(truth)
+    truth_score = evaluate(truth.checked()).to_json()
     refused = None
     try:
-        read_score: dict[str, Any] | None = score_log(read)
+        read_score: dict[str, Any] | None = evaluate(read.checked()).to_json()
     except (DealLogError, ValueError) as exc:
         read_score, refused = None, str(exc)
     got_alerts = alerted if alerted is not None else (_alerts(read_score) if read_score else set())
@@ -134,9 +135,8 @@ def compare_deals(
         plays_consistent=consistent,
         cards=cards,
         cards_right=right,
-        bottom_exact=Counter(c.upper() for c in read.get("bottom") or [])
-        == Counter(c.upper() for c in truth.get("bottom") or []),
-        finished_right=read.get("finished") == truth.get("finished"),
+        bottom_exact=Counter(format_any(read.bottom or ())) == Counter(format_any(truth.bottom or ())),
+        finished_right=read.finished == truth.finished,
         outcome_right=outcome_right,
         false_alerts=tuple(sorted(got_alerts - want_alerts)),
         missed_alerts=tuple(sorted(want_alerts - got_alerts)),

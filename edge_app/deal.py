@@ -29,8 +29,10 @@ correct it: nothing the camera saw is dropped.
 >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
 >>> t = TrackedTrick((p("S", "AH"), p("E", "3H"), p("N", "2H"), p("W", "QH")), True)
 >>> deal = build_deal([t], (), DealInfo("national-2deck", "5", "H", "S"))
->>> deal.log["tricks"], deal.log["finished"], deal.problem
+>>> deal.log.to_json()["tricks"], deal.log.finished, deal.problem
 ([{'plays': [['S', ['AH']], ['E', ['3H']], ['N', ['2H']], ['W', ['QH']]]}], False, None)
+>>> deal.log.tricks[0].plays[1]
+Play(seat=Seat.E, cards=(Card('3H'),), split=None)
 """
 
 from __future__ import annotations
@@ -41,10 +43,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from engine.deal_log import DealLogError
+from engine.cards import SUITS, AnyCard, parse_any, parse_rank
+from engine.deal_log import DealLog, DealLogError, Play, Trick
 from engine.rules import get_rule_set
-from engine.score import score_log
-from engine.seats import SEAT_NAMES
+from engine.score import evaluate
+from engine.seats import SEAT_BY_NAME, SEAT_NAMES, SeatName, parse_seat
 from vision.tracking import TrackedPlay, TrackedTrick
 
 
@@ -63,11 +66,11 @@ class DealInfo:
 
 @dataclass(frozen=True)
 class RecognisedDeal:
-    """A deal log as the camera read it (``log``, the spec's JSON form), the engine's reason when it
-    refuses the log (``problem``), and each play's frame agreement (trick, seat, share of readings
-    that read the chosen cards) for the referee."""
+    """A deal log as the camera read it (``log``: the engine's type, built as read, not checked),
+    the engine's reason when it refuses the log (``problem``), and each play's frame agreement
+    (trick, seat, share of readings that read the chosen cards) for the referee."""
 
-    log: dict[str, Any]
+    log: DealLog
     problem: str | None
     agreement: tuple[tuple[int, str, float], ...]
     #: a JPEG of each play as it lay on the table, by (trick, seat): the evidence an alert carries
@@ -99,8 +102,9 @@ class RecognisedDeal:
         checked the log with, and every reader of the deal (the live events, the pipeline's choice
         of trump, the outcome) takes it from here.
 
-        >>> log = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
-        ...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]}
+        >>> from engine.deal_log import parse_deal_log
+        >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+        ...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]})
         >>> RecognisedDeal(log, None, ()).result["tricks"][0]["winner"]  # the ace of trump takes it
         'S'
         >>> RecognisedDeal(log, "refused", ()).result is None
@@ -113,8 +117,11 @@ class RecognisedDeal:
         """Why the engine refuses :attr:`log`: :attr:`problem` when the deal came with one, else the
         engine's reason when scoring it fails; None when the engine takes the log.
 
-        >>> RecognisedDeal({"rules": "national-2deck"}, None, ()).refusal
-        "level: unknown rank 'None'"
+        >>> from engine.deal_log import parse_deal_log
+        >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+        ...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]})
+        >>> RecognisedDeal(replace(log, finished=True), None, ()).refusal.split(":")[0]
+        'finished, but the log does not account for the whole deal'
         """
         return self._scored[1]
 
@@ -129,6 +136,27 @@ class RecognisedDeal:
 
 #: Turn order (S, E, N, W): the engine's seat names.
 TURN = SEAT_NAMES
+
+#: A trick while the deal is decoded: its plays as ``(seat, cards)``, lead first, the cards a list
+#: because fitting the inventory changes earlier tricks' cards (:func:`_fit_inventory`); the log
+#: gets the engine's :class:`~engine.deal_log.Trick` (:func:`_typed`).
+_Trick = list[tuple[str, list[str]]]
+
+
+def _typed(tricks: Sequence[_Trick]) -> tuple[Trick, ...]:
+    """The engine's tricks of decoded ones.
+
+    >>> _typed([[("S", ["AH"]), ("E", ["??"])]])[0].plays[1]
+    Play(seat=Seat.E, cards=(UnknownCard('??'),), split=None)
+    """
+    return tuple(
+        Trick(tuple(Play(SEAT_BY_NAME[seat], tuple(parse_any(c) for c in cards)) for seat, cards in t))
+        for t in tricks
+    )
+
+
+def _cards(cards: Sequence[str] | None) -> tuple[AnyCard, ...] | None:
+    return None if cards is None else tuple(parse_any(c) for c in cards)
 
 
 def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
@@ -168,15 +196,15 @@ def _bottom(
     return None
 
 
-def _fit_bottom(cards: list[str], tricks: list[dict[str, Any]], size: int, decks: int) -> list[str] | None:
+def _fit_bottom(cards: list[str], tricks: Sequence[_Trick], size: int, decks: int) -> list[str] | None:
     """The bottom from more named cards than it holds: the cards the plays already hold as often as
     there are decks go first (a card read twice, a neighbour's index), then :func:`_fit`.
 
-    >>> plays = [{"plays": [["S", ["5S"]], ["E", ["5S"]]]}]
+    >>> plays = [[("S", ["5S"]), ("E", ["5S"])]]
     >>> _fit_bottom(["3S", "5S", "4C"], plays, 2, 2)
     ['3S', '4C']
     """
-    held = Counter(c for t in tricks for _, cs, *_ in t["plays"] for c in cs if "?" not in c)
+    held = Counter(c for t in tricks for _, cs in t for c in cs if "?" not in c)
     kept: list[str] = []
     for card in cards:
         if "?" not in card and held[card] >= decks:
@@ -247,24 +275,24 @@ def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
     return max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
 
 
-def _winners(log: dict[str, Any], tricks: list[dict[str, Any]]) -> list[str]:
+def _winners(head: DealLog, tricks: Sequence[_Trick]) -> list[SeatName]:
     """Who may have taken the last of ``tricks`` as the engine reads the log so far: one seat, the
     seats the unknown cards leave possible, or none (the engine refuses the log)."""
     try:
-        result = score_log({**log, "tricks": tricks, "finished": False})
+        result = evaluate(replace(head, tricks=_typed(tricks), finished=False).checked())
     except (DealLogError, ValueError):
         return []
-    last = result["tricks"][-1]
-    if isinstance(last.get("winner"), str):
-        return [last["winner"]]
-    return [str(s) for s in last.get("winner_possible", [])]
+    last = result.tricks[-1]
+    if last.winner is not None:
+        return [last.winner.letter]
+    return [s.letter for s in last.winner_possible]
 
 
-def _likeliest_leader(candidates: Sequence[str], settled: Sequence[str]) -> str:
+def _likeliest_leader(candidates: Sequence[SeatName], settled: Sequence[SeatName]) -> SeatName:
     """Of the seats that may lead, the one whose turn order agrees best with the order the plays
     settled in (pairs in the right order; a tie: the seat that settled first, then seat order)."""
 
-    def agree(leader: str) -> tuple[int, bool]:
+    def agree(leader: SeatName) -> tuple[int, bool]:
         pos = {TURN[(TURN.index(leader) + k) % 4]: k for k in range(4)}
         pairs = sum(pos[a] < pos[b] for i, a in enumerate(settled) for b in settled[i + 1 :])
         return pairs, bool(settled) and settled[0] == leader
@@ -274,10 +302,10 @@ def _likeliest_leader(candidates: Sequence[str], settled: Sequence[str]) -> str:
 
 def decode_tricks(
     tricks: Sequence[TrackedTrick],
-    head: dict[str, Any],
+    head: DealLog,
     doubtful: set[int] | None = None,
     swaps: list[tuple[str, int, int, int]] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[_Trick]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
     reads the log so far) and leads, whatever play settled first; otherwise the play seen first
@@ -297,14 +325,15 @@ def decode_tricks(
 
     >>> from vision.tracking import TrackedPlay, TrackedTrick
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
-    >>> head = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"}
+    >>> from engine.deal_log import parse_deal_log
+    >>> head = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"})
     >>> decode_tricks([TrackedTrick((p("S", "AS", "AS"), p("E", "3S"), p("W", "4S", "4S")), True)], head)
-    [{'plays': [['S', ['AS', 'AS']], ['E', ['3S', '??']], ['N', ['??', '??']], ['W', ['4S', '4S']]]}]
+    [[('S', ['AS', 'AS']), ('E', ['3S', '??']), ('N', ['??', '??']), ('W', ['4S', '4S'])]]
     """
-    out: list[dict[str, Any]] = []
+    out: list[_Trick] = []
     doubt: set[int] = set() if doubtful is None else doubtful
-    leaders: list[str] = [str(head["dealer"])]
-    decks = get_rule_set(str(head["rules"])).decks
+    leaders: list[SeatName] = [head.dealer.letter]
+    decks = head.rules.decks
     agreement: dict[tuple[int, str], float] = {}
     counts: Counter[str] = Counter()
     # every named card as often as the whole deal's readings hold it: a card read more often than
@@ -316,7 +345,7 @@ def decode_tricks(
             continue
         first = in_turn(t)[0].seat
         settled = [p.seat for p in t.plays]
-        leader: str = _likeliest_leader(leaders, settled) if leaders else first
+        leader: SeatName = _likeliest_leader(leaders, settled) if leaders else first
         if leader not in seen and not (t.complete and len(seen) < 4):
             leader = first
         number = len(out) + 1
@@ -329,8 +358,8 @@ def decode_tricks(
             doubt.update((number, number - 1))
         size = _lead_length(seen, leader)
         order = [TURN[(TURN.index(leader) + k) % 4] for k in range(4)]
-        last_seen = max(order.index(seat) for seat in seen)
-        plays: list[list[Any]] = []
+        last_seen = max(k for k, seat in enumerate(order) if seat in seen)
+        plays: _Trick = []
         for k, seat in enumerate(order):
             if not t.complete and k > last_seen:
                 break
@@ -339,20 +368,20 @@ def decode_tricks(
                 if len(cards) < size:
                     doubt.add(number)
                 cards = cards + ["??"] * max(0, size - len(cards))
-            plays.append([seat, cards])
+            plays.append((seat, cards))
         for p in t.plays:
             agreement[(len(out), p.seat)] = p.agreement
-        out.append({"plays": plays})
+        out.append(plays)
         doubt.update(_fit_inventory(out, size, decks, counts, agreement, totals, swaps))
         leaders = _winners(head, out) if t.complete else []
     return out
 
 
-def _score(log: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    """The engine's score of ``log`` and None, or None and its reason for refusing the log (reading
-    or scoring it)."""
+def _score(log: DealLog) -> tuple[dict[str, Any] | None, str | None]:
+    """The engine's score of ``log`` (the ``score`` output) and None, or None and its reason for
+    refusing the log (reading or scoring it)."""
     try:
-        return score_log(log), None
+        return evaluate(log.checked()).to_json(), None
     except (DealLogError, ValueError) as exc:
         return None, str(exc)
 
@@ -389,7 +418,7 @@ def _alternatives(
 
 
 def _fit_inventory(
-    out: list[dict[str, Any]],
+    out: list[_Trick],
     size: int,
     decks: int,
     counts: Counter[str],
@@ -403,7 +432,7 @@ def _fit_inventory(
     least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``.
     Returns the tricks (1-based) it changed."""
     changed: set[int] = set()
-    newest = out[-1]["plays"]
+    newest = out[-1]
     for play in newest[1:]:
         while len(play[1]) > size:
             extra = (
@@ -415,23 +444,23 @@ def _fit_inventory(
                 break
             play[1].remove(extra)
             changed.add(len(out))
-    counts.update(c for _, cards, *_ in newest for c in cards if "?" not in c)
+    counts.update(c for _, cards in newest for c in cards if "?" not in c)
     for card in [c for c, n in counts.items() if n > decks]:
         while counts[card] > decks:
             places = [
                 (agreement.get((k, seat), 0.0), -k, -i, -j, k, i, j)
                 for k, trick in enumerate(out)
-                for i, (seat, cards, *_) in enumerate(trick["plays"])
+                for i, (seat, cards) in enumerate(trick)
                 for j, c in enumerate(cards)
                 if c == card
             ]
             *_, k, i, j = min(places)
-            out[k]["plays"][i][1][j] = "??"
+            out[k][i][1][j] = "??"
             if swaps is not None:
                 swaps.append((card, k, i, j))
             counts[card] -= 1
             changed.add(k + 1)
-            lead, cards = len(out[k]["plays"][0][1]), out[k]["plays"][i][1]
+            lead, cards = len(out[k][0][1]), out[k][i][1]
             if i and len(cards) > lead:  # a follow read long: the card now unknown was the extra one
                 cards.remove("??")
     return changed
@@ -459,24 +488,21 @@ def build_deal(
     after: list[str] = list(loose) if post else []  # on the table after the last hand: the bottom
     if tricks and not tricks[-1].complete and (bottom is not None or hands_done):
         after = [c for p in tricks.pop().plays for c in p.cards] + list(loose)  # never a play
-    head: dict[str, Any] = {"rules": info.rules, "level": info.level, "trump": info.trump, "dealer": dealer}
+    if info.trump not in (*SUITS, "NT"):
+        raise ValueError(f"trump: unknown trump {info.trump!r} (S, H, D, C or NT)")
+    head = DealLog(
+        rules, parse_rank(info.level), None if info.trump == "NT" else info.trump, parse_seat(dealer), ()
+    )
 
-    def decode(
-        tracked: list[TrackedTrick],
-    ) -> tuple[dict[str, Any], set[int], list[tuple[str, int, int, int]]]:
-        log = dict(head)
-        if bottom is not None:
-            log["bottom"] = bottom
+    def decode(tracked: list[TrackedTrick]) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
         doubtful: set[int] = set()
         swaps: list[tuple[str, int, int, int]] = []
-        log["tricks"] = decode_tricks(tracked, log, doubtful, swaps)
+        decoded = decode_tricks(tracked, head, doubtful, swaps)
+        cards = bottom
         if bottom is None and hands_done and after:
-            fitted = _fit_bottom(after, log["tricks"], rules.bottom_size, rules.decks)
-            if fitted is not None:
-                log["bottom"] = fitted
-        log["finished"] = (
-            not so_far and bool(tracked) and ("bottom" in log or hands_done) and tracked[-1].complete
-        )
+            cards = _fit_bottom(after, decoded, rules.bottom_size, rules.decks)
+        finished = not so_far and bool(tracked) and (cards is not None or hands_done) and tracked[-1].complete
+        log = replace(head, tricks=_typed(decoded), bottom=_cards(cards), finished=finished)
         return log, doubtful, swaps
 
     log, doubtful, swaps = decode(tricks)

@@ -22,9 +22,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from edge_app.compare import DealComparison, compare_deals
+from engine.cards import format_any
+from engine.deal_log import DealLog, Trick, parse_deal_log
+from engine.score import evaluate
 
 DEFAULT_SEED = 7
 DEFAULT_SIZE = (1280, 960)
@@ -97,16 +99,17 @@ def _show(plays: list[tuple[str, list[str]]]) -> str:
     return "  ".join(f"{seat}:{' '.join(cards)}" for seat, cards in plays)
 
 
-def summary(read: dict[str, Any], truth: dict[str, Any], alerts: list[str], c: DealComparison) -> list[str]:
+def summary(read: DealLog, truth: DealLog, alerts: list[str], c: DealComparison) -> list[str]:
     """Human-readable lines: each trick read against what was played, alerts, outcome (``c``: the
     read log compared with the truth, :func:`edge_app.compare.compare_deals`)."""
-    from engine.score import score_log
+
+    def plays(trick: Trick) -> list[tuple[str, list[str]]]:
+        return [(p.seat.name, sorted(format_any(p.cards))) for p in trick.plays]
 
     lines = []
-    tricks = read.get("tricks", [])
-    for i, t in enumerate(truth["tricks"]):
-        want = [(s, sorted(c)) for s, c, *_ in t["plays"]]
-        got = [(s, sorted(c)) for s, c, *_ in tricks[i]["plays"]] if i < len(tricks) else []
+    for i, t in enumerate(truth.tricks):
+        want = plays(t)
+        got = plays(read.tricks[i]) if i < len(read.tricks) else []
         mark = "ok  " if got == want else "DIFF"
         lines.append(f"  trick {i + 1:2d} {mark} {_show(got) or '(not read)'}")
         if got != want:
@@ -117,7 +120,7 @@ def summary(read: dict[str, Any], truth: dict[str, Any], alerts: list[str], c: D
     )
     for a in alerts:
         lines.append(f"alert raised: {a}")
-    want_v = score_log(truth)["violations"]
+    want_v = evaluate(truth.checked()).violations
     lines.append(
         f"alerts: {len(alerts)} raised; the deal as played has {len(want_v)} violation(s); "
         f"false alerts {len(c.false_alerts)}, missed {len(c.missed_alerts)}"
@@ -125,7 +128,7 @@ def summary(read: dict[str, Any], truth: dict[str, Any], alerts: list[str], c: D
     if c.refused:
         lines.append(f"the engine refuses the recognised log: {c.refused}")
     else:
-        res = score_log(read)
+        res = evaluate(read.checked()).to_json()
         if "outcome" in res:
             o = res["outcome"]
             lines.append(
@@ -197,8 +200,9 @@ def run_demo(
             f"table service: {s.frames} frames, {s.sampled} sampled, {s.read} read by the card reader "
             f"in {time.perf_counter() - t1:.0f} s; recognised log in {folder / 'read.json'}"
         )
-        comparison = compare_deals(result.deal.log, truth)
-        for line in summary(result.deal.log, truth, result.alerts, comparison):
+        played = parse_deal_log(truth)
+        comparison = compare_deals(result.deal.log, played)
+        for line in summary(result.deal.log, played, result.alerts, comparison):
             echo(line)
         state = httpx.get(f"{sb.url}/api/tables/{table_id}").json()
         posted = "posted" if result.deal_posted and not client.refused else "not posted"

@@ -9,8 +9,9 @@ is new since the last call, so a re-scored log never repeats an event. A log the
 reason, for the referee to look at; its tricks are sent as plays without a result.
 
 >>> from edge_app.deal import RecognisedDeal
->>> log = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S", "finished": False,
-...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3S"]], ["N", ["2H"]], ["W", ["QH"]]]}]}
+>>> from engine.deal_log import parse_deal_log
+>>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3S"]], ["N", ["2H"]], ["W", ["QH"]]]}]})
 >>> stream = EventStream()
 >>> [e.type for e in stream.update(RecognisedDeal(log, None, ()))]
 ['deal_start', 'play', 'play', 'play', 'play', 'trick']
@@ -23,12 +24,14 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from contract.base import Trump
 from contract.events import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 from edge_app.deal import RecognisedDeal
-from engine.cards import parse_card
+from engine.cards import RANK_NAME, UnknownCard, format_any, parse_card
 from engine.seats import parse_seat
 
 Event = DealStart | Play | TrickResult | AlertIn
+_TRUMPS: dict[str, Trump] = {"S": "S", "H": "H", "D": "D", "C": "C", "NT": "NT"}
 ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
 
 
@@ -50,10 +53,10 @@ class EventStream:
             out.append(
                 DealStart(
                     type="deal_start",
-                    rules=log["rules"],
-                    level=log["level"],
-                    trump=log["trump"],
-                    dealer=log["dealer"],
+                    rules=log.rules.id,
+                    level=RANK_NAME[log.level],
+                    trump=_TRUMPS[log.trump or "NT"],
+                    dealer=log.dealer.letter,
                 )
             )
             self.started = True
@@ -63,10 +66,10 @@ class EventStream:
             out.append(
                 AlertIn(type="alert", kind="mismatch", reasoning=f"the recognised log is refused: {problem}")
             )
-        tricks = [t for t in log["tricks"] if len(t["plays"]) == 4]
+        tricks = [t for t in log.tricks if t.complete]
         for i in range(self.sent_tricks, len(tricks)):
-            for seat, cards, *_ in tricks[i]["plays"]:
-                out.append(Play(type="play", trick=i + 1, seat=seat, cards=list(cards)))
+            for p in tricks[i].plays:
+                out.append(Play(type="play", trick=i + 1, seat=p.seat.letter, cards=format_any(p.cards)))
             r = result["tricks"][i] if result is not None and i < len(result["tricks"]) else {}
             if r.get("winner") and r.get("points") is not None:  # open values (unknown cards): no result
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
@@ -76,12 +79,12 @@ class EventStream:
         if deal.level_doubt:
             out += self._look_once(
                 "level",
-                f"{deal.level_doubt}: the deal is scored at {log['level']}; check the outcome of the deal before",
+                f"{deal.level_doubt}: the deal is scored at {RANK_NAME[log.level]}; check the outcome of the deal before",
             )
-        if deal.trump_inferred and log.get("finished"):
+        if deal.trump_inferred and log.finished:
             out += self._look_once(
                 "trump",
-                f"nobody was seen declaring trump: the log's trump {log['trump']} is inferred from the play; "
+                f"nobody was seen declaring trump: the log's trump {log.trump or 'NT'} is inferred from the play; "
                 "check it",
             )
         for v in (result or {}).get("violations", []):
@@ -175,14 +178,14 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
     offender's at ``proven_at`` for a revoke; for a failed throw, the plays there holding its
     evidence)."""
     trick, proven = int(v["trick"]), int(v.get("proven_at") or v["trick"])
-    tricks = deal.log["tricks"]
+    tricks = deal.log.tricks
     if v["kind"] == "failed_throw":
-        leader = tricks[trick - 1]["plays"][0][0] if trick <= len(tricks) else v["seat"]
+        leader = tricks[trick - 1].leader.name if trick <= len(tricks) else v["seat"]
         evidence = set(v.get("evidence") or [])
         proving = [
-            (proven, seat)
-            for seat, cards, *_ in (tricks[proven - 1]["plays"] if proven <= len(tricks) else [])
-            if seat != leader and evidence & set(cards)
+            (proven, p.seat.name)
+            for p in (tricks[proven - 1].plays if proven <= len(tricks) else ())
+            if p.seat.name != leader and evidence & set(format_any(p.cards))
         ]
         return [(trick, leader), *proving]
     plays = [(trick, str(v["seat"]))]
@@ -230,7 +233,8 @@ def centre_mismatches(deal: RecognisedDeal, result: dict[str, Any]) -> list[tupl
     whose winner or points are open, is not compared. Nor is anything before the centre first held
     a card: a table whose defenders keep their point cards elsewhere is never asked about it.
 
-    >>> log = {"dealer": "S", "tricks": []}
+    >>> from engine.deal_log import parse_deal_log
+    >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"})
     >>> r = {"tricks": [{"winner": "E", "points": 15}, {"winner": "N", "points": 10}, {"winner": "W", "points": 0}]}
     >>> deal = RecognisedDeal(log, None, (), centre=((2, ("5H", "KS")), (3, ("KS",)), (4, ("5H", "KS"))))
     >>> centre_mismatches(deal, r)
@@ -238,7 +242,7 @@ def centre_mismatches(deal: RecognisedDeal, result: dict[str, Any]) -> list[tupl
     >>> centre_mismatches(RecognisedDeal(log, None, (), centre=((2, ()), (3, ()), (4, ()))), r)
     []
     """
-    dealer_side = parse_seat(deal.log["dealer"]).side
+    dealer_side = deal.log.dealer.side
     counted, before = 0, {1: 0}
     for r in result.get("tricks", []):
         if r.get("winner") is None or r.get("points") is None:
@@ -276,10 +280,14 @@ def _images(deal: RecognisedDeal, plays: list[tuple[int, str]]) -> list[Evidence
 
 def _unknown_plays(deal: RecognisedDeal, trick: int) -> list[tuple[int, str]]:
     """The plays of ``trick`` (1-based) holding an unknown card."""
-    tricks = deal.log["tricks"]
+    tricks = deal.log.tricks
     if not 1 <= trick <= len(tricks):
         return []
-    return [(trick, seat) for seat, cards, *_ in tricks[trick - 1]["plays"] if any("?" in c for c in cards)]
+    return [
+        (trick, p.seat.name)
+        for p in tricks[trick - 1].plays
+        if any(isinstance(c, UnknownCard) for c in p.cards)
+    ]
 
 
 def event_body(event: Event) -> dict[str, Any]:

@@ -292,7 +292,7 @@ def run_pipeline(
             deals.append(ended)
             if on_deal_end is not None:
                 on_deal_end(ended)
-            match = match.after(_known_level(ended.log, run.info), _outcome_of(ended))
+            match = match.after(ended.log, _outcome_of(ended), level_told=run.info.level is not None)
             dealer = match.dealer
             run = _DealRun(len(deals), DealInfo(info.rules, match.level_for(dealer), None, dealer), inertia)
         tracker = run.tracker
@@ -322,7 +322,7 @@ def run_pipeline(
                     run.played_out, run.after_seen, run.gap = played_out, False, 0
             if run.played_out:
                 deal = run.build()
-                if deal.log["finished"] and deal.problem is None:
+                if deal.log.finished and deal.problem is None:
                     deal = replace(deal, finished_at=frame.index)
                     run.finished, run.finished_at = deal, frame.index
                     if on_finished is not None:
@@ -352,14 +352,9 @@ def _implausibility(deal: RecognisedDeal) -> tuple[int, int, int]:
 DEFAULT_LEVEL = "2"
 
 
-def _known_level(log: dict[str, Any], info: DealInfo) -> dict[str, Any]:
-    """``log`` for the match's progress: its level only where it was told (given or declared)."""
-    return log if info.level is not None else {**log, "level": None}
-
-
 def _outcome_of(deal: RecognisedDeal) -> dict[str, Any] | None:
     """The ``score`` result of a finished deal whose outcome the engine settles, else None."""
     result = deal.result
-    if not deal.log.get("finished") or result is None:
+    if not deal.log.finished or result is None:
         return None
     return result if isinstance(result.get("outcome"), dict) else None

@@ -38,6 +38,7 @@ from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
 from edge_app.outbox import DealKeys
 from edge_app.pipeline import PipelineStats, ReadCards, run_pipeline
+from engine.deal_log import DealLog
 from vision.capture import Frame
 from vision.tracking import TableState
 
@@ -107,7 +108,7 @@ class Poster(Protocol):
         self, event: dict[str, object], within: float | None = None, key: str | None = None
     ) -> bool: ...
 
-    def deal(self, log: dict[str, object], within: float | None = None, key: str | None = None) -> bool: ...
+    def deal(self, log: DealLog, within: float | None = None, key: str | None = None) -> bool: ...
 
     def flush(self, within: float | None = None) -> bool: ...
 
@@ -167,7 +168,7 @@ def run_service(
     scoreboard as health and to ``on_camera``. ``still_threshold`` as for
     :func:`edge_app.pipeline.run_pipeline` (None with :class:`vision.zones.ZoneReader`)."""
     streams: dict[int, EventStream] = {}
-    logs: dict[int, dict[str, object]] = {}  # each deal's log as last published
+    logs: dict[int, DealLog] = {}  # each deal's log as last published
     sent = [0]
     alerts: list[str] = []
     deadline: list[float] = []  # set once stopped: the last posts' time limit
@@ -181,7 +182,7 @@ def run_service(
     def publish(deal: RecognisedDeal) -> None:
         logs[deal.number] = deal.log
         if log_out is not None:
-            shown = [logs[k] for k in sorted(logs)]
+            shown = [logs[k].to_json() for k in sorted(logs)]
             write_atomic(log_out, json.dumps(shown[0] if len(shown) == 1 else shown, indent=1))
         dk = keys_of(deal)
         for e in streams.setdefault(deal.number, EventStream()).update(deal):
@@ -211,7 +212,7 @@ def run_service(
     def end(deal: RecognisedDeal) -> None:
         """A deal the next one ended: post it if it is finished and not posted yet (a log the engine
         refuses: the scoreboard then raises an alert for a referee), else keep its log."""
-        if client is not None and deal.number not in posted and deal.log["finished"]:
+        if client is not None and deal.number not in posted and deal.log.finished:
             post(deal)
         else:
             publish(deal)

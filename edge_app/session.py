@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.cards import JOKER_NAMES, RANK_NAME, parse_rank
+from engine.deal_log import DealLog
 from engine.match import MatchState, MatchStateError
 from engine.seats import parse_seat
 
@@ -82,17 +83,21 @@ class MatchProgress:
             return self
         return replace(self, levels={**self.levels, parse_seat(dealer).side: level})
 
-    def after(self, log: Mapping[str, Any], result: Mapping[str, Any] | None) -> MatchProgress:
+    def after(
+        self, log: DealLog, result: Mapping[str, Any] | None, *, level_told: bool = True
+    ) -> MatchProgress:
         """The match after a deal: with its outcome (``result`` from ``score``), the next dealer and
         the levels it moves; without one (a deal the engine refused, or whose outcome the unknown
-        cards leave open), nothing is known of the next deal but the levels that were."""
-        dealer, level = log.get("dealer"), log.get("level")
-        known = self.first_dealt(str(dealer), str(level)) if dealer and level else self
+        cards leave open), nothing is known of the next deal but the levels that were. The deal's
+        level is the dealing side's only when it was told (``level_told``: given or declared, not
+        the level a deal is scored at for want of one)."""
+        dealer = log.dealer.name
+        known = self.first_dealt(dealer, RANK_NAME[log.level]) if level_told else self
         if result is None or not isinstance(result.get("outcome"), Mapping):
             return replace(known, dealer=None)
         start = {side: lv or "2" for side, lv in known.levels.items()}
         try:
-            state = MatchState.new(self.rules, start, str(dealer)).after_deal(log, result)
+            state = MatchState.new(self.rules, start, dealer).after_deal(log.to_json(), result)
         except MatchStateError:
             return replace(known, dealer=None)
         levels = {side: state.levels[side] if known.levels[side] is not None else None for side in start}

@@ -131,6 +131,22 @@ class Inventory:
 
 @dataclass(frozen=True, slots=True)
 class DealLog:
+    """A deal log, typed. :func:`parse_deal_log` makes checked ones. A log built directly (a
+    camera's reading of a deal) is a record as written, not checked: it may be one the engine
+    refuses (a card three times in two decks, a hand short), and it still travels so a referee can
+    correct it; :meth:`checked` reads it as the engine would.
+
+    >>> ah = parse_any("AH")
+    >>> log = DealLog(get_rule_set("national-1deck"), 2, None, Seat.S,
+    ...     (Trick((Play(Seat.S, (ah,)), Play(Seat.E, (ah,)))),))
+    >>> log.to_json()["tricks"]
+    [{'plays': [['S', ['AH']], ['E', ['AH']]]}]
+    >>> log.checked()
+    Traceback (most recent call last):
+    ...
+    engine.deal_log.DealLogError: trick 1, play 2 (E): AH appears more than 1 time(s) with 1 deck(s)
+    """
+
     rules: RuleSet
     level: int
     trump: str | None
@@ -156,6 +172,11 @@ class DealLog:
                 out += [((t, p, i), c) for i, c in enumerate(play.cards) if isinstance(c, UnknownCard)]
         out += [(("bottom", i), c) for i, c in enumerate(self.bottom or ()) if isinstance(c, UnknownCard)]
         return tuple(out)
+
+    def checked(self) -> DealLog:
+        """This log as :func:`parse_deal_log` reads it: checked, its unknown cards inventoried;
+        raises :class:`DealLogError` with the engine's one-line reason."""
+        return parse_deal_log(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

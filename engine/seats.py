@@ -33,6 +33,15 @@ class Seat(Enum):
         return self.name
 
     @property
+    def letter(self) -> SeatName:
+        """The seat's name, typed as the one spelling (:data:`SeatName`).
+
+        >>> Seat.W.letter
+        'W'
+        """
+        return SEAT_NAMES[self.index]
+
+    @property
     def next(self) -> Seat:
         """The 下家: the seat that plays after this one."""
         return SEAT_ORDER[(self.index + 1) % 4]

@@ -14,9 +14,11 @@ import pytest
 from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
 from edge_app.service import STOP_FLUSH_S, run_service, write_atomic
+from engine.deal_log import DealLog
 from engine.score import score_log
 from engine.sim import simulate_deal
 from models.synth.layout import Table
+from tests.edge_app.conftest import as_read
 from tests.edge_app.test_edge_pipeline import ONE_TRICK, SPOT, scripted
 from tests.edge_app.test_edge_tracking import card_at, mm_geometry, truth_plays
 from vision.capture import Frame
@@ -36,7 +38,7 @@ def test_events_trick_by_trick_add_up_to_the_deal_and_alert_once_when_proven() -
     for n in range(1, len(log["tricks"]) + 1):
         part = {**log, "tricks": log["tricks"][:n], "finished": False}
         part.pop("bottom")
-        seen += [(n, e) for e in stream.update(RecognisedDeal(part, None, ()))]
+        seen += [(n, e) for e in stream.update(RecognisedDeal(as_read(part), None, ()))]
     types = [e.type for _, e in seen]
     assert types[0] == "deal_start" and types.count("deal_start") == 1
     assert types.count("play") == sum(len(t["plays"]) for t in log["tricks"])
@@ -64,11 +66,11 @@ def test_refused_log_raises_one_mismatch_alert() -> None:
         "tricks": [{"plays": [["S", ["AS"]], ["E", ["AS"]], ["N", ["AS"]], ["W", ["2S"]]]}],
     }
     stream = EventStream()
-    first = stream.update(RecognisedDeal(log, "three AS", ()))
+    first = stream.update(RecognisedDeal(as_read(log), "three AS", ()))
     assert [e.kind for e in first if e.type == "alert"] == ["mismatch"]
     assert not any(e.type == "trick" for e in first)  # no result for a log the engine refuses
     assert [e.type for e in first].count("play") == 4
-    assert stream.update(RecognisedDeal(log, "three AS", ())) == []
+    assert stream.update(RecognisedDeal(as_read(log), "three AS", ())) == []
 
 
 class Poster:
@@ -90,9 +92,9 @@ class Poster:
             self.events.append(event)
         return self.up
 
-    def deal(self, log: dict[str, Any], within: float | None = None) -> bool:
+    def deal(self, log: DealLog, within: float | None = None) -> bool:
         self.within.append(within)
-        self.deals.append((log, self.at()))
+        self.deals.append((log.to_json(), self.at()))  # as it goes over the wire
         return self.up
 
     def flush(self, within: float | None = None) -> bool:
@@ -209,12 +211,12 @@ def test_a_finished_deal_is_posted_once_when_it_ends_while_frames_keep_coming(tm
     # what was seen after the deal (the bottom picked up, the next deal's cards) changes nothing in
     # it: those cards are the next deal's, which the source cut short (never finished, not posted)
     first, second = result.deals
-    assert first.log == posted and first.problem is None
-    assert second.number == 1 and not second.log["finished"] and second.log["tricks"]
+    assert first.log.to_json() == posted and first.problem is None
+    assert second.number == 1 and not second.log.to_json()["finished"] and second.log.to_json()["tricks"]
     # dealt by the seat the first deal's outcome names, at that side's level
     outcome = score_log(log)["outcome"]
-    assert second.log["dealer"] == outcome["next_dealer"]
-    assert json.loads(out.read_text()) == [posted, second.log]
+    assert second.log.to_json()["dealer"] == outcome["next_dealer"]
+    assert json.loads(out.read_text()) == [posted, second.log.to_json()]
     assert result.all_sent
     # every trick's result went out live, and no alert: the last trick, cleared before the bottom
     # was turned up, is not taken for a finished deal without its bottom
@@ -235,8 +237,8 @@ def test_a_finished_log_the_engine_refuses_is_posted_at_the_end_once(tmp_path: P
     poster = Poster(up=True, at=lambda: taken[-1])
     info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
     result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
-    assert result.deal.log["finished"] is True and result.deal.problem is not None
-    assert [log for log, _ in poster.deals] == [result.deal.log]  # once, for the referee
+    assert result.deal.log.to_json()["finished"] is True and result.deal.problem is not None
+    assert [log for log, _ in poster.deals] == [result.deal.log.to_json()]  # once, for the referee
     assert result.posted_at is None and poster.deals[0][1] == taken[-1]  # after the last frame
 
 
@@ -249,8 +251,8 @@ def test_an_unfinished_deal_is_never_posted() -> None:
     poster = Poster(up=True)
     info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
     result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
-    assert len(result.deal.log["tricks"]) == len(log["tricks"]) - 1
-    assert result.deal.log["finished"] is False and poster.deals == [] and not result.deal_posted
+    assert len(result.deal.log.to_json()["tricks"]) == len(log["tricks"]) - 1
+    assert result.deal.log.to_json()["finished"] is False and poster.deals == [] and not result.deal_posted
 
 
 def test_a_stop_ends_the_run_at_a_frame_boundary_and_bounds_the_last_posts(tmp_path: Path) -> None:
@@ -273,8 +275,8 @@ def test_a_stop_ends_the_run_at_a_frame_boundary_and_bounds_the_last_posts(tmp_p
         stop=lambda: len(taken) >= stop_after,
     )
     assert result.stopped and len(taken) == stop_after == result.stats.frames  # no frame taken after
-    assert json.loads(out.read_text()) == result.deal.log and result.deal.log["tricks"]
-    assert result.deal.log["finished"] is False and poster.deals == []
+    assert json.loads(out.read_text()) == result.deal.log.to_json() and result.deal.log.to_json()["tricks"]
+    assert result.deal.log.to_json()["finished"] is False and poster.deals == []
     assert not result.all_sent
     # after the stop, every call to the client has a time limit of at most STOP_FLUSH_S
     assert poster.within[-1] is not None and 0 <= poster.within[-1] <= STOP_FLUSH_S
@@ -295,15 +297,15 @@ def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
     }
     stream = EventStream()
     crops = {(1, "E"): b"jpeg of E", (1, "S"): b"jpeg of S"}
-    events = stream.update(RecognisedDeal(log, None, (), crops=crops))
+    events = stream.update(RecognisedDeal(as_read(log), None, (), crops=crops))
     looks = [e for e in events if e.type == "alert" and e.kind == "look"]
     assert [(e.trick, "who won" in e.reasoning) for e in looks] == [(1, True)]
     # with the picture of the play whose card is unknown, for the referee to name it
     assert [(i.caption, i.data) for i in looks[0].images] == [("trick 1, E", "anBlZyBvZiBF")]
     assert not [e for e in events if e.type == "trick"]  # no result sent while the winner is open
-    assert stream.update(RecognisedDeal(log, None, ())) == []
+    assert stream.update(RecognisedDeal(as_read(log), None, ())) == []
     log["tricks"][0]["plays"][0][1] = ["BJ"]  # nothing beats a big joker led: nothing to look at
-    assert not [e for e in EventStream().update(RecognisedDeal(log, None, ())) if e.type == "alert"]
+    assert not [e for e in EventStream().update(RecognisedDeal(as_read(log), None, ())) if e.type == "alert"]
 
 
 def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
@@ -325,12 +327,16 @@ def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
     }
     crops = {(t, s): b"\\xff\\xd8\\xff" + f"{t}{s}".encode() for t in (1, 2) for s in "SENW"}
     sure = tuple((t, s, 1.0) for t in (1, 2) for s in "SENW")
-    [alert] = [e for e in EventStream().update(RecognisedDeal(log, None, sure, crops)) if e.type == "alert"]
+    [alert] = [
+        e for e in EventStream().update(RecognisedDeal(as_read(log), None, sure, crops)) if e.type == "alert"
+    ]
     assert (alert.kind, alert.seat, alert.trick, alert.proven_at) == ("revoke", "E", 1, 2)
     assert [i.caption for i in alert.images] == ["trick 1, E", "trick 2, E"]
     doubtful = tuple((t, s, 0.4 if (t, s) == (2, "E") else 1.0) for t in (1, 2) for s in "SENW")
     [alert] = [
-        e for e in EventStream().update(RecognisedDeal(log, None, doubtful, crops)) if e.type == "alert"
+        e
+        for e in EventStream().update(RecognisedDeal(as_read(log), None, doubtful, crops))
+        if e.type == "alert"
     ]
     assert alert.kind == "look" and "40%" in alert.reasoning and len(alert.images) == 2
 
@@ -351,7 +357,7 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
         ],
     }
     for doubtful, kind in ((frozenset(), "revoke"), (frozenset({2}), "look"), (frozenset({3}), "revoke")):
-        deal = RecognisedDeal(log, None, (), doubtful=doubtful)
+        deal = RecognisedDeal(as_read(log), None, (), doubtful=doubtful)
         [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
         assert alert.kind == kind, doubtful
     # E's revoke of trick 1 proven at trick 3 (7H): a doubtful trick 2 between them (who led it, say)
@@ -359,7 +365,7 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
     log["tricks"][1] = {"plays": [["N", ["9D"]], ["W", ["JD"]], ["S", ["QD"]], ["E", ["8D"]]]}
     log["tricks"].append({"plays": [["S", ["9H"]], ["E", ["7H"]], ["N", ["JH"]], ["W", ["QH"]]]})
     for doubtful, kind in ((frozenset({2}), "revoke"), (frozenset({1}), "look"), (frozenset({3}), "look")):
-        deal = RecognisedDeal(log, None, (), doubtful=doubtful)
+        deal = RecognisedDeal(as_read(log), None, (), doubtful=doubtful)
         [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
         assert (alert.kind, alert.trick, alert.proven_at) == (kind, 1, 3), doubtful
 
@@ -385,20 +391,20 @@ def test_point_cards_in_the_centre_cross_check_the_log() -> None:
     right = ((1, ()), (2, ("KS",)), (3, ("KS",)), (4, ("KS",)))
     assert not [
         e
-        for e in EventStream().update(RecognisedDeal(log, None, (), crops=crops, centre=right))
+        for e in EventStream().update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=right))
         if e.type == "alert"
     ]
     once = ((1, ()), (2, ()), (3, ("KS",)), (4, ("KS",)))  # one reading missed the king
     assert not [
         e
-        for e in EventStream().update(RecognisedDeal(log, None, (), crops=crops, centre=once))
+        for e in EventStream().update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=once))
         if e.type == "alert"
     ]
     # a table that does not use the centre asks nothing
     unused = ((1, ()), (2, ()), (3, ()), (4, ()))
     assert not [
         e
-        for e in EventStream().update(RecognisedDeal(log, None, (), crops=crops, centre=unused))
+        for e in EventStream().update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=unused))
         if e.type == "alert"
     ]
     # the centre holds a five, never the king: E's KS did not win trick 1 (or was misread)
@@ -406,10 +412,10 @@ def test_point_cards_in_the_centre_cross_check_the_log() -> None:
     stream = EventStream()
     looks = [
         e
-        for e in stream.update(RecognisedDeal(log, None, (), crops=crops, centre=wrong))
+        for e in stream.update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=wrong))
         if e.type == "alert"
     ]
     assert [(e.kind, e.trick) for e in looks] == [("look", 3)]
     assert "add up to 5" in looks[0].reasoning and "gives them 10" in looks[0].reasoning
     assert [i.caption for i in looks[0].images] == ["trick 2, centre", "trick 3, centre"]
-    assert stream.update(RecognisedDeal(log, None, (), crops=crops, centre=wrong)) == []
+    assert stream.update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=wrong)) == []

@@ -65,7 +65,7 @@ def test_pipeline_reads_each_picture_once_and_builds_the_trick() -> None:
     result = run_pipeline(frames, read, geometry, DealInfo("national-2deck", "5", "H", "S"), every=5)
     assert result.stats.frames == 60 and result.stats.sampled == 12
     assert result.stats.read == 6 and calls == sorted(set(calls))  # one read per distinct picture
-    assert result.deal.log["tricks"] == [
+    assert result.deal.log.to_json()["tricks"] == [
         {"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}
     ]
     assert len(result.states) == 12
@@ -99,7 +99,7 @@ def test_pipeline_stops_before_taking_another_frame() -> None:
         stop=lambda: len(taken) >= 26,
     )
     assert result.stopped and taken == list(range(26)) and result.stats.frames == 26
-    assert [p[0] for p in result.deal.log["tricks"][0]["plays"]] == ["S", "E"]  # what was seen
+    assert [p[0] for p in result.deal.log.to_json()["tricks"][0]["plays"]] == ["S", "E"]  # what was seen
     done = run_pipeline(
         frames,
         lambda image: answers[int(image[0, 0, 0])],

@@ -14,6 +14,7 @@ from edge_app.deal import DealInfo
 from edge_app.outbox import DealKeys
 from edge_app.service import run_service
 from edge_app.session import MatchProgress, read_declaration
+from engine.deal_log import DealLog, parse_deal_log
 from models.synth.deal import match_logs
 from models.synth.layout import Table
 from tests.edge_app.test_edge_events import picture_frames
@@ -32,8 +33,8 @@ class KeyedPoster:
         self.events.append((event, key))
         return True
 
-    def deal(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
-        self.deals.append((log, key))
+    def deal(self, log: DealLog, within: float | None = None, key: str | None = None) -> bool:
+        self.deals.append((log.to_json(), key))  # as it goes over the wire
         return True
 
     def flush(self, within: float | None = None) -> bool:
@@ -95,7 +96,7 @@ def test_declarations() -> None:
 def test_match_progress_follows_the_outcome() -> None:
     m = MatchProgress.start("national-2deck", "5", "S")
     assert m.levels == {"NS": "5", "EW": None} and m.level_for("N") == "5" and m.level_for("E") is None
-    log = {"dealer": "S", "level": "5"}
+    log = parse_deal_log({"rules": "national-2deck", "dealer": "S", "level": "5", "trump": "H"})
     kept = m.after(log, {"outcome": {"side": "dealer", "levels": 2, "next_dealer": "N"}})
     assert (kept.dealer, kept.levels) == ("N", {"NS": "7", "EW": None})
     lost = m.after(log, {"outcome": {"side": "defenders", "levels": 1, "next_dealer": "E"}})
@@ -103,8 +104,14 @@ def test_match_progress_follows_the_outcome() -> None:
     unscored = m.after(log, None)
     assert (unscored.dealer, unscored.levels) == (None, {"NS": "5", "EW": None})
     # no dealer given: the first deal tells whose level was given
-    first = MatchProgress.start("national-2deck", "4", None).after({"dealer": "W", "level": "4"}, None)
+    w4 = parse_deal_log({"rules": "national-2deck", "dealer": "W", "level": "4", "trump": "H"})
+    first = MatchProgress.start("national-2deck", "4", None).after(w4, None)
     assert first.levels == {"NS": None, "EW": "4"}
+    # a level the deal was scored at for want of one tells nothing of the side's level
+    assert MatchProgress.start("national-2deck", None, None).after(w4, None, level_told=False).levels == {
+        "NS": None,
+        "EW": None,
+    }
 
 
 def test_keys_of_later_deals_differ() -> None:
@@ -134,16 +141,16 @@ def test_three_deals_from_one_source(tmp_path: Path, three: list[dict[str, Any]]
     )
     assert [d.number for d in result.deals] == [0, 1, 2]
     for deal, truth in zip(result.deals, three, strict=True):
-        assert deal.problem is None and deal.log["finished"]
-        assert (deal.log["level"], deal.log["trump"], deal.log["dealer"]) == (
+        assert deal.problem is None and deal.log.to_json()["finished"]
+        assert (deal.log.to_json()["level"], deal.log.to_json()["trump"], deal.log.to_json()["dealer"]) == (
             truth["level"],
             truth["trump"],
             truth["dealer"],
         )
-        assert truth_plays(deal.log) == truth_plays(truth) and deal.declared_by == truth["dealer"]
+        assert truth_plays(deal.log.to_json()) == truth_plays(truth) and deal.declared_by == truth["dealer"]
     assert [key for _, key in poster.deals] == ["m-deal", "m-1-deal", "m-2-deal"]
-    assert [log for log, _ in poster.deals] == [d.log for d in result.deals]
-    assert json.loads(out.read_text()) == [d.log for d in result.deals]
+    assert [log for log, _ in poster.deals] == [d.log.to_json() for d in result.deals]
+    assert json.loads(out.read_text()) == [d.log.to_json() for d in result.deals]
     starts = [e for e, _ in poster.events if e["type"] == "deal_start"]
     assert [(e["level"], e["trump"], e["dealer"]) for e in starts] == [
         ("5", "S", "S"),
@@ -163,7 +170,7 @@ def test_a_trump_nobody_declared_is_inferred_and_put_to_a_referee(three: list[di
     result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
     second = result.deals[1]
     assert second.trump_inferred and second.declared_by is None
-    assert second.log["trump"] == "C" and second.problem is None
+    assert second.log.to_json()["trump"] == "C" and second.problem is None
     looks = [e for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
     assert len(looks) == 1 and "inferred" in looks[0]["reasoning"]
 
@@ -215,6 +222,6 @@ def test_the_level_card_declared_wins_over_the_level_expected_and_asks_a_look(
     info = DealInfo("national-2deck", "5", None, "S")
     result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
     deal = result.deals[1]
-    assert (deal.log["level"], deal.log["trump"], deal.declared_by) == ("7", "C", "N")
+    assert (deal.log.to_json()["level"], deal.log.to_json()["trump"], deal.declared_by) == ("7", "C", "N")
     looks = [e for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
     assert any("(7) is not the level the match expected (6)" in e["reasoning"] for e in looks)

@@ -3,12 +3,17 @@ table states; the comparison with the truth (edge_app.compare)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from calibration.table import TableGeometry
 from edge_app.compare import compare_deals
 from edge_app.deal import DealInfo, build_deal
+from engine.cards import parse_any
+from engine.deal_log import Play, Trick, parse_deal_log
+from engine.seats import Seat
 from engine.sim import simulate_deal
 from models.synth.deal import plan_deal
 from models.synth.layout import Table
@@ -80,9 +85,9 @@ def test_filmed_deal_reconstructed_exactly(rules: str, seed: int) -> None:
     deal = build_deal(
         tracker.tricks(), tracker.loose(), DealInfo(rules, log["level"], log["trump"], log["dealer"])
     )
-    assert truth_plays(deal.log) == truth_plays(log)
-    assert sorted(deal.log["bottom"]) == sorted(log["bottom"])
-    assert deal.log["finished"] is True and deal.problem is None
+    assert truth_plays(deal.log.to_json()) == truth_plays(log)
+    assert sorted(deal.log.to_json()["bottom"]) == sorted(log["bottom"])
+    assert deal.log.to_json()["finished"] is True and deal.problem is None
     assert all(a == 1.0 for _, _, a in deal.agreement)
 
 
@@ -225,11 +230,15 @@ def test_trailing_dealer_play_of_bottom_size_is_the_bottom() -> None:
     bottom = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
     tricks = [full_trick(), TrackedTrick((tp("S", *bottom),), False)]
     deal = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "S"))
-    assert deal.log["bottom"] == sorted(bottom) and len(deal.log["tricks"]) == 1
-    assert deal.log["finished"] is True
+    assert deal.log.to_json()["bottom"] == sorted(bottom) and len(deal.log.to_json()["tricks"]) == 1
+    assert deal.log.to_json()["finished"] is True
     # the same cards laid by another seat are a play, not the bottom
     other = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "E"))
-    assert "bottom" not in other.log and len(other.log["tricks"]) == 2 and other.log["finished"] is False
+    assert (
+        other.log.bottom is None
+        and len(other.log.to_json()["tricks"]) == 2
+        and other.log.to_json()["finished"] is False
+    )
 
 
 def test_bottom_reaching_a_neighbours_zone_is_still_the_bottom_but_a_last_trick_is_not() -> None:
@@ -237,31 +246,31 @@ def test_bottom_reaching_a_neighbours_zone_is_still_the_bottom_but_a_last_trick_
     at = lambda seat, frame, *cards: TrackedPlay(seat, tuple(cards), 2, 2, frame)  # noqa: E731
     row = TrackedTrick((at("N", 40, "2D"), at("W", 40, *bottom[1:])), False)  # turned up at once
     deal = build_deal([full_trick(), row], (), DealInfo("national-2deck", "4", "H", "W"))
-    assert deal.log["bottom"] == sorted(bottom) and len(deal.log["tricks"]) == 1
+    assert deal.log.to_json()["bottom"] == sorted(bottom) and len(deal.log.to_json()["tricks"]) == 1
     # the same cards laid as a lead and a follow (two readings apart) are the trick in progress
     laid = TrackedTrick((at("W", 40, *bottom[:4]), at("S", 44, *bottom[4:])), False)
     deal = build_deal([full_trick(), laid], (), DealInfo("national-2deck", "4", "H", "W"))
-    assert "bottom" not in deal.log and len(deal.log["tricks"]) == 2
+    assert deal.log.bottom is None and len(deal.log.to_json()["tricks"]) == 2
 
 
 def test_loose_cards_of_bottom_size_are_the_bottom() -> None:
     loose = ("2D", "6D", "7D", "7S", "7C", "9S", "9D", "JS")
     deal = build_deal([full_trick()], loose, DealInfo("national-2deck", "4", "H", "S"))
-    assert deal.log["bottom"] == sorted(loose) and deal.log["finished"] is True
+    assert deal.log.to_json()["bottom"] == sorted(loose) and deal.log.to_json()["finished"] is True
     few = build_deal([full_trick()], loose[:5], DealInfo("national-2deck", "4", "H", "S"))
-    assert "bottom" not in few.log and few.log["finished"] is False
+    assert few.log.bottom is None and few.log.to_json()["finished"] is False
 
 
 def test_plays_settled_together_are_put_in_turn_order_from_the_leader() -> None:
     trick = TrackedTrick((tp("N", "3C"), tp("S", "4C"), tp("W", "5C"), tp("E", "6C")), True)
     deal = build_deal([trick], (), DealInfo("national-2deck", "4", "H", "N"))
-    assert [p[0] for p in deal.log["tricks"][0]["plays"]] == ["N", "W", "S", "E"]
+    assert [p[0] for p in deal.log.to_json()["tricks"][0]["plays"]] == ["N", "W", "S", "E"]
     assert deal.problem is None
 
 
 def test_dealer_defaults_to_first_leader() -> None:
     deal = build_deal([TrackedTrick((tp("E", "AS"),), False)], (), DealInfo("national-2deck", "4", "H"))
-    assert deal.log["dealer"] == "E"
+    assert deal.log.to_json()["dealer"] == "E"
 
 
 def test_cards_read_more_often_than_the_decks_hold_become_unknown() -> None:
@@ -269,7 +278,12 @@ def test_cards_read_more_often_than_the_decks_hold_become_unknown() -> None:
     tricks = [full_trick("AS")]
     deal = build_deal(tricks, (), DealInfo("national-2deck", "4", "H", "S"))
     assert deal.problem is None
-    assert [cards for _, cards in deal.log["tricks"][0]["plays"]] == [["AS"], ["AS"], ["??"], ["??"]]
+    assert [cards for _, cards in deal.log.to_json()["tricks"][0]["plays"]] == [
+        ["AS"],
+        ["AS"],
+        ["??"],
+        ["??"],
+    ]
 
 
 def test_log_the_engine_refuses_is_kept_with_the_reason() -> None:
@@ -279,8 +293,8 @@ def test_log_the_engine_refuses_is_kept_with_the_reason() -> None:
         (TrackedPlay("S", ("AS", "3C", "4C", "5C", "6C", "7C", "8C", "9C"), 2, 2, 0),), False
     )
     deal = build_deal([tricks[0], bottom], (), DealInfo("national-2deck", "4", "H", "S"))
-    assert deal.log["finished"] is True and deal.problem is not None and "AS" in deal.problem
-    assert len(deal.log["tricks"]) == 1
+    assert deal.log.to_json()["finished"] is True and deal.problem is not None and "AS" in deal.problem
+    assert len(deal.log.to_json()["tricks"]) == 1
 
 
 def test_unknown_rule_set_is_a_value_error() -> None:
@@ -292,30 +306,34 @@ def test_unknown_rule_set_is_a_value_error() -> None:
 
 
 def test_compare_counts_alerts_both_ways_and_refused_logs() -> None:
-    log = simulate_deal("national-2deck", 3, inject_revoke=True)
-    truth = {k: v for k, v in log.items() if k not in ("hands", "injected")}
+    truth = parse_deal_log(simulate_deal("national-2deck", 3, inject_revoke=True))
     same = compare_deals(truth, truth)
     assert same.plays_exact == same.plays and same.cards_right == same.cards
     assert same.false_alerts == () and same.missed_alerts == () and same.outcome_right
     assert same.refused is None and same.bottom_exact and same.finished_right
     # drop the tricks after the first: the revoke (proven later) is missed, the outcome unknown
-    cut = {**truth, "tricks": truth["tricks"][:1], "finished": False}
+    cut = replace(truth, tricks=truth.tricks[:1], finished=False)
     c = compare_deals(cut, truth)
-    assert c.tricks_read == 1 and c.plays_exact == len(truth["tricks"][0]["plays"])
+    assert c.tricks_read == 1 and c.plays_exact == len(truth.tricks[0].plays)
     assert c.missed_alerts and not c.outcome_right and not c.finished_right
-    bad = {**truth, "tricks": [{"plays": [["S", ["AS", "AS", "AS"]]]}]}
-    assert compare_deals(bad, truth).refused is not None
+    ace = parse_any("AS")
+    bad = replace(truth, tricks=(Trick((Play(Seat.S, (ace, ace, ace)),)),))  # 3 copies in 2 decks
+    assert (
+        compare_deals(bad, truth).refused
+        == "trick 1, play 1 (S): AS appears more than 2 time(s) with 2 deck(s)"
+    )
 
 
 def test_compare_aligns_tricks_so_a_missed_trick_costs_only_itself() -> None:
-    truth = {k: v for k, v in simulate_deal("national-2deck", 4).items() if k not in ("hands", "injected")}
-    read = {**truth, "tricks": truth["tricks"][1:]}  # the camera missed the first trick
+    truth = parse_deal_log(simulate_deal("national-2deck", 4))
+    read = replace(truth, tricks=truth.tricks[1:])  # the camera missed the first trick
     c = compare_deals(read, truth)
-    first = len(truth["tricks"][0]["plays"])
+    first = len(truth.tricks[0].plays)
     assert c.plays_exact == c.plays - first and c.tricks_read == c.tricks - 1
     # a play read at the wrong seat is not exact, and a wrong card costs only itself
-    t0 = truth["tricks"][0]["plays"]
-    swapped = {**truth, "tricks": [{"plays": [[t0[1][0], t0[0][1]], *t0[1:]]}, *truth["tricks"][1:]]}
+    t0 = truth.tricks[0].plays
+    moved = Trick((replace(t0[0], seat=t0[1].seat), *t0[1:]))
+    swapped = replace(truth, tricks=(moved, *truth.tricks[1:]))
     assert compare_deals(swapped, truth).plays_exact <= c.plays - 1
 
 
@@ -344,10 +362,10 @@ def test_a_joker_the_reader_never_names_costs_nothing(rules: str) -> None:
         tracker.tricks(), tracker.loose(), DealInfo(rules, log["level"], log["trump"], log["dealer"])
     )
     assert deal.problem is None
-    unread = sum(c == "??" for t in deal.log["tricks"] for _, cs, *_ in t["plays"] for c in cs)
-    unread += sum(c == "??" for c in deal.log["bottom"])
+    unread = sum(c == "??" for t in deal.log.to_json()["tricks"] for _, cs, *_ in t["plays"] for c in cs)
+    unread += sum(c == "??" for c in deal.log.to_json()["bottom"])
     assert unread == 2 * {"national-2deck": 2, "national-3deck": 3}[rules]  # every joker, as seen
-    got, want = score_log(deal.log), score_log(log)
+    got, want = score_log(deal.log.to_json()), score_log(log)
     # Which '??' is the big joker and which the small one the order of leaders may settle or not;
     # jokers hold no points, so every value is known all the same.
     assert got["unknown"] + len(got.get("resolved", [])) == unread
@@ -383,10 +401,15 @@ def test_a_play_the_camera_never_saw_is_there_unnamed() -> None:
         TrackedTrick((p("N", "5D"), p("S", "7D")), False),
     ]
     deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "H", "S"))
-    assert deal.log["tricks"][0]["plays"] == [["S", ["AS"]], ["E", ["3S"]], ["N", ["??"]], ["W", ["4S"]]]
+    assert deal.log.to_json()["tricks"][0]["plays"] == [
+        ["S", ["AS"]],
+        ["E", ["3S"]],
+        ["N", ["??"]],
+        ["W", ["4S"]],
+    ]
     # N leads trick 2, so N's unseen card took trick 1 (a trump); W, between N and S, played too
-    assert deal.log["tricks"][1]["plays"] == [["N", ["5D"]], ["W", ["??"]], ["S", ["7D"]]]
-    assert deal.problem is None and score_log(deal.log)["tricks"][0]["winner"] == "N"
+    assert deal.log.to_json()["tricks"][1]["plays"] == [["N", ["5D"]], ["W", ["??"]], ["S", ["7D"]]]
+    assert deal.problem is None and score_log(deal.log.to_json())["tricks"][0]["winner"] == "N"
 
 
 @needs_aisleriot
@@ -407,7 +430,7 @@ def test_a_filmed_deal_whose_jokers_are_never_seen_still_counts() -> None:
     deal = build_deal(
         tracker.tricks(), tracker.loose(), DealInfo(rules, log["level"], log["trump"], log["dealer"])
     )
-    got, want = score_log(deal.log), score_log(log)
+    got, want = score_log(deal.log.to_json()), score_log(log)
     for key in ("captured", "defender_total", "outcome"):
         assert got[key] == want[key], (key, deal.problem)
 
@@ -435,7 +458,7 @@ def test_an_extra_card_found_out_by_the_inventory_leaves_the_play() -> None:
         TrackedTrick((p("S", "10S"), p("E", "10S"), p("N", "2S"), p("W", "5S")), True),
     ]
     deal = build_deal(tricks, (), DealInfo("national-2deck", "2", "H", "S"))
-    assert deal.log["tricks"][0]["plays"][2] == ["N", ["KS", "KS"]]
+    assert deal.log.to_json()["tricks"][0]["plays"][2] == ["N", ["KS", "KS"]]
     assert 1 in deal.doubtful
 
 
@@ -460,10 +483,10 @@ def test_a_misread_twin_is_found_where_the_engine_can_take_it() -> None:
         tricks, tuple(log["bottom"]), DealInfo("national-2deck", log["level"], log["trump"], "S")
     )
     assert deal.problem is None, deal.problem
-    assert deal.log["tricks"][0]["plays"][0] == ["S", ["AH"]]
-    assert deal.log["tricks"][4]["plays"][2] == ["N", ["??"]]
+    assert deal.log.to_json()["tricks"][0]["plays"][0] == ["S", ["AH"]]
+    assert deal.log.to_json()["tricks"][4]["plays"][2] == ["N", ["??"]]
     assert {1, 5} <= deal.doubtful
-    result = score_log(deal.log)
+    result = score_log(deal.log.to_json())
     assert result["outcome"] == score_log(log)["outcome"] and result["violations"] == []
 
 
@@ -480,16 +503,16 @@ def test_a_bottom_cleared_before_the_next_deal_is_the_bottom_not_a_trick() -> No
     deal = build_deal(
         [*tricks, bottom], (), DealInfo("national-2deck", log["level"], log["trump"], log["dealer"])
     )
-    assert deal.problem is None and deal.log["finished"]
-    assert len(deal.log["tricks"]) == len(log["tricks"]) and sorted(deal.log["bottom"]) == sorted(
-        log["bottom"]
-    )
+    assert deal.problem is None and deal.log.to_json()["finished"]
+    assert len(deal.log.to_json()["tricks"]) == len(log["tricks"]) and sorted(
+        deal.log.to_json()["bottom"]
+    ) == sorted(log["bottom"])
 
 
 def test_a_lead_read_short_takes_the_length_two_followers_agree_on() -> None:
     t = TrackedTrick((tp("S", "BJ"), tp("E", "4C", "8C"), tp("N", "5S", "QS"), tp("W", "3S", "8S")), True)
     deal = build_deal([t], (), DealInfo("national-2deck", "4", "NT", "S"))
-    assert deal.log["tricks"][0]["plays"][0] == ["S", ["BJ", "??"]] and 1 in deal.doubtful
+    assert deal.log.to_json()["tricks"][0]["plays"][0] == ["S", ["BJ", "??"]] and 1 in deal.doubtful
 
 
 def test_a_leader_among_the_possible_winners_seen_laying_first_alone_is_no_guess() -> None:
@@ -504,7 +527,7 @@ def test_a_leader_among_the_possible_winners_seen_laying_first_alone_is_no_guess
     alone = TrackedTrick((at("E", "5D", 20), at("N", "6D", 25), at("W", "7D", 30), at("S", "8D", 35)), True)
     info = DealInfo("national-2deck", "2", "H", "S")
     deal = build_deal([first, alone], (), info)
-    assert deal.log["tricks"][1]["plays"][0] == ["E", ["5D"]] and 2 not in deal.doubtful
+    assert deal.log.to_json()["tricks"][1]["plays"][0] == ["E", ["5D"]] and 2 not in deal.doubtful
     together = TrackedTrick(
         (at("E", "5D", 20), at("S", "8D", 20), at("N", "6D", 25), at("W", "7D", 30)), True
     )

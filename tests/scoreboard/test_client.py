@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from edge_app.client import ScoreboardClient
+from engine.deal_log import parse_deal_log
 from tests.scoreboard.deals import DEFENDERS_WIN
 
 
@@ -51,7 +52,7 @@ def test_outage_then_resync(client, make_table):
     assert sb.flush() is True
     for ev in events[5:]:
         assert sb.event(ev) is True
-    assert sb.deal(DEFENDERS_WIN) is True
+    assert sb.deal(parse_deal_log(DEFENDERS_WIN)) is True
     assert sb.refused == []
     stored = client.get("/api/events", params={"table": t.id}).json()["events"]
     plays_stored = [(e["data"]["trick"], e["data"]["seat"]) for e in stored if e["kind"] == "play"]
