@@ -332,19 +332,22 @@ class ZoneReader:
         x_hi, y_hi = (w - 2 if x0 + w < maps.width else w + 1), (h - 2 if y0 + h < maps.height else h + 1)
         inner = (x0 + x_lo) / s, (y0 + y_lo) / s, (x0 + x_hi) / s, (y0 + y_hi) / s
         read: list[_Seen] = []  # the cards of the area: they replace what was remembered there
-        beside: list[_Seen] = []  # cards seen whole beside it: already remembered, left as they were
+        # cards seen whole beside it, and cards cut by the area's edge (not the table's; their own
+        # area reads them whole): already remembered, left as they were
+        beside: list[_Seen] = []
         for card in cards:
             x1, y1, x2, y2 = card.box
-            if x1 < x_lo or y1 < y_lo or x2 > x_hi or y2 > y_hi:
-                continue  # cut by the area's edge (not the table's): its own area reads it whole
             rect = ((x0 + x1) / s, (y0 + y1) / s, (x0 + x2) / s, (y0 + y2) / s)
             seen = _Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect)
-            (read if _touches(area, cell, rect) else beside).append(seen)
+            cut = x1 < x_lo or y1 < y_lo or x2 > x_hi or y2 > y_hi
+            (read if not cut and _touches(area, cell, rect) else beside).append(seen)
         # a card seen before from one corner and now whole, or from its other corner, is one card:
         # every card of this reading claims the nearest remembered card of its name within a card's
         # diagonal, nearest pairs first, one each (two identical cards read together stay two). A
-        # card of the area replaces the one it claims; a card beside it keeps it; a remembered card
-        # nobody claims is forgotten when the area could see it whole and did not.
+        # card of the area replaces the one it claims; a card beside it or cut by its edge keeps it
+        # (the localiser's box of a card moves by a pixel between readings: one that now touches the
+        # edge may lie inside it as remembered, and nothing took it away); a remembered card nobody
+        # claims is forgotten when the area could see it whole and did not.
         geometry = maps.geometry
         diagonal = float(np.hypot(geometry.card_width_mm, geometry.card_height_mm))
         candidates = sorted(
