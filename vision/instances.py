@@ -106,18 +106,13 @@ class InstanceConfig:
 
 @dataclass(frozen=True)
 class CardInstance:
-    """One physical card: identity, confidence, box (x1, y1, x2, y2) and how many corners were seen.
-
-    ``onset_ago``: how many readings before this one the reader first saw the change that brought
-    the card (0: this reading), when it knows (:class:`vision.zones.ZoneReader`, which may read a
-    card some frames after it was laid); None when it does not (a whole-frame reading)."""
+    """One physical card: identity, confidence, box (x1, y1, x2, y2) and how many corners were seen."""
 
     card: str
     class_id: int
     score: float
     box: tuple[float, float, float, float]
     corners: int
-    onset_ago: int | None = None
 
     def to_json(self) -> dict[str, object]:
         """The ``detect --json`` entry."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import CONTAINED_OVERLAP, Adjust, IndexClassifier
+from vision.classifier import Adjust, IndexClassifier
 from vision.detections import Detections
 from vision.detectors.base import (
     ClassifierRequiredError,
@@ -47,12 +47,6 @@ class ReaderConfig:
     #: keep the indices the classifier cannot name as cards written ``??`` (:class:`UnknownCards`;
     #: with the classifier only); None: drop them
     unknown_cards: UnknownCards | None = None
-    #: a second look for jokers (with the classifier only): the localiser's boxes scoring from this
-    #: up to ``det_conf`` are named too, and kept only when the classifier names a joker at
-    #: ``joker_conf`` (else ``conf``) or more. A joker's corner mark (a star, an emblem) often
-    #: localises weakly; the automatic pyramid gives it a chance at every level, one level (a
-    #: rectified table, :mod:`vision.zones`) only one. None: no second look
-    joker_det_conf: float | None = None
 
 
 @dataclass(frozen=True)
@@ -158,31 +152,18 @@ class CardReader:
     def _steps(self) -> None:
         """The tiled localiser and the naming adjustment of :attr:`config` (the networks stay)."""
         tiling = self.config.tiling or TilingConfig(tile=self.config.detector.imgsz)
-        detector = self.detector
-        low = self.config.joker_det_conf
-        if low is not None and self._joker_look():  # the same network, its boxes kept from the lower score
-            detector = copy.copy(detector)
-            detector.config = replace(detector.config, conf=low)
-        self.tiled = TiledDetector(detector, tiling)
+        self.tiled = TiledDetector(self.detector, tiling)
         naming = self.config.pair_naming
         #: what the classifier's probabilities go through before naming (:meth:`IndexClassifier.name_boxes`)
         self.adjust: Adjust | None = (
             None if naming is None else partial(name_pairs, naming=naming, instances=self.config.instances)
         )
 
-    def _joker_look(self) -> bool:
-        """Whether :attr:`ReaderConfig.joker_det_conf` asks for a second look below ``det_conf``."""
-        low = self.config.joker_det_conf
-        return self.classifier is not None and low is not None and low < self.config.detector.det_conf
-
-    def with_view(
-        self, tiling: TilingConfig, instances: InstanceConfig, joker_det_conf: float | None = None
-    ) -> CardReader:
+    def with_view(self, tiling: TilingConfig, instances: InstanceConfig) -> CardReader:
         """The same networks looking with another tiling and grouping (e.g. one level of a rectified
-        table whose card size is known: :mod:`vision.zones`), and a second look for jokers from
-        ``joker_det_conf`` (:attr:`ReaderConfig.joker_det_conf`; None: none)."""
+        table whose card size is known: :mod:`vision.zones`)."""
         out = copy.copy(self)
-        out.config = replace(self.config, tiling=tiling, instances=instances, joker_det_conf=joker_det_conf)
+        out.config = replace(self.config, tiling=tiling, instances=instances)
         out._steps()
         return out
 
@@ -201,12 +182,8 @@ class CardReader:
         corners = self.tiled.detect(image)
         lap("localise")
         unsure: Detections | None = None
-        weak = Detections.empty()
         if self.classifier is not None:
             d = self.config.detector
-            if self._joker_look():
-                below = corners.confidence < d.det_conf
-                weak, corners = self._weak_boxes(corners), corners[~below]
             if self.config.unknown_cards is None:
                 corners = self.classifier.name_boxes(
                     image, corners, d.det_conf, d.conf, d.joker_conf, adjust=self.adjust
@@ -218,26 +195,12 @@ class CardReader:
                     sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= d.joker_conf)
                 corners = every[sure]
                 unsure = every[~sure & (every.confidence >= self.config.unknown_cards.floor)]
-            if len(weak):
-                named = self.classifier.classify(image, weak)
-                sure_joker = np.isin(named.class_id, JOKER_CLASSES) & (
-                    named.confidence >= (d.conf if d.joker_conf is None else max(d.conf, d.joker_conf))
-                )
-                corners = Detections.concat([corners, named[sure_joker]])
         lap("name")
         cards = group_corners(corners, self.config.instances)
         if unsure is not None and len(unsure):
             cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
         lap("group")
         return Reading(corners, cards)
-
-    def _weak_boxes(self, boxes: Detections) -> Detections:
-        """The boxes below ``det_conf`` that the second look for jokers names: those left by the
-        naming's own filters (class-agnostic NMS, a box lying inside another) run over every box,
-        so none of them is an index the first look names already."""
-        d = self.config.detector
-        kept = boxes.with_nms(0.5, class_agnostic=True).without_contained(CONTAINED_OVERLAP)
-        return kept[kept.confidence < d.det_conf]
 
 
 def unknown_cards(

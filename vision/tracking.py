@@ -11,10 +11,7 @@ Two steps, each a small typed piece:
   (the clear; a play the reader never saw must not merge two tricks), unless the next reading shows
   the same plays again: then that empty reading was a misread and the trick goes on. A play's cards are then decided by **votes over every reading**
   taken while it lay on the table (the multiset read most often), so one bad frame (an arm over
-  the cards, a glare) neither starts a play nor changes what was played. A trick's plays are in
-  the order they were laid: the frame each was first read at, or, when the reader says how many
-  readings before it the play's change was seen (:attr:`TableState.onsets`, from
-  :attr:`vision.instances.CardInstance.onset_ago`), that earlier frame.
+  the cards, a glare) neither starts a play nor changes what was played.
 
 The tracker knows nothing of the rules; the table service turns its tricks into a deal log.
 
@@ -31,8 +28,7 @@ The tracker knows nothing of the rules; the table service turns its tricks into 
 
 from __future__ import annotations
 
-import bisect
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -52,15 +48,12 @@ class TrackerConfigError(ValueError):
 @dataclass(frozen=True)
 class TableState:
     """The face-up cards of one reading, by where they lie: ``zones`` per seat (sorted card names),
-    ``centre`` and ``loose`` (anywhere else on the table); ``onsets``: per seat whose cards the
-    reader dated, how many readings before this one the earliest of them was laid
-    (:attr:`vision.instances.CardInstance.onset_ago`)."""
+    ``centre`` and ``loose`` (anywhere else on the table)."""
 
     zones: dict[Seat, tuple[str, ...]]
     centre: tuple[str, ...] = ()
     loose: tuple[str, ...] = ()
     frame: int = 0
-    onsets: dict[Seat, int] = field(default_factory=dict)
 
     def empty(self) -> bool:
         """Whether no seat's zone holds a card."""
@@ -76,7 +69,6 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
     zones: dict[Seat, list[str]] = {s: [] for s in SEATS}
     centre: list[str] = []
     loose: list[str] = []
-    onsets: dict[Seat, int] = {}
     if cards:
         px = np.array([[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2] for c in cards])
         for card, (x, y) in zip(cards, geometry.pixel_to_table(px), strict=True):
@@ -84,8 +76,6 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
             seat = geometry.seat_of(at)
             if seat is not None:
                 zones[seat].append(card.card)
-                if card.onset_ago is not None:
-                    onsets[seat] = max(onsets.get(seat, 0), card.onset_ago)
             elif geometry.in_centre(at):
                 centre.append(card.card)
             else:
@@ -95,7 +85,6 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
         centre=tuple(sorted(centre)),
         loose=tuple(sorted(loose)),
         frame=frame,
-        onsets=onsets,
     )
 
 
@@ -144,9 +133,6 @@ class _Open:
 
 #: Readings that must name a card before a play with unknown cards takes that name.
 MIN_SUPPORT = 2
-#: How many readings back the tracker keeps their frames, to date a play by its onset (100 s at
-#: 10 readings a second; an older onset is dated at the oldest kept).
-HISTORY = 1000
 
 
 def _is_unknown(card: str) -> bool:
@@ -206,18 +192,14 @@ class TrickTracker:
         self.inertia = inertia
         self._done: list[TrackedTrick] = []
         self._open: list[_Open] = []  # plays of the current trick, in the order they were laid
-        # per seat without a play yet, the consecutive readings that showed cards in its zone, and
-        # the frame the first of them dates the play at
+        # per seat without a play yet, the consecutive readings that showed cards in its zone
         self._pending: dict[Seat, list[TableState]] = {s: [] for s in SEATS}
-        self._onset: dict[Seat, int] = {}
-        self._frames: deque[int] = deque(maxlen=HISTORY)  # the frames of the latest readings
         self._empty_streak = 0
         self._reopen: list[_Open] = []  # the plays of the trick cleared at the last reading
         self._loose: Counter[tuple[str, ...]] = Counter()
 
     def update(self, state: TableState) -> None:
         """Take one reading."""
-        self._frames.append(state.frame)
         if state.loose:
             self._loose[state.loose] += 1
         if state.empty():
@@ -243,24 +225,13 @@ class TrickTracker:
             if play is not None:
                 play.votes[cards] += 1
                 continue
-            if not self._pending[seat]:
-                self._onset[seat] = self._dated(state, seat)
             self._pending[seat].append(state)
             if len(self._pending[seat]) >= self.inertia:
-                play = _Open(seat, self._onset[seat])
+                first = self._pending[seat][0]
+                self._open.append(_Open(seat, first.frame))
                 for s in self._pending[seat]:
-                    play.votes[s.zones[seat]] += 1
-                # in the order laid: after every play dated no later (read first, or first laid)
-                bisect.insort(self._open, play, key=lambda p: p.first_frame)
+                    self._open[-1].votes[s.zones[seat]] += 1
                 self._pending[seat] = []
-
-    def _dated(self, state: TableState, seat: Seat) -> int:
-        """The frame a play first read at ``state`` (the latest reading taken) was laid at: the
-        reading its onset points back to, else the state's own frame."""
-        ago = state.onsets.get(seat)
-        if not ago:
-            return state.frame
-        return min(state.frame, self._frames[max(0, len(self._frames) - 1 - ago)])
 
     @staticmethod
     def _same_table(state: TableState, plays: list[_Open]) -> bool:

@@ -15,10 +15,6 @@ instead:
   moves (a hand over a zone leaves that zone as it was last read: occluded, never empty), then once
   more on the next frame (each play read at least twice while it lies there). Its cards replace
   the ones remembered there; the rest of the table keeps its cards.
-* **When it changed.** A play whose area is put off (an arm still moving beside it) is read after
-  plays laid later, but its change was seen at once: each card carries how many readings ago its
-  area's cells settled after they changed (:attr:`vision.instances.CardInstance.onset_ago`), and
-  the tracker orders the plays by that (:class:`vision.tracking.TrickTracker`).
 
 Its :meth:`ZoneReader.read` answers like :meth:`vision.reader.CardReader.read`'s cards (boxes in
 the frame's pixels), so the tracker and the deal builder are the same with either reader;
@@ -57,11 +53,7 @@ class ZoneConfig:
     compared with to count as still; ``reach_mm``: how far a changed area is grown (a card whose
     box touches the grown area is read again with it); ``margin_mm``: the border read round that,
     so that those cards are seen whole (a card the area's edge cuts is kept as it was); ``confirm``:
-    read an area a second time on the next still frame when its first reading changed its cards;
-    ``joker_det_conf``: the localiser score from which a box is named too when the classifier names
-    it a joker surely (:attr:`vision.reader.ReaderConfig.joker_det_conf`: a joker's mark localises
-    weakly, and one level gives it one chance where the whole-frame pyramid gives it several;
-    None: no such second look).
+    read an area a second time on the next still frame when its first reading changed its cards.
 
     >>> ZoneConfig(px_per_mm=0)
     Traceback (most recent call last):
@@ -76,7 +68,6 @@ class ZoneConfig:
     reach_mm: float = 15.0
     margin_mm: float = 30.0
     confirm: bool = True
-    joker_det_conf: float | None = 0.1
 
     def __post_init__(self) -> None:
         for name in ("px_per_mm", "cell_mm", "change"):
@@ -86,8 +77,6 @@ class ZoneConfig:
             raise ZoneConfigError(f"motion_frames must be at least 1, got {self.motion_frames}")
         if self.reach_mm < 0 or self.margin_mm < 0:
             raise ZoneConfigError("reach_mm and margin_mm must not be negative")
-        if self.joker_det_conf is not None and not 0 < self.joker_det_conf < 1:
-            raise ZoneConfigError(f"joker_det_conf must lie between 0 and 1, got {self.joker_det_conf}")
 
 
 @dataclass
@@ -202,24 +191,20 @@ class TableMaps:
 
 @dataclass(frozen=True)
 class _Seen:
-    """A card remembered on the table: as the reader gave it (frame pixels), where its box lies
-    on the table (mm; a card read from one corner has that index's box) and the reading (the
-    reader's count) at which the change that brought it settled."""
+    """A card remembered on the table: as the reader gave it (frame pixels) and where its box lies
+    on the table (mm; a card read from one corner has that index's box)."""
 
     card: CardInstance
     rect: Rect
-    onset: int = 0
 
 
 @dataclass
 class _Area:
-    """An area to read: its changed cells grown by the reach (mask over the cells), the
-    rectangle (mm) read round them, and the reading at which its change settled (the earliest of
-    its changed cells: each cell's latest of when it changed and when it last moved)."""
+    """An area to read: its changed cells grown by the reach (mask over the cells) and the
+    rectangle (mm) read round them."""
 
     owned: npt.NDArray[np.bool_]
     rect: Rect
-    onset: int = 0
 
 
 class ZoneReader:
@@ -244,7 +229,6 @@ class ZoneReader:
         self._geometry = geometry
         self._maps: TableMaps | None = None
         self.stats = ReadStats()
-        self._clock = 0  # readings so far: the onsets' clock
         self._reset()
 
     def _reset(self) -> None:
@@ -252,10 +236,6 @@ class ZoneReader:
         self._reference: npt.NDArray[np.float32] | None = None  # each cell as last read
         self._recent: list[npt.NDArray[np.float32]] = []
         self._confirm: list[_Area] = []
-        # per cell, the reading since which it has differed from its reference, and the last
-        # reading at which it moved
-        self._since: npt.NDArray[np.int64] | None = None
-        self._moved: npt.NDArray[np.int64] | None = None
 
     def maps(self) -> TableMaps:
         """The maps of the current calibration (made again when it changes)."""
@@ -269,32 +249,24 @@ class ZoneReader:
                 base.instances, card_size_px=(geometry.card_width_mm * s, geometry.card_height_mm * s)
             )
             self._reader = self.reader.with_view(
-                TilingConfig(tile=base.detector.imgsz, levels=(1.0,)), instances, self.config.joker_det_conf
+                TilingConfig(tile=base.detector.imgsz, levels=(1.0,)), instances
             )
         return self._maps
 
     def read(self, image: npt.NDArray[np.uint8]) -> list[CardInstance]:
         """The cards on the table in ``image`` (boxes in its pixels): the changed, still areas read
-        again, the rest as last read; each card's ``onset_ago`` says how many readings ago the
-        change that brought it settled."""
+        again, the rest as last read."""
         t = time.perf_counter()
         maps = self.maps()
         sig = maps.signature(image)
         self.stats.frames += 1
-        now = self._clock
-        self._clock += 1
         if self._reference is None:  # the first frame: every cell is new
             self._reference = np.full_like(sig, -1000.0)
-        if self._since is None or self._moved is None:
-            self._since = np.full(sig.shape[:2], now, np.int64)
-            self._moved = np.full(sig.shape[:2], now - 1, np.int64)
         changed = np.abs(sig - self._reference).max(-1) > self.config.change
         moving = np.zeros_like(changed)
         for earlier in self._recent[-self.config.motion_frames :]:
             moving |= np.abs(sig - earlier).max(-1) > self.config.change
         self._recent = [*self._recent[-self.config.motion_frames :], sig]
-        self._since[~changed] = now + 1  # a change that starts later starts at the next reading at most
-        self._moved[moving] = now
         astir = _grow(moving, 1)  # cells moving or beside one
         areas = self._areas(changed, astir)
         confirm = [a for a in self._confirm if not (a.owned & astir).any()]
@@ -310,7 +282,7 @@ class ZoneReader:
         for area in confirm:
             self._read_area(image, area)
             self.stats.confirmations += 1
-        return [replace(s.card, onset_ago=now - s.onset) for s in self._seen]
+        return [s.card for s in self._seen]
 
     def _cards_in(self, area: _Area) -> list[str]:
         """The names of the cards remembered in an area (sorted)."""
@@ -334,9 +306,6 @@ class ZoneReader:
                 self.stats.deferred += 1
                 continue
             owned = _grow(part, reach)
-            assert self._since is not None and self._moved is not None
-            mine = part & changed
-            onset = int(np.maximum(self._since[mine], self._moved[mine] + 1).min())
             rows, cols = np.nonzero(owned)
             m = self.config.margin_mm
             rect = (
@@ -345,7 +314,7 @@ class ZoneReader:
                 (cols.max() + 1) * cell + m,
                 (rows.max() + 1) * cell + m,
             )
-            out.append(_Area(owned, rect, onset))
+            out.append(_Area(owned, rect))
         return out
 
     def _read_area(self, image: npt.NDArray[np.uint8], area: _Area) -> None:
@@ -369,16 +338,16 @@ class ZoneReader:
         for card in cards:
             x1, y1, x2, y2 = card.box
             rect = ((x0 + x1) / s, (y0 + y1) / s, (x0 + x2) / s, (y0 + y2) / s)
-            seen = _Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect, area.onset)
+            seen = _Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect)
             cut = x1 < x_lo or y1 < y_lo or x2 > x_hi or y2 > y_hi
             (read if not cut and _touches(area, cell, rect) else beside).append(seen)
         # a card seen before from one corner and now whole, or from its other corner, is one card:
         # every card of this reading claims the nearest remembered card of its name within a card's
         # diagonal, nearest pairs first, one each (two identical cards read together stay two). A
-        # card of the area replaces the one it claims (and keeps its onset: the card was there); a
-        # card beside it or cut by its edge keeps it (a box a pixel larger than the last reading's
-        # may touch the edge while the remembered one lies inside); a remembered card nobody claims
-        # is forgotten when the area could see it whole and did not.
+        # card of the area replaces the one it claims; a card beside it or cut by its edge keeps it
+        # (the localiser's box of a card moves by a pixel between readings: one that now touches the
+        # edge may lie inside it as remembered, and nothing took it away); a remembered card nobody
+        # claims is forgotten when the area could see it whole and did not.
         geometry = maps.geometry
         diagonal = float(np.hypot(geometry.card_width_mm, geometry.card_height_mm))
         candidates = sorted(
@@ -398,8 +367,6 @@ class ZoneReader:
             if k in claimed:
                 if claimed[k] >= len(read):  # a card beside the area: still there as remembered
                     kept.append(old)
-                else:  # read again: the card that replaces it was laid when it was
-                    read[claimed[k]] = replace(read[claimed[k]], onset=old.onset)
             elif not (_touches(area, cell, old.rect) and _within(old.rect, inner)):
                 kept.append(old)
         self._seen = kept + read

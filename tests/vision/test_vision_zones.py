@@ -18,12 +18,8 @@ import pytest
 
 from calibration.table import LensDistortion, TableGeometry, default_zones
 from vision.detections import Detections
-from vision.detectors.base import DetectorConfig
-from vision.detectors.fake import FakeDetector
 from vision.instances import CardInstance
-from vision.labels import class_id
-from vision.reader import CardReader, ReaderConfig, Reading
-from vision.tracking import TrickTracker, table_state
+from vision.reader import Reading
 from vision.zones import TableMaps, ZoneConfig, ZoneConfigError, ZoneReader
 
 COLOURS = {"AH": (0, 0, 255), "KS": (255, 0, 0), "2C": (0, 255, 0)}  # BGR, one per card
@@ -61,7 +57,7 @@ class SquareReader:
 
         self.config = ReaderConfig()
 
-    def with_view(self, tiling: Any, instances: Any, joker_det_conf: float | None = None) -> SquareReader:
+    def with_view(self, tiling: Any, instances: Any) -> SquareReader:
         return self
 
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
@@ -217,26 +213,6 @@ def test_bad_settings_are_refused(bad: dict[str, float]) -> None:
         ZoneConfig(**bad)  # type: ignore[arg-type]
 
 
-def test_a_play_put_off_by_an_arm_beside_it_comes_before_a_play_laid_after_it() -> None:
-    """West lays a card while an arm keeps moving beside it (its area is put off); East lays one
-    two frames later, read at once. West's card is read last, but its change settled first: each
-    card says how many readings ago (``onset_ago``), and the tracker puts West's play first."""
-    g = geometry()
-    zr = ZoneReader(SquareReader(), g)
-    tracker = TrickTracker(inertia=2)
-    west, east = ("AH", 25, 120), ("KS", 235, 120)
-    arm = [(80, 150), (84, 156)]  # beside the ace (x 25-65 mm), touching its changed cells
-    frames = [table()] * 3
-    frames += [table(west, hand=arm[k % 2], hand_mm=10) for k in range(2)]
-    frames += [table(west, east, hand=arm[k % 2], hand_mm=10) for k in range(8)]
-    frames += [table(west, east)] * 5
-    for k, image in enumerate(frames):
-        tracker.update(table_state(zr.read(image), g, frame=k))
-    plays = tracker.tricks()[0].plays
-    assert [(p.seat, p.cards) for p in plays] == [("W", ("AH",)), ("E", ("KS",))]
-    assert plays[0].first_frame < plays[1].first_frame <= 9
-
-
 def test_a_card_the_edge_of_an_area_cuts_by_a_pixel_is_not_forgotten() -> None:
     """The localiser's box of a card moves by a pixel from one reading to the next. Read whole
     with the table, a card lies just inside the area a card laid below it later reads; read there
@@ -251,47 +227,3 @@ def test_a_card_the_edge_of_an_area_cuts_by_a_pixel_is_not_forgotten() -> None:
         out = names(zr.read(table(("KS", 100, 94), ("AH", 150, 150))))
     assert out == ["AH", "KS"]
     assert zr.stats.areas >= 2  # the ace's area was read (it cut the king's box at its top edge)
-
-
-@dataclass
-class StubClassifier:
-    """Names a box by where it starts (x1 → card and probability; anything else: background)."""
-
-    names: dict[int, tuple[str, float]]
-
-    def classify(self, image: Any, det: Detections, adjust: Any = None) -> Detections:
-        named = [(k, self.names[int(b[0])]) for k, b in enumerate(det.xyxy) if int(b[0]) in self.names]
-        keep = np.array([k for k, _ in named], int)
-        return Detections(det.xyxy[keep], [p for _, (_, p) in named], [class_id(c) for _, (c, _) in named])
-
-    def name_boxes(
-        self, image: Any, boxes: Detections, det_conf: float, conf: float, joker_conf: Any, adjust: Any
-    ) -> Detections:
-        named = self.classify(image, boxes.filter_confidence(det_conf)).filter_confidence(conf)
-        return named.filter_class_confidence((class_id("SJ"), class_id("BJ")), joker_conf)
-
-
-@pytest.mark.parametrize("joker_det_conf", [0.1, None])
-def test_a_joker_mark_the_localiser_scores_weakly_is_taken_when_the_classifier_is_sure(
-    joker_det_conf: float | None,
-) -> None:
-    """A joker's corner mark localises weakly (a star, an emblem; the whole-frame pyramid gives it
-    a chance at every level, the zone reader's one level one chance): the zone reader names the
-    boxes from ``joker_det_conf`` too and keeps those the classifier is sure are jokers, and only
-    those."""
-    boxes = Detections(
-        [[40, 40, 60, 60], [200, 200, 224, 224], [300, 40, 320, 60], [41, 300, 61, 320]],
-        [0.9, 0.15, 0.15, 0.15],  # the localiser's scores: only the first reaches det_conf 0.3
-        [0, 0, 0, 0],
-    )
-    # the ace; a big joker; a weak box the classifier is sure of but no joker; a joker it is unsure of
-    named = {40: ("AH", 0.95), 200: ("BJ", 0.9), 300: ("5C", 0.99), 41: ("SJ", 0.7)}
-    detector = FakeDetector(DetectorConfig(type="fake", conf=0.3, script=(boxes,)))
-    config = ReaderConfig(
-        detector=DetectorConfig(type="fake", imgsz=640, det_conf=0.3, conf=0.6, joker_conf=0.8)
-    )
-    reader = CardReader(config, detector=detector)
-    reader.classifier = StubClassifier(named)  # type: ignore[assignment]
-    zr = ZoneReader(reader, geometry(), ZoneConfig(joker_det_conf=joker_det_conf))
-    out = names(zr.read(table()))
-    assert out == (["AH", "BJ"] if joker_det_conf is not None else ["AH"])
