@@ -32,7 +32,8 @@ from vision.detectors.base import (  # noqa: E402
     default_classifier,
     default_weights,
 )
-from vision.reader import DEFAULT_FOCUS_UPSCALE, CardReader, default_reader_config  # noqa: E402
+from vision.reader import CardReader, default_reader_config  # noqa: E402
+from vision.settings import SHIPPED  # noqa: E402
 
 BACKENDS = ("onnx", "ncnn", "ultralytics")
 
@@ -105,7 +106,7 @@ def main(
     ] = None,
     focus_upscale: Annotated[
         float | None, typer.Option(help="focus level (0: none; default: the shipped reader's)")
-    ] = DEFAULT_FOCUS_UPSCALE,
+    ] = SHIPPED.focus_upscale,
     backends: Annotated[
         list[str] | None,
         typer.Option(help=f"a backend to time (repeat it for several; default: {', '.join(BACKENDS)})"),

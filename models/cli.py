@@ -178,12 +178,10 @@ def eval_command(
     """Print metrics: held-out synthetic scenes (per card, per play, jokers), real photos (ranks) and
     card-labelled real photos (cards and jokers, per view)."""
     from models import evaluate as ev
-    from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
-    from vision.orientation import OrientationHeadError
+    from vision.heads import ClassifierNotFoundError, HeadError
     from vision.reader import CardReader, default_reader_config
     from vision.tiling import TilingConfigError
-    from vision.upright import UprightHeadError
 
     if designs and heldout is None:
         raise _fail(ev.EvaluationDataError("--design needs a rendered dataset (--heldout)"))
@@ -221,9 +219,7 @@ def eval_command(
         UnknownDetectorType,
         WeightsNotFoundError,
         ClassifierNotFoundError,
-        SuitHeadError,
-        OrientationHeadError,
-        UprightHeadError,
+        HeadError,
         ClassifierRequiredError,
         TilingConfigError,
     ) as exc:
@@ -428,11 +424,20 @@ def select_command(
             help="how many of the last sweeps are unseen-design sets (pooled for the not-worse check)",
         ),
     ] = 1,
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write",
+            help="put the pick's thresholds into this reader settings file (models/weights/reader.json); "
+            "refused when --shipped says the candidate does not replace the shipped reader",
+        ),
+    ] = None,
 ) -> None:
     """Pick a reader's thresholds from pooled `eval --sweep` outputs (models.selection).
 
     With --shipped, also say whether the candidate replaces the shipped reader."""
-    from models.selection import SweepFormatError, compare, describe, parse_sweep, pick, pool
+    from models.selection import SweepFormatError, compare, describe, parse_sweep, pick, pool, write_pick
+    from vision.settings import SettingsError
 
     try:
         cand = [parse_sweep(f.read_text()) for f in sweeps]
@@ -455,6 +460,16 @@ def select_command(
             f"exact match not worse: {v.exact_not_worse}; "
             + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
         )
+    if write is not None:
+        if verdict is not None and not verdict.replaces:
+            raise _fail(
+                f"--write {write}: the candidate does not replace the shipped reader; nothing written"
+            )
+        try:
+            write_pick(best, write)
+        except SettingsError as exc:
+            raise _fail(exc) from None
+        typer.echo(f"thresholds written to {write}")
 
 
 # --------------------------------------------------------------------------- heads
@@ -699,10 +714,9 @@ def upright_command(
 
     from models.classifier import CropSet, _sources, load_crops, train_classifier
     from models.upright import _fits, extract_upright_crops
-    from vision.classifier import CROP_SIZE
+    from vision.crops import CROP_SIZE
     from vision.detectors.base import default_orientation_head
-    from vision.orientation import OrientationHead
-    from vision.upright import CARDS
+    from vision.heads import ORIENTATION, UPRIGHT, CropHead
 
     train, val, extra = train or [], val or [], extra_crops or []
     if not train and not extra:
@@ -714,12 +728,13 @@ def upright_command(
     turn = orientation_head or default_orientation_head()
     if turn is None:
         raise _fail("no orientation head: pass --orientation-head")
-    head = OrientationHead(Path(turn), threads=1)
+    head = CropHead(Path(turn), ORIENTATION, threads=1)
+    cards = UPRIGHT.outputs[0]
     t0 = time.time()
     parts = [load_crops(f) for f in extra]
     misfits = [f for f, c in zip(extra, parts, strict=True) if not _fits(c)]
     if misfits:  # checked before the (minutes of) cutting, not after
-        raise _fail(f"{misfits}: crops must be (3, {CROP_SIZE}, {CROP_SIZE}) with labels < {CARDS}")
+        raise _fail(f"{misfits}: crops must be (3, {CROP_SIZE}, {CROP_SIZE}) with labels < {cards}")
     if train:
         cut = extract_upright_crops(_sources(train), head, jitter, seed, angle_jitter, limit)
         typer.echo(f"crops cut: {len(cut.y)} ({time.time() - t0:.0f}s)")
@@ -737,7 +752,7 @@ def upright_command(
     sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val_crops)
     typer.echo(f"crops: train {len(crops.y)}, {sizes} ({time.time() - t0:.0f}s)")
     result = train_classifier(
-        crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=CARDS
+        crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=cards
     )
     typer.echo(str(result))
 

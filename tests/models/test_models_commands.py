@@ -126,7 +126,7 @@ def test_choices_and_defaults_are_the_modules() -> None:
     from models.facetiles import DESIGN_GROUPS, FaceTileSettings
     from models.rounds import RoundSettings
     from models.selection import JOKER_FLOOR
-    from vision.classifier import CROP_PAD, CROP_SIZE
+    from vision.crops import CROP_PAD, CROP_SIZE
 
     assert tuple(models_cli.Target) == TARGETS
     assert tuple(models_cli.Augmentation) == AUGMENTATIONS
