@@ -1,6 +1,6 @@
 """Subcommands of this package (registered into the `tractorcam` command line): ``eval``,
 ``train``, ``resume``, ``finetune``, ``export``, ``select``, the ``heads`` group (the reader's crop
-networks: ``classifier``, ``orientation``, ``upright``, ``rounds``, ``ensemble``) and the ``gpu``
+networks: ``classifier``, ``orientation``, ``upright``) and the ``gpu``
 group (``pack``, ``train``, ``check``). Heavy imports stay inside the functions.
 
 The training modules run their own command as a program too (``python -m models.classifier ...``
@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from models.synth.cli import DesignGroup
-
 if TYPE_CHECKING:
     from models.evaluate import SyntheticScene
 
@@ -35,7 +33,7 @@ heads_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Train the reader's crop networks: the index classifier (and the suit head), the orientation "
-    "and upright heads, the classifier in rounds of fresh data, and classifier ensembles.",
+    "and upright heads.",
 )
 gpu_app = typer.Typer(
     no_args_is_help=True,
@@ -151,14 +149,6 @@ def eval_command(
         bool,
         typer.Option("--no-pair-naming", help="name every corner alone, not a card's two corners together"),
     ] = False,
-    focus_upscale: Annotated[
-        float | None,
-        typer.Option(
-            "--focus-upscale",
-            help="resize factor of the tiling's focus level, looked at only around found indices "
-            "(default: the shipped one; 0: none)",
-        ),
-    ] = None,
     sweep_det_confs: Annotated[
         list[float] | None,
         typer.Option(
@@ -210,8 +200,6 @@ def eval_command(
         options["det_conf"] = det_conf
     if joker_conf is not None:
         options["joker_conf"] = joker_conf
-    if focus_upscale is not None:
-        options["focus_upscale"] = focus_upscale or None
     try:
         config = default_reader_config(backend, **options)
         reader = CardReader(replace(config, pair_naming=None) if no_pair_naming else config)
@@ -236,11 +224,6 @@ def eval_command(
             else ""
         )
         + ("" if reader.adjust is not None else ", no pair naming")
-        + (
-            f", focus level {reader.tiled.config.focus_upscale:g}x"
-            if reader.tiled.config.focus_upscale
-            else ""
-        )
     )
     try:
         if heldout is not None and sweep:
@@ -755,99 +738,6 @@ def upright_command(
         crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=cards
     )
     typer.echo(str(result))
-
-
-@heads_app.command("rounds")
-def rounds_command(
-    work: Annotated[Path, typer.Argument(help="folder of the rounds (round-01, round-02, ...)")],
-    rounds: Annotated[int, typer.Option("--rounds", help="run (or finish) rounds 1 to this")] = 1,
-    init: Annotated[Path, typer.Option("--init", help="round 1 starts here")] = Path(
-        "models/weights/classifier.pt"
-    ),
-    localiser: Annotated[Path, typer.Option("--localiser", help="mines the boxes")] = Path(
-        "models/weights/best.onnx"
-    ),
-    val: Annotated[
-        list[str] | None,
-        typer.Option("--val", help="DIR[:split] whose label crops are scored per round (repeat it)"),
-    ] = None,
-    scenes: Annotated[int, typer.Option("--scenes", help="new training-design scenes per round")] = 4800,
-    text_share: Annotated[float, typer.Option("--text-share", help="share with printed sheets / text")] = 0.2,
-    tiles: Annotated[
-        int, typer.Option("--tiles", help="new face tiles per group per round (0: none)")
-    ] = 2000,
-    tile_group: Annotated[
-        list[DesignGroup], typer.Option("--tile-group", help="face-tile group of every round (repeat it)")
-    ] = (DesignGroup.glyphs, DesignGroup.fonts),
-    mine: Annotated[int, typer.Option("--mine", help="scenes the localiser's boxes are mined on")] = 2400,
-    mine_conf: Annotated[float, typer.Option("--mine-conf", help="localiser score of mined boxes")] = 0.2,
-    mine_background: Annotated[
-        int | None, typer.Option("--mine-background", help="keep at most this many mined background crops")
-    ] = None,
-    jitter: Annotated[int, typer.Option("--jitter", help="jittered copies of each labelled index")] = 3,
-    negatives: Annotated[int, typer.Option("--negatives", help="random background crops per image")] = 3,
-    lr: Annotated[float, typer.Option("--lr", help="peak learning rate of each round's epoch")] = 3e-4,
-    width: Annotated[float, typer.Option("--width", help="the classifier's channel multiplier")] = 2.0,
-    seed: Annotated[int, typer.Option("--seed", help="seeds every round's data and training")] = 100,
-    workers: Annotated[int, typer.Option("--workers", help="processes for rendering and mining")] = 2,
-    drop_images: Annotated[
-        bool, typer.Option("--drop-images", help="delete a round's images once trained")
-    ] = False,
-    extra_crops: Annotated[
-        list[Path] | None, typer.Option("--extra-crops", help=".npz crop set added every round (repeat it)")
-    ] = None,
-) -> None:
-    """Train the index classifier in rounds, each on fresh data it has never seen.
-
-    Each round renders, mines and trains one epoch (models.rounds); a stopped run resumes where it
-    stopped."""
-    from models.rounds import RoundsError, RoundSettings, run_rounds
-
-    settings = RoundSettings(
-        localiser=localiser,
-        init=init,
-        val=tuple(val or ()),
-        scenes=scenes,
-        text_share=text_share,
-        tiles=tiles,
-        tile_groups=tuple(g.value for g in tile_group),
-        mine=mine,
-        mine_conf=mine_conf,
-        mine_background=mine_background,
-        jitter=jitter,
-        negatives=negatives,
-        lr=lr,
-        width=width,
-        seed=seed,
-        workers=workers,
-        keep_images=not drop_images,
-        extra_crops=tuple(extra_crops or ()),
-    )
-    try:
-        run_rounds(work, rounds, settings)
-    except RoundsError as exc:
-        raise _fail(exc) from None
-
-
-@heads_app.command("ensemble")
-def ensemble_command(
-    out: Annotated[Path, typer.Argument(help="the ensemble's ONNX file (OUT.pt is written beside it)")],
-    members: Annotated[
-        list[Path], typer.Argument(help="state dicts of build_net (OUT.pt of `tractorcam heads classifier`)")
-    ],
-    width: Annotated[float, typer.Option("--width", help="the members' channel multiplier")] = 2.0,
-    size: Annotated[int, typer.Option("--size", help="the members' crop side")] = 40,
-) -> None:
-    """Average index classifiers into one ONNX file, a drop-in --classifier for the reader.
-
-    Its output is the mean of the members' log-softmax (models.ensemble)."""
-    from models.ensemble import EnsembleError, write_ensemble
-
-    try:
-        write_ensemble(members, out, width=width, size=size)
-    except EnsembleError as exc:
-        raise _fail(exc) from None
-    typer.echo(f"wrote {out} ({len(members)} members) and {out.with_suffix('.pt')}")
 
 
 # --------------------------------------------------------------------------- gpu

@@ -83,13 +83,12 @@ def model_options(folder: Path | None) -> dict[str, object]:
 def default_reader_config(
     backend: str = "onnx",
     *,
-    focus_upscale: float | None = SHIPPED.focus_upscale,
     settings: ReaderSettings = SHIPPED,
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
-    they were selected with (:mod:`vision.settings`), the automatic pyramid with the focus level
-    ``focus_upscale`` (None: none); ``detector_options`` override :class:`DetectorConfig` fields."""
+    they were selected with (:mod:`vision.settings`), the automatic pyramid; ``detector_options``
+    override :class:`DetectorConfig` fields."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
@@ -104,9 +103,7 @@ def default_reader_config(
     }
     options.update(detector_options)
     detector = DetectorConfig(**options)  # type: ignore[arg-type]
-    return ReaderConfig(
-        detector=detector, tiling=TilingConfig(tile=detector.imgsz, focus_upscale=focus_upscale)
-    )
+    return ReaderConfig(detector=detector, tiling=TilingConfig(tile=detector.imgsz))
 
 
 @dataclass(frozen=True)

@@ -121,9 +121,6 @@ class ReaderSettings(BaseModel):
     joker_conf: Probability | None = Field(
         description="the probability a joker needs (null: conf): a false joker is a false top trump"
     )
-    focus_upscale: float | None = Field(
-        description="resize factor of the tiling's focus level around the indices found; null: none"
-    )
     proposals: Proposals
     classifier: Classifier
     suit_head: Head

@@ -126,22 +126,6 @@ def test_the_progress_total_counts_the_split_unless_designs_filter_it(tmp_path: 
     assert totals == [3, 2, None]  # a design filter keeps an unknown share of the split
 
 
-def test_eval_sets_names_or_refuses_the_focus_level() -> None:
-    from tractorcam_cli.main import app
-    from vision.settings import SHIPPED
-
-    base = ["eval", "--n", "0", "--skip-real"]
-    r = CliRunner().invoke(app, [*base, "--focus-upscale", "2.5"])
-    assert r.exit_code == 0, r.output
-    assert "focus level 2.5x" in r.output.splitlines()[0]
-    r = CliRunner().invoke(app, [*base, "--focus-upscale", "0"])  # 0: no focus level
-    assert r.exit_code == 0 and "focus level" not in r.output
-    r = CliRunner().invoke(app, base)  # the shipped default, named only when there is one
-    assert r.exit_code == 0 and ("focus level" in r.output) == (SHIPPED.focus_upscale is not None)
-    r = CliRunner().invoke(app, [*base, "--focus-upscale", "-1"])
-    assert r.exit_code == 2 and "focus_upscale must be a positive" in r.output
-
-
 def test_eval_prints_per_size_rows(tmp_path: Path) -> None:
     import json
 
