@@ -1,11 +1,10 @@
 """Milliseconds per full-table frame of the card reader: PyTorch (ultralytics), ONNX Runtime and NCNN.
 
-    .venv/bin/python benchmarks/detect.py [--image FRAME.jpg] [--runs 10] [--levels 1.0] [--focus-upscale F]
+    .venv/bin/python benchmarks/detect.py [--image FRAME.jpg] [--runs 10] [--levels 1.0]
 
 Without ``--image`` a whole-table scene is rendered with the synthetic renderer (seed 1). ``--levels``
 gives the pyramid levels (resize factors) the pipeline uses; default: the automatic pyramid.
-``--focus-upscale`` the focus level (default: the shipped reader's; 0: none). Prints one line per
-backend: the frame size, number of tiles (regular + focus), median and mean ms per frame (single
+Prints one line per backend: the frame size, number of tiles, median and mean ms per frame (single
 process, both cores), plus the bare network time per tile.
 """
 
@@ -32,7 +31,7 @@ from vision.detectors.base import (  # noqa: E402
     default_classifier,
     default_weights,
 )
-from vision.reader import DEFAULT_FOCUS_UPSCALE, CardReader, default_reader_config  # noqa: E402
+from vision.reader import CardReader, default_reader_config  # noqa: E402
 
 BACKENDS = ("onnx", "ncnn", "ultralytics")
 
@@ -48,7 +47,6 @@ def bench(
     backend: str,
     image: np.ndarray,
     levels: tuple[float, ...] | None,
-    focus: float | None,
     runs: int,
     imgsz: int,
     weights_dir: Path | None,
@@ -61,9 +59,7 @@ def bench(
     if classifier is not None and not classifier.is_file():
         classifier = None
     # the shipped thresholds: how many proposals reach the classifier depends on det_conf
-    shipped = default_reader_config(
-        backend, focus_upscale=focus, weights=weights, imgsz=imgsz, classifier=classifier
-    )
+    shipped = default_reader_config(backend, weights=weights, imgsz=imgsz, classifier=classifier)
     det_cfg = shipped.detector
     reader = CardReader(replace(shipped, tiling=replace(shipped.tiling, levels=levels)))
     reader.read(image)  # warm-up
@@ -82,7 +78,7 @@ def bench(
     h, w = image.shape[:2]
     return (
         f"{backend:12s} frame {w}x{h} tiles {reader.tiled.last_tiles:3d} levels {levels or 'auto'}"
-        f"{f' focus {focus:g}x' if focus else ''}: "
+        ": "
         f"median {statistics.median(times):7.1f} ms, mean {statistics.mean(times):7.1f} ms per frame; "
         f"network {per_tile:5.1f} ms per {imgsz}px tile; {len(reading.cards)} cards; "
         f"classifier {'yes' if classifier else 'no'}"
@@ -103,9 +99,6 @@ def main(
         list[float] | None,
         typer.Option("--levels", help="a pyramid level, resize factor (repeat it; default: automatic)"),
     ] = None,
-    focus_upscale: Annotated[
-        float | None, typer.Option(help="focus level (0: none; default: the shipped reader's)")
-    ] = DEFAULT_FOCUS_UPSCALE,
     backends: Annotated[
         list[str] | None,
         typer.Option(help=f"a backend to time (repeat it for several; default: {', '.join(BACKENDS)})"),
@@ -120,10 +113,9 @@ def main(
         f"{os.cpu_count()} cores, python {platform.python_version()}"
     )
     levels = tuple(pyramid) if pyramid else None
-    focus = focus_upscale or None
     for backend in backends or BACKENDS:
         try:
-            print(bench(backend, image, levels, focus, runs, imgsz, weights_dir))
+            print(bench(backend, image, levels, runs, imgsz, weights_dir))
         except (ImportError, WeightsNotFoundError) as exc:  # e.g. no ncnn package or export here
             print(f"{backend:12s} skipped: {exc}")
 

@@ -71,7 +71,7 @@ def main(
     scenes: Annotated[int, typer.Option(help="evaluation scenes per design")] = 40,
     keep: Annotated[Path | None, typer.Option(help="keep each enrolled deck under this folder")] = None,
 ) -> None:
-    from vision.detectors.base import WEIGHTS_DIR
+    from vision.settings import WEIGHTS_DIR
 
     print(f"enrollment benchmark, {date.today()}, {platform.machine()}, {minutes:g} min per deck")
     for name in design or ["paris"]:

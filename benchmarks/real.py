@@ -40,7 +40,7 @@ from models.evaluate import (  # noqa: E402
     evaluate_real_cards,
     load_real_cards,
 )
-from vision.classifier import CONTAINED_OVERLAP  # noqa: E402
+from vision.classifier import proposals  # noqa: E402
 from vision.reader import CardReader, Reading, default_reader_config  # noqa: E402
 
 
@@ -87,12 +87,7 @@ def main(
         if out is None:
             return
         boxes = reader.tiled.detect(image)
-        # the boxes the classifier names: det_conf, class-agnostic NMS, contained ones dropped
-        proposals = (
-            boxes.filter_confidence(d.det_conf)
-            .with_nms(0.5, class_agnostic=True)
-            .without_contained(CONTAINED_OVERLAP)
-        )
+        named_here = proposals(boxes, d.det_conf)  # the boxes the classifier names
         named = []
         if reader.classifier is not None:
             every = reader.classifier.name_boxes(image, boxes, d.det_conf, 0.0, adjust=reader.adjust)
@@ -106,7 +101,7 @@ def main(
             "labels": list(photo.cards),
             "read": [c.card for c in reading.cards],
             "boxes": int((boxes.confidence >= d.det_conf).sum()),
-            "proposals": len(proposals),
+            "proposals": len(named_here),
             "named": named,
         }
         out.write(json.dumps(entry) + "\n")

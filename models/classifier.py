@@ -24,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
-from vision.classifier import BACKGROUND, CROP_PAD, CROP_SIZE, PAD_KEY, SUITED, crop_boxes
+from vision.classifier import BACKGROUND, SUITED
+from vision.crops import CROP_PAD, CROP_SIZE, PAD_KEY, crop_boxes
 from vision.labels import RANKS
 
 
@@ -322,7 +323,7 @@ def train_classifier(
 
 def write_crop_pad(path: Path, pad: float) -> None:
     """Record in an ONNX file's metadata (:data:`vision.classifier.PAD_KEY`) the context pad its crops
-    were cut with, so a reader cuts them the same way (:class:`vision.classifier.SuitHead`)."""
+    were cut with, so a reader cuts them the same way (:data:`vision.heads.SUIT`)."""
     import onnx
 
     model = onnx.load(str(path))

@@ -1,6 +1,6 @@
 """Subcommands of this package (registered into the `tractorcam` command line): ``eval``,
 ``train``, ``resume``, ``finetune``, ``export``, ``select``, the ``heads`` group (the reader's crop
-networks: ``classifier``, ``orientation``, ``upright``, ``rounds``, ``ensemble``) and the ``gpu``
+networks: ``classifier``, ``orientation``, ``upright``) and the ``gpu``
 group (``pack``, ``train``, ``check``). Heavy imports stay inside the functions.
 
 The training modules run their own command as a program too (``python -m models.classifier ...``
@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from models.synth.cli import DesignGroup
-
 if TYPE_CHECKING:
     from models.evaluate import SyntheticScene
 
@@ -35,7 +33,7 @@ heads_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Train the reader's crop networks: the index classifier (and the suit head), the orientation "
-    "and upright heads, the classifier in rounds of fresh data, and classifier ensembles.",
+    "and upright heads.",
 )
 gpu_app = typer.Typer(
     no_args_is_help=True,
@@ -151,14 +149,6 @@ def eval_command(
         bool,
         typer.Option("--no-pair-naming", help="name every corner alone, not a card's two corners together"),
     ] = False,
-    focus_upscale: Annotated[
-        float | None,
-        typer.Option(
-            "--focus-upscale",
-            help="resize factor of the tiling's focus level, looked at only around found indices "
-            "(default: the shipped one; 0: none)",
-        ),
-    ] = None,
     sweep_det_confs: Annotated[
         list[float] | None,
         typer.Option(
@@ -178,12 +168,10 @@ def eval_command(
     """Print metrics: held-out synthetic scenes (per card, per play, jokers), real photos (ranks) and
     card-labelled real photos (cards and jokers, per view)."""
     from models import evaluate as ev
-    from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
-    from vision.orientation import OrientationHeadError
+    from vision.heads import ClassifierNotFoundError, HeadError
     from vision.reader import CardReader, default_reader_config
     from vision.tiling import TilingConfigError
-    from vision.upright import UprightHeadError
 
     if designs and heldout is None:
         raise _fail(ev.EvaluationDataError("--design needs a rendered dataset (--heldout)"))
@@ -212,8 +200,6 @@ def eval_command(
         options["det_conf"] = det_conf
     if joker_conf is not None:
         options["joker_conf"] = joker_conf
-    if focus_upscale is not None:
-        options["focus_upscale"] = focus_upscale or None
     try:
         config = default_reader_config(backend, **options)
         reader = CardReader(replace(config, pair_naming=None) if no_pair_naming else config)
@@ -221,9 +207,7 @@ def eval_command(
         UnknownDetectorType,
         WeightsNotFoundError,
         ClassifierNotFoundError,
-        SuitHeadError,
-        OrientationHeadError,
-        UprightHeadError,
+        HeadError,
         ClassifierRequiredError,
         TilingConfigError,
     ) as exc:
@@ -240,11 +224,6 @@ def eval_command(
             else ""
         )
         + ("" if reader.adjust is not None else ", no pair naming")
-        + (
-            f", focus level {reader.tiled.config.focus_upscale:g}x"
-            if reader.tiled.config.focus_upscale
-            else ""
-        )
     )
     try:
         if heldout is not None and sweep:
@@ -428,11 +407,20 @@ def select_command(
             help="how many of the last sweeps are unseen-design sets (pooled for the not-worse check)",
         ),
     ] = 1,
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write",
+            help="put the pick's thresholds into this reader settings file (models/weights/reader.json); "
+            "refused when --shipped says the candidate does not replace the shipped reader",
+        ),
+    ] = None,
 ) -> None:
     """Pick a reader's thresholds from pooled `eval --sweep` outputs (models.selection).
 
     With --shipped, also say whether the candidate replaces the shipped reader."""
-    from models.selection import SweepFormatError, compare, describe, parse_sweep, pick, pool
+    from models.selection import SweepFormatError, compare, describe, parse_sweep, pick, pool, write_pick
+    from vision.settings import SettingsError
 
     try:
         cand = [parse_sweep(f.read_text()) for f in sweeps]
@@ -455,6 +443,16 @@ def select_command(
             f"exact match not worse: {v.exact_not_worse}; "
             + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
         )
+    if write is not None:
+        if verdict is not None and not verdict.replaces:
+            raise _fail(
+                f"--write {write}: the candidate does not replace the shipped reader; nothing written"
+            )
+        try:
+            write_pick(best, write)
+        except SettingsError as exc:
+            raise _fail(exc) from None
+        typer.echo(f"thresholds written to {write}")
 
 
 # --------------------------------------------------------------------------- heads
@@ -699,10 +697,9 @@ def upright_command(
 
     from models.classifier import CropSet, _sources, load_crops, train_classifier
     from models.upright import _fits, extract_upright_crops
-    from vision.classifier import CROP_SIZE
+    from vision.crops import CROP_SIZE
     from vision.detectors.base import default_orientation_head
-    from vision.orientation import OrientationHead
-    from vision.upright import CARDS
+    from vision.heads import ORIENTATION, UPRIGHT, CropHead
 
     train, val, extra = train or [], val or [], extra_crops or []
     if not train and not extra:
@@ -714,12 +711,13 @@ def upright_command(
     turn = orientation_head or default_orientation_head()
     if turn is None:
         raise _fail("no orientation head: pass --orientation-head")
-    head = OrientationHead(Path(turn), threads=1)
+    head = CropHead(Path(turn), ORIENTATION, threads=1)
+    cards = UPRIGHT.outputs[0]
     t0 = time.time()
     parts = [load_crops(f) for f in extra]
     misfits = [f for f, c in zip(extra, parts, strict=True) if not _fits(c)]
     if misfits:  # checked before the (minutes of) cutting, not after
-        raise _fail(f"{misfits}: crops must be (3, {CROP_SIZE}, {CROP_SIZE}) with labels < {CARDS}")
+        raise _fail(f"{misfits}: crops must be (3, {CROP_SIZE}, {CROP_SIZE}) with labels < {cards}")
     if train:
         cut = extract_upright_crops(_sources(train), head, jitter, seed, angle_jitter, limit)
         typer.echo(f"crops cut: {len(cut.y)} ({time.time() - t0:.0f}s)")
@@ -737,102 +735,9 @@ def upright_command(
     sizes = ", ".join(f"{k} {len(v.y)}" for k, v in val_crops)
     typer.echo(f"crops: train {len(crops.y)}, {sizes} ({time.time() - t0:.0f}s)")
     result = train_classifier(
-        crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=CARDS
+        crops, val_crops, epochs, out, seed, lr=lr, threads=threads, width=width, classes=cards
     )
     typer.echo(str(result))
-
-
-@heads_app.command("rounds")
-def rounds_command(
-    work: Annotated[Path, typer.Argument(help="folder of the rounds (round-01, round-02, ...)")],
-    rounds: Annotated[int, typer.Option("--rounds", help="run (or finish) rounds 1 to this")] = 1,
-    init: Annotated[Path, typer.Option("--init", help="round 1 starts here")] = Path(
-        "models/weights/classifier.pt"
-    ),
-    localiser: Annotated[Path, typer.Option("--localiser", help="mines the boxes")] = Path(
-        "models/weights/best.onnx"
-    ),
-    val: Annotated[
-        list[str] | None,
-        typer.Option("--val", help="DIR[:split] whose label crops are scored per round (repeat it)"),
-    ] = None,
-    scenes: Annotated[int, typer.Option("--scenes", help="new training-design scenes per round")] = 4800,
-    text_share: Annotated[float, typer.Option("--text-share", help="share with printed sheets / text")] = 0.2,
-    tiles: Annotated[
-        int, typer.Option("--tiles", help="new face tiles per group per round (0: none)")
-    ] = 2000,
-    tile_group: Annotated[
-        list[DesignGroup], typer.Option("--tile-group", help="face-tile group of every round (repeat it)")
-    ] = (DesignGroup.glyphs, DesignGroup.fonts),
-    mine: Annotated[int, typer.Option("--mine", help="scenes the localiser's boxes are mined on")] = 2400,
-    mine_conf: Annotated[float, typer.Option("--mine-conf", help="localiser score of mined boxes")] = 0.2,
-    mine_background: Annotated[
-        int | None, typer.Option("--mine-background", help="keep at most this many mined background crops")
-    ] = None,
-    jitter: Annotated[int, typer.Option("--jitter", help="jittered copies of each labelled index")] = 3,
-    negatives: Annotated[int, typer.Option("--negatives", help="random background crops per image")] = 3,
-    lr: Annotated[float, typer.Option("--lr", help="peak learning rate of each round's epoch")] = 3e-4,
-    width: Annotated[float, typer.Option("--width", help="the classifier's channel multiplier")] = 2.0,
-    seed: Annotated[int, typer.Option("--seed", help="seeds every round's data and training")] = 100,
-    workers: Annotated[int, typer.Option("--workers", help="processes for rendering and mining")] = 2,
-    drop_images: Annotated[
-        bool, typer.Option("--drop-images", help="delete a round's images once trained")
-    ] = False,
-    extra_crops: Annotated[
-        list[Path] | None, typer.Option("--extra-crops", help=".npz crop set added every round (repeat it)")
-    ] = None,
-) -> None:
-    """Train the index classifier in rounds, each on fresh data it has never seen.
-
-    Each round renders, mines and trains one epoch (models.rounds); a stopped run resumes where it
-    stopped."""
-    from models.rounds import RoundsError, RoundSettings, run_rounds
-
-    settings = RoundSettings(
-        localiser=localiser,
-        init=init,
-        val=tuple(val or ()),
-        scenes=scenes,
-        text_share=text_share,
-        tiles=tiles,
-        tile_groups=tuple(g.value for g in tile_group),
-        mine=mine,
-        mine_conf=mine_conf,
-        mine_background=mine_background,
-        jitter=jitter,
-        negatives=negatives,
-        lr=lr,
-        width=width,
-        seed=seed,
-        workers=workers,
-        keep_images=not drop_images,
-        extra_crops=tuple(extra_crops or ()),
-    )
-    try:
-        run_rounds(work, rounds, settings)
-    except RoundsError as exc:
-        raise _fail(exc) from None
-
-
-@heads_app.command("ensemble")
-def ensemble_command(
-    out: Annotated[Path, typer.Argument(help="the ensemble's ONNX file (OUT.pt is written beside it)")],
-    members: Annotated[
-        list[Path], typer.Argument(help="state dicts of build_net (OUT.pt of `tractorcam heads classifier`)")
-    ],
-    width: Annotated[float, typer.Option("--width", help="the members' channel multiplier")] = 2.0,
-    size: Annotated[int, typer.Option("--size", help="the members' crop side")] = 40,
-) -> None:
-    """Average index classifiers into one ONNX file, a drop-in --classifier for the reader.
-
-    Its output is the mean of the members' log-softmax (models.ensemble)."""
-    from models.ensemble import EnsembleError, write_ensemble
-
-    try:
-        write_ensemble(members, out, width=width, size=size)
-    except EnsembleError as exc:
-        raise _fail(exc) from None
-    typer.echo(f"wrote {out} ({len(members)} members) and {out.with_suffix('.pt')}")
 
 
 # --------------------------------------------------------------------------- gpu

@@ -110,8 +110,9 @@ def learn(
 
     from models.classifier import build_net, export_onnx
     from models.gpu import FaceBank, augment_torch, faceset_arrays
-    from vision.classifier import BACKGROUND, CROP_PAD, CROP_SIZE
-    from vision.detectors.base import WEIGHTS_DIR
+    from vision.classifier import BACKGROUND
+    from vision.crops import CROP_PAD, CROP_SIZE
+    from vision.settings import WEIGHTS_DIR
 
     if threads:
         torch.set_num_threads(threads)

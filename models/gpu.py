@@ -49,7 +49,8 @@ import numpy as np
 import numpy.typing as npt
 
 from models.classifier import CropSet, jitter_boxes, negative_boxes, uint8_crops
-from vision.classifier import BACKGROUND, CROP_SIZE
+from vision.classifier import BACKGROUND
+from vision.crops import CROP_SIZE
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "models" / "weights"
@@ -375,7 +376,7 @@ class FaceBank:
         import torch
         import torch.nn.functional as F
 
-        from vision.classifier import CROP_PAD
+        from vision.crops import CROP_PAD
 
         dev = self.device
 

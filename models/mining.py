@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from models.classifier import CropDataError, CropSet, uint8_crops
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
-from vision.classifier import BACKGROUND, CROP_SIZE
+from vision.classifier import BACKGROUND
+from vision.crops import CROP_SIZE
 from vision.detections import box_iou
 from vision.detectors.base import DetectorConfig, create_detector
 from vision.tiling import TiledDetector, TilingConfig

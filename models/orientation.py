@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.classifier import CropDataError, CropSet, jitter_boxes, uint8_crops
-from vision.classifier import CROP_PAD, CROP_SIZE
+from vision.crops import CROP_PAD, CROP_SIZE
 from vision.orientation import BINS
 
 #: Corners whose reading direction the renderer's labels fix: ``tl`` reads with the face, ``br`` against it.

@@ -21,7 +21,10 @@ exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose w
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (0.01 pt is one card in 5,313).
 
-``tractorcam select VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP --shipped HELDOUT_VAL_SWEEP]``
+``tractorcam select VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP --shipped HELDOUT_VAL_SWEEP]
+[--write models/weights/reader.json]``: ``--write`` puts the pick's thresholds into the reader's
+settings file (:func:`write_pick`), refused when ``--shipped`` says the candidate does not replace
+the shipped reader.
 
 A third set, ``heldout_val_proc`` (unseen random decks with the test's
 small indices and with jokers), is pooled too and counts as unseen with heldout_val:
@@ -33,8 +36,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from models.metrics import Tally
+from vision.settings import ReaderSettings, load_settings, save_settings
 
 #: one sweep row as ``tractorcam eval --sweep`` prints it (models.cli / evaluate.format_scene_report)
 _ROW = re.compile(
@@ -193,6 +198,19 @@ def compare(
     s = pick(pool(shipped).values(), joker_floor=joker_floor)
     cu, su = pool(candidate[-unseen:]), pool(shipped[-unseen:])
     return Verdict(c, s, cu[c.setting], su[s.setting])
+
+
+def write_pick(row: SweepRow, path: Path) -> ReaderSettings:
+    """The reader settings file ``path`` (:mod:`vision.settings`) with the thresholds of ``row``
+    (``det_conf``, ``conf``, ``joker_conf``), written back and returned; the rest of the file is
+    kept. Raises :class:`vision.settings.SettingsError` for a file that does not validate."""
+    det_conf, conf, joker_conf = row.setting
+    settings = load_settings(path).model_copy(
+        update={"det_conf": det_conf, "conf": conf, "joker_conf": joker_conf}
+    )
+    settings = ReaderSettings.model_validate(settings.model_dump())
+    save_settings(settings, path)
+    return settings
 
 
 def describe(row: SweepRow) -> str:

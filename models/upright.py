@@ -1,4 +1,4 @@
-"""Train the upright head of :mod:`vision.upright`: the 54 cards from index crops turned upright.
+"""Train the upright head (:data:`vision.heads.UPRIGHT`): the 54 cards from index crops turned upright.
 
 Crops come from YOLO-layout datasets (scenes of :mod:`models.synth.dataset`, face tiles of
 :mod:`models.facetiles`): every labelled index, ``jitter`` times with its box jittered like a
@@ -28,14 +28,17 @@ from models.classifier import (
     labelled_images,
     to_uint8,
 )
-from vision.classifier import CROP_PAD, CROP_SIZE
-from vision.orientation import OrientationHead
-from vision.upright import CARDS, upright_crops
+from vision.crops import CROP_PAD, CROP_SIZE, upright_crops
+from vision.heads import UPRIGHT, CropHead
+from vision.orientation import up_vectors
+
+#: The upright head names the 54 cards (no background: it reads boxes the classifier reads too).
+CARDS = UPRIGHT.outputs[0]
 
 
 def extract_upright_crops(
     sources: list[tuple[Path, str]],
-    head: OrientationHead,
+    head: CropHead,
     jitter: int,
     seed: int,
     angle_jitter: float = 8.0,
@@ -54,7 +57,7 @@ def extract_upright_crops(
     for image, cls, boxes in labelled_images(sources, limit):
         for _ in range(max(jitter, 1)):
             xyxy = jitter_boxes(boxes, rng, 0.12) if jitter else boxes
-            up = head.box_up_vectors(image, xyxy)
+            up = up_vectors(head.box_probabilities(image, xyxy))
             known = np.isfinite(up).all(1)
             if not known.any():
                 continue

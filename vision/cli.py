@@ -44,8 +44,8 @@ def detect(
 ) -> None:
     """Recognise the cards visible in each photo: one entry per physical card."""
     from vision.capture import UnreadableImageError, read_image
-    from vision.classifier import ClassifierNotFoundError, SuitHeadError
     from vision.detectors.base import ClassifierRequiredError, UnknownDetectorType, WeightsNotFoundError
+    from vision.heads import ClassifierNotFoundError, HeadError
     from vision.reader import CardReader, ModelFolderError, default_reader_config, model_options
 
     if model is not None and (classifier is not None or no_classifier):
@@ -79,7 +79,7 @@ def detect(
                 UnknownDetectorType,
                 WeightsNotFoundError,
                 ClassifierNotFoundError,
-                SuitHeadError,
+                HeadError,
                 ClassifierRequiredError,
             ) as exc:
                 typer.echo(f"error: {exc}", err=True)

@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.labels import class_id, class_name
+from vision.settings import SHIPPED
 
 # Geometry of a standard poker card (63 × 88 mm, index ≈ 20 mm tall centred ≈ 6 × 13 mm in from the
 # corner): the two index centres are ≈ 80 mm apart, 4.0 × the index height. Measured on the renderer's
@@ -36,9 +37,8 @@ from vision.labels import class_id, class_name
 # index and 2.3 for one very tall index; the tolerance keeps the common range. Decks that print all
 # four corners put two same-card indices a card's width apart (≈ 0.64 of the diagonal), and a
 # partly hidden index gives a small box, so its card's real distance looks long: hence a band wider
-# below and above than ±35 % (``TOLERANCE``, chosen on the selection splits, docs/experiments/reader-history.md).
-TOLERANCE = (0.4, 0.5)
-INDEX_PAIR_RATIO = 4.2
+# below and above than ±35 % (``grouping.tolerance`` and ``grouping.index_pair_ratio`` of the
+# settings file, :mod:`vision.settings`, chosen on the selection splits, docs/experiments/reader-history.md).
 INDEX_OFFSET_FRACTION = (6 / 63, 13 / 88)
 # A joker's corner mark (a star, an emblem, the word JOKER) has no standard size: over the renderer's
 # designs its tl–br distance is 2.3 to 12 times its box side. Joker corners are therefore paired at
@@ -53,11 +53,10 @@ JOKER_CLASSES = (class_id("SJ"), class_id("BJ"))
 # Measured with the orientation head on the selection splits' true corners:
 # 5–95 % of one card's pairs at 19–53°, both ends within 13–63° for 99 %; of two cards' opposite
 # same-class pairs, 23–35 % pass. A pair on the diagonal may lie in the wider band
-# ``DIAGONAL_TOLERANCE`` (0.4–2.5 × the expected distance: decks whose index is large or small for
-# the card); any other pair keeps ``TOLERANCE``. Refusing pairs off the diagonal was measured too: it
-# split more cards of the training designs than it saved (docs/experiments/reader-history.md).
-DIAGONAL = (10.0, 66.0)
-DIAGONAL_TOLERANCE = (0.6, 1.5)
+# ``grouping.diagonal_tolerance`` (decks whose index is large or small for the card); any other pair
+# keeps ``grouping.tolerance`` (the settings file, :mod:`vision.settings`; ``grouping.diagonal`` is
+# the window of angles). Refusing pairs off the diagonal was measured too: it split more cards of the
+# training designs than it saved (docs/experiments/reader-history.md).
 
 
 class InstanceConfigError(ValueError):
@@ -81,13 +80,13 @@ class InstanceConfig:
     distance band ``diagonal_tolerance`` (same form as ``tolerance``); None: ``tolerance`` for all.
     """
 
-    index_pair_ratio: float = INDEX_PAIR_RATIO
+    index_pair_ratio: float = SHIPPED.grouping.index_pair_ratio
     card_size_px: tuple[float, float] | None = None
-    tolerance: tuple[float, float] = TOLERANCE
+    tolerance: tuple[float, float] = SHIPPED.grouping.tolerance
     merge_four_index: bool = True
     use_orientation: bool = True
-    diagonal: tuple[float, float] | None = DIAGONAL
-    diagonal_tolerance: tuple[float, float] = DIAGONAL_TOLERANCE
+    diagonal: tuple[float, float] | None = SHIPPED.grouping.diagonal
+    diagonal_tolerance: tuple[float, float] = SHIPPED.grouping.diagonal_tolerance
 
     def __post_init__(self) -> None:
         for name in ("tolerance", "diagonal_tolerance"):
@@ -241,14 +240,13 @@ def diagonal_angle(up: np.ndarray, v: np.ndarray) -> float:
     return float(_diagonal_angles(np.asarray(up, np.float64), np.asarray(v, np.float64)))
 
 
-def on_diagonal(
-    up_a: np.ndarray, up_b: np.ndarray, v: np.ndarray, window: tuple[float, float] = DIAGONAL
-) -> bool:
+def on_diagonal(up_a: np.ndarray, up_b: np.ndarray, v: np.ndarray, window: tuple[float, float]) -> bool:
     """Whether index b (at ``v`` from index a) lies where a card's other index would, seen from both:
     :func:`diagonal_angle` within ``window`` in size and of one sign from a and from b.
 
     >>> up, down = np.array([0.0, -1.0]), np.array([0.0, 1.0])
-    >>> on_diagonal(up, down, np.array([51.0, 62.0])), on_diagonal(up, down, np.array([0.0, 80.0]))
+    >>> w = (10.0, 66.0)
+    >>> on_diagonal(up, down, np.array([51.0, 62.0]), w), on_diagonal(up, down, np.array([0.0, 80.0]), w)
     (True, False)
     """
     low, high = window

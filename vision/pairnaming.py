@@ -25,10 +25,9 @@ import numpy.typing as npt
 from vision.classifier import SUITED
 from vision.detections import Detections
 from vision.instances import InstanceConfig, diagonal_pairs
+from vision.settings import SHIPPED
 
 #: Settings chosen on the selection splits (docs/experiments/reader-history.md).
-JOINT_CONF = 0.6
-FLOOR = 0.05
 
 
 class PairNamingError(ValueError):
@@ -40,8 +39,8 @@ class PairNaming:
     """``joint_conf``: the probability the joint reading's best card needs; ``floor``: the least
     probability each corner's own reading must give that card."""
 
-    joint_conf: float = JOINT_CONF
-    floor: float = FLOOR
+    joint_conf: float = SHIPPED.pair_naming.joint_conf
+    floor: float = SHIPPED.pair_naming.floor
 
     def __post_init__(self) -> None:
         if not 0 < self.joint_conf <= 1:

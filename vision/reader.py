@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import Adjust, IndexClassifier
+from vision.classifier import Adjust, IndexClassifier, named_boxes, proposals
 from vision.detections import Detections
 from vision.detectors.base import (
     ClassifierRequiredError,
@@ -31,6 +31,7 @@ from vision.instances import (
     group_corners,
 )
 from vision.pairnaming import PairNaming, name_pairs
+from vision.settings import SHIPPED, ReaderSettings
 from vision.tiling import TiledDetector, TilingConfig
 
 
@@ -56,29 +57,8 @@ class UnknownCards:
     the classifier named the same lies within ``same_card`` of the card's index-to-index distance
     (then it is that card's other corner, already counted)."""
 
-    floor: float = 0.25
-    same_card: float = 1.6
-
-
-#: Thresholds of the shipped weights, chosen by :mod:`models.selection` on the synthetic *val* scenes
-#: (with and without printed sheets on the table) pooled with the unseen-design ``heldout_val`` and
-#: ``heldout_val_proc`` scenes (docs/experiments/reader-history.md, *Thresholds*; ``conf`` 0.6 with
-#: the upright head): detector box score kept for the classifier, and the
-#: classifier probability a card needs (after the suit and upright heads' readings are folded in).
-DEFAULT_DET_CONF = 0.3
-DEFAULT_CONF = 0.6
-#: Weight of the committed suit head's reading (``models/weights/suit.onnx``, :func:`vision.classifier.fuse_suits`),
-#: chosen with the thresholds.
-DEFAULT_SUIT_WEIGHT = 0.5
-#: Weight of the committed upright head's reading (``models/weights/upright.onnx``,
-#: :func:`vision.upright.fuse_cards`), chosen with the thresholds.
-DEFAULT_UPRIGHT_WEIGHT = 0.5
-#: The classifier probability a joker needs (None: ``DEFAULT_CONF`` like every card). Never below
-#: :data:`models.selection.JOKER_FLOOR` in a shipped reader: a false joker is a false top trump.
-DEFAULT_JOKER_CONF: float | None = 0.8
-#: Resize factor of the tiling's focus level (:class:`vision.tiling.TilingConfig`): a finer look at the
-#: neighbourhood of the indices the automatic pyramid found; None: no focus level.
-DEFAULT_FOCUS_UPSCALE: float | None = None
+    floor: float = SHIPPED.unknown_cards.floor
+    same_card: float = SHIPPED.unknown_cards.same_card
 
 
 class ModelFolderError(ValueError):
@@ -101,27 +81,29 @@ def model_options(folder: Path | None) -> dict[str, object]:
 
 
 def default_reader_config(
-    backend: str = "onnx", *, focus_upscale: float | None = DEFAULT_FOCUS_UPSCALE, **detector_options: object
+    backend: str = "onnx",
+    *,
+    settings: ReaderSettings = SHIPPED,
+    **detector_options: object,
 ) -> ReaderConfig:
-    """The shipped configuration: committed weights and classifier (if present), tuned thresholds, the
-    automatic pyramid with the focus level ``focus_upscale`` (None: none)."""
+    """The shipped configuration: the committed weights and heads (those present) with the settings
+    they were selected with (:mod:`vision.settings`), the automatic pyramid; ``detector_options``
+    override :class:`DetectorConfig` fields."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
         "suit_head": default_suit_head(),
         "orientation_head": default_orientation_head(),
         "upright_head": default_upright_head(),
-        "upright_weight": DEFAULT_UPRIGHT_WEIGHT,
-        "suit_weight": DEFAULT_SUIT_WEIGHT,
-        "det_conf": DEFAULT_DET_CONF,
-        "conf": DEFAULT_CONF,
-        "joker_conf": DEFAULT_JOKER_CONF,
+        "upright_weight": settings.upright_head.weight,
+        "suit_weight": settings.suit_head.weight,
+        "det_conf": settings.det_conf,
+        "conf": settings.conf,
+        "joker_conf": settings.joker_conf,
     }
     options.update(detector_options)
     detector = DetectorConfig(**options)  # type: ignore[arg-type]
-    return ReaderConfig(
-        detector=detector, tiling=TilingConfig(tile=detector.imgsz, focus_upscale=focus_upscale)
-    )
+    return ReaderConfig(detector=detector, tiling=TilingConfig(tile=detector.imgsz))
 
 
 @dataclass(frozen=True)
@@ -168,8 +150,13 @@ class CardReader:
         return out
 
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
-        """Corners and cards of one image; with ``seconds``, each step's time is added to it
-        (``localise``, ``name``, ``group``)."""
+        """Corners and cards of one image, step by step on :class:`~vision.detections.Detections`:
+        **localise** (the tiled localiser's boxes) → the **proposals** to name → **heads** (each
+        proposal cropped and read by the crop networks, their readings fused:
+        :meth:`IndexClassifier.box_probabilities`) → **pair** (a card's two corners named together:
+        :mod:`vision.pairnaming`) → **decide** (:func:`decide`: the thresholds) → **group** (corners
+        into cards). With ``seconds``, the time of ``localise``, ``name`` (proposals to decide) and
+        ``group`` is added to it."""
         clock = time.perf_counter()
 
         def lap(step: str) -> None:
@@ -184,23 +171,46 @@ class CardReader:
         unsure: Detections | None = None
         if self.classifier is not None:
             d = self.config.detector
-            if self.config.unknown_cards is None:
-                corners = self.classifier.name_boxes(
-                    image, corners, d.det_conf, d.conf, d.joker_conf, adjust=self.adjust
-                )
-            else:
-                every = self.classifier.name_boxes(image, corners, d.det_conf, 0.0, adjust=self.adjust)
-                sure = every.confidence >= d.conf
-                if d.joker_conf is not None:
-                    sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= d.joker_conf)
-                corners = every[sure]
-                unsure = every[~sure & (every.confidence >= self.config.unknown_cards.floor)]
+            boxes = proposals(corners, d.det_conf)
+            boxes, p = self.classifier.read(image, boxes)
+            if self.adjust is not None:
+                p = self.adjust(boxes, p)
+            floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
+            corners, unsure = decide(boxes, p, d.conf, d.joker_conf, floor)
         lap("name")
         cards = group_corners(corners, self.config.instances)
         if unsure is not None and len(unsure):
             cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
         lap("group")
         return Reading(corners, cards)
+
+
+def decide(
+    boxes: Detections,
+    p: npt.NDArray[np.float32],
+    conf: float,
+    joker_conf: float | None = None,
+    floor: float | None = None,
+) -> tuple[Detections, Detections | None]:
+    """The decide step: each box named by its most probable class (background dropped); named when
+    that probability is at least ``conf`` (a joker's at least ``joker_conf`` when given: a false
+    joker is a false top trump); with ``floor``, the boxes named less surely but with at least
+    ``floor`` are returned apart (indices the reader cannot name: :func:`unknown_cards`), else None.
+
+    >>> from vision.labels import class_id
+    >>> boxes = Detections(np.zeros((3, 4), np.float32), np.ones(3, np.float32), np.zeros(3, np.int64))
+    >>> p = np.full((3, 55), 0.001, np.float32)
+    >>> p[0, class_id("9S")], p[1, class_id("BJ")], p[2, class_id("3H")] = 0.9, 0.7, 0.4
+    >>> named, unsure = decide(boxes, p, conf=0.6, joker_conf=0.8, floor=0.25)
+    >>> named.names, unsure.names
+    (['9S'], ['BJ', '3H'])
+    """
+    every = named_boxes(boxes, p)
+    sure = every.confidence >= conf
+    if joker_conf is not None:
+        sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= joker_conf)
+    unsure = None if floor is None else every[~sure & (every.confidence >= floor)]
+    return every[sure], unsure
 
 
 def unknown_cards(

@@ -6,12 +6,6 @@ image and merged with class-wise NMS.
 With ``levels=None`` the pyramid is automatic: the whole image fitted into one tile, then every
 doubling up to ``max_upscale`` × the native resolution, so an index of any size is seen at some
 level near the size the model was trained on. A calibrated pipeline passes one explicit level.
-
-A *focus* level (``focus_upscale``) is one more, finer level looked at only where the other levels
-already found an index: the tiles of that level that overlap a found box (grown by ``focus_margin``
-of its long side). Indices too small for every regular level mostly lie beside cards that were seen
-(a fan, a pile, the card's other corner), so the focus level reads them at a fraction of the cost of
-a whole level (docs/experiments/reader-history.md).
 """
 
 from __future__ import annotations
@@ -39,8 +33,6 @@ class TilingConfig:
     index read differently at two levels; the most confident is kept.
     ``edge_margin``: detections this close (px) to a tile border that is not an image border are
     dropped as likely cut (the overlapping neighbour tile sees them whole).
-    ``focus_upscale``: resize factor of the focus level (None: none), run only on the tiles that overlap
-    a box found at the other levels, each box grown by ``focus_margin`` × its long side on every side.
     """
 
     tile: int = 320
@@ -50,8 +42,6 @@ class TilingConfig:
     nms_iou: float = 0.5
     agnostic_iou: float = 0.7
     edge_margin: float = 2.0
-    focus_upscale: float | None = None
-    focus_margin: float = 1.0
 
     def __post_init__(self) -> None:
         if self.tile < 32:
@@ -60,12 +50,6 @@ class TilingConfig:
             raise TilingConfigError(f"overlap must be in [0, 0.9), got {self.overlap}")
         if self.levels is not None and (not self.levels or min(self.levels) <= 0):
             raise TilingConfigError(f"levels must be positive resize factors, got {self.levels}")
-        if self.focus_upscale is not None and self.focus_upscale <= 0:
-            raise TilingConfigError(
-                f"focus_upscale must be a positive resize factor, got {self.focus_upscale}"
-            )
-        if self.focus_margin < 0:
-            raise TilingConfigError(f"focus_margin must be >= 0, got {self.focus_margin}")
 
 
 @dataclass(frozen=True)
@@ -118,36 +102,12 @@ def level_tiles(width: int, height: int, scale: float, config: TilingConfig) -> 
 
 
 def plan_tiles(width: int, height: int, config: TilingConfig) -> list[Tile]:
-    """All windows of all regular levels for an image of ``width`` × ``height`` (not the focus level)."""
+    """All windows of all levels for an image of ``width`` × ``height``."""
     return [
         t
         for scale in pyramid_levels(width, height, config)
         for t in level_tiles(width, height, scale, config)
     ]
-
-
-def focus_tiles(width: int, height: int, found: Detections, config: TilingConfig) -> list[Tile]:
-    """The focus level's windows that overlap a box of ``found`` (original-image px), each box grown by
-    ``config.focus_margin`` × its long side; none without a focus level or boxes. As at every level, a
-    box cut by a window's inner border is dropped; here the neighbour window that would see it whole
-    runs only if it too overlaps a grown box.
-
-    >>> cfg = TilingConfig(tile=320, overlap=0.25, focus_upscale=2.0, focus_margin=0.0)
-    >>> [(t.x0, t.y0) for t in focus_tiles(640, 480, Detections([[10, 10, 30, 30]], [0.9], [0]), cfg)]
-    [(0, 0)]
-    """
-    if config.focus_upscale is None or len(found) == 0:
-        return []
-    scale = config.focus_upscale
-    side = np.maximum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
-    grow = (config.focus_margin * side)[:, None]
-    boxes = (found.xyxy + np.hstack([-grow, -grow, grow, grow])) * scale  # level px
-    keep = []
-    for t in level_tiles(width, height, scale, config):
-        hit = (boxes[:, 0] < t.x1) & (boxes[:, 2] > t.x0) & (boxes[:, 1] < t.y1) & (boxes[:, 3] > t.y0)
-        if hit.any():
-            keep.append(t)
-    return keep
 
 
 def _drop_cut(det: Detections, tile: Tile, margin: float) -> Detections:
@@ -183,17 +143,15 @@ class TiledDetector:
     def __init__(self, detector: Detector, config: TilingConfig | None = None) -> None:
         self.detector = detector
         self.config = config or TilingConfig(tile=detector.config.imgsz)
-        #: tiles the detector ran on in the last :meth:`detect` (regular levels + focus level)
+        #: tiles the detector ran on in the last :meth:`detect`
         self.last_tiles = 0
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """Merged detections in original-image pixels."""
         h, w = image.shape[:2]
         parts = self._run(image, plan_tiles(w, h, self.config))
-        found = Detections.concat(parts)
-        focus = focus_tiles(w, h, found, self.config)
-        self.last_tiles = len(parts) + len(focus)
-        merged = Detections.concat([found, *self._run(image, focus)]) if focus else found
+        self.last_tiles = len(parts)
+        merged = Detections.concat(parts)
         if len(merged) == 0:
             return merged
         merged = merged.clipped(w, h).with_nms(self.config.nms_iou)

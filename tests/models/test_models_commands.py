@@ -1,6 +1,6 @@
 """The training commands are ``tractorcam`` subcommands (typer), and no argparse is left.
 
-``tractorcam heads classifier|orientation|upright|rounds|ensemble``, ``tractorcam select``,
+``tractorcam heads classifier|orientation|upright``, ``tractorcam select``,
 ``tractorcam synth tiles|facetiles|kennard`` and ``tractorcam gpu pack|train|check`` live in the
 light ``cli`` modules; each training module still runs its command as ``python -m models.X``
 (a GPU machine has no install, only the wheels ``gpu pack`` puts beside the tree).
@@ -36,8 +36,6 @@ MODULES = {
     "models.classifier": "heads classifier",
     "models.orientation": "heads orientation",
     "models.upright": "heads upright",
-    "models.rounds": "heads rounds",
-    "models.ensemble": "heads ensemble",
     "models.selection": "select",
     "models.tiles": "synth tiles",
     "models.facetiles": "synth facetiles",
@@ -93,7 +91,7 @@ def _commands(text: str) -> set[str]:
 
 def test_tractorcam_lists_the_training_groups() -> None:
     assert {"heads", "select", "synth", "gpu", "eval", "train"} <= _commands(_help())
-    assert _commands(_help("heads")) == {"classifier", "orientation", "upright", "rounds", "ensemble"}
+    assert _commands(_help("heads")) == {"classifier", "orientation", "upright"}
     assert {"dataset", "deal", "tiles", "facetiles", "kennard"} <= _commands(_help("synth"))
     # `localiser` is the run's own subprocess: there, not listed
     assert _commands(_help("gpu")) == {"pack", "train", "check"}
@@ -124,9 +122,8 @@ def test_choices_and_defaults_are_the_modules() -> None:
     """The command line keeps no heavy import, so it spells out the modules' choices and defaults."""
     from models.classifier import AUGMENTATIONS, TARGETS
     from models.facetiles import DESIGN_GROUPS, FaceTileSettings
-    from models.rounds import RoundSettings
     from models.selection import JOKER_FLOOR
-    from vision.classifier import CROP_PAD, CROP_SIZE
+    from vision.crops import CROP_PAD, CROP_SIZE
 
     assert tuple(models_cli.Target) == TARGETS
     assert tuple(models_cli.Augmentation) == AUGMENTATIONS
@@ -137,18 +134,9 @@ def test_choices_and_defaults_are_the_modules() -> None:
 
     assert default(models_cli.classifier_command, "size") == CROP_SIZE
     assert default(models_cli.classifier_command, "pad") == CROP_PAD
-    assert default(models_cli.ensemble_command, "size") == CROP_SIZE
     assert default(models_cli.select_command, "joker_floor") == JOKER_FLOOR
     assert default(models_cli.gpu_pack_command, "font_kb") == gpu.FONT_KB
     assert default(synth_cli.facetiles_command, "index_px") == FaceTileSettings.index_px
-    settings = RoundSettings(localiser=Path(), init=Path(), val=())
-    rounds = {
-        name: default(models_cli.rounds_command, name)
-        for name in ("scenes", "text_share", "tiles", "mine", "mine_conf", "mine_background")
-        + ("jitter", "negatives", "lr", "width", "seed", "workers")
-    }
-    assert rounds == {name: getattr(settings, name) for name in rounds}
-    assert tuple(default(models_cli.rounds_command, "tile_group")) == settings.tile_groups
 
 
 def test_gpu_train_hands_run_every_option_it_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

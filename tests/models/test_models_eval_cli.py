@@ -18,11 +18,11 @@ def test_eval_passes_the_joker_threshold_to_the_reader(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert "joker_conf 0.9" in r.output.splitlines()[0]
     assert "synthetic val" in r.output and "jokers:" in r.output
-    from vision.reader import DEFAULT_JOKER_CONF
+    from vision.settings import SHIPPED
 
     plain = CliRunner().invoke(app, args)  # the shipped default, printed only when it is set
     assert plain.exit_code == 0
-    assert ("joker_conf" in plain.output.splitlines()[0]) == (DEFAULT_JOKER_CONF is not None)
+    assert ("joker_conf" in plain.output.splitlines()[0]) == (SHIPPED.joker_conf is not None)
 
 
 def test_eval_refuses_a_missing_suit_head_before_reading_anything(tmp_path: Path) -> None:
@@ -124,22 +124,6 @@ def test_the_progress_total_counts_the_split_unless_designs_filter_it(tmp_path: 
     assert list(_synthetic_scenes(tmp_path, "val", 2, None)) == ["scene"]
     assert list(_synthetic_scenes(tmp_path, "val", None, ["paris"])) == ["scene"]
     assert totals == [3, 2, None]  # a design filter keeps an unknown share of the split
-
-
-def test_eval_sets_names_or_refuses_the_focus_level() -> None:
-    from tractorcam_cli.main import app
-    from vision.reader import DEFAULT_FOCUS_UPSCALE
-
-    base = ["eval", "--n", "0", "--skip-real"]
-    r = CliRunner().invoke(app, [*base, "--focus-upscale", "2.5"])
-    assert r.exit_code == 0, r.output
-    assert "focus level 2.5x" in r.output.splitlines()[0]
-    r = CliRunner().invoke(app, [*base, "--focus-upscale", "0"])  # 0: no focus level
-    assert r.exit_code == 0 and "focus level" not in r.output
-    r = CliRunner().invoke(app, base)  # the shipped default, named only when there is one
-    assert r.exit_code == 0 and ("focus level" in r.output) == (DEFAULT_FOCUS_UPSCALE is not None)
-    r = CliRunner().invoke(app, [*base, "--focus-upscale", "-1"])
-    assert r.exit_code == 2 and "focus_upscale must be a positive" in r.output
 
 
 def test_eval_prints_per_size_rows(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ import torch
 from models import gpu
 from models.synth.dataset import image_seed
 from models.synth.designs import HELDOUT_NAMES, HELDOUT_VAL, HELDOUT_VAL_PROC
-from vision.classifier import BACKGROUND, CROP_SIZE
+from vision.classifier import BACKGROUND
+from vision.crops import CROP_SIZE
 
 
 def test_the_training_decks_hold_no_held_out_or_selection_design():

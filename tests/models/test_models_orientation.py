@@ -78,13 +78,13 @@ def test_crops_are_cut_for_visible_tl_and_br_indices_only(rendered: Path) -> Non
 
 def test_training_exports_a_head_with_eight_sectors(rendered: Path, tmp_path: Path) -> None:
     need_module("torch")
-    from vision.orientation import OrientationHead
+    from vision.heads import ORIENTATION, CropHead
 
     out = tmp_path / "o.onnx"
     src = f"{rendered}:val"
     args = [str(out), "--train", src, "--val", src, "--epochs", "1", "--threads", "1", "--width", "0.25"]
     result = CliRunner().invoke(heads_app, ["orientation", *args])
     assert result.exit_code == 0, result.output
-    head = OrientationHead(out)
+    head = CropHead(out, ORIENTATION)
     p = head.probabilities(np.zeros((2, 3, head.size, head.size), np.float32))
     assert p.shape == (2, BINS) and np.allclose(p.sum(1), 1.0, atol=1e-5)

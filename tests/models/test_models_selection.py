@@ -194,6 +194,35 @@ def test_cli_prints_the_verdict(tmp_path: Path) -> None:
     assert result.exit_code == 2 and result.stderr.startswith("error: "), result.output
 
 
+def test_select_writes_the_pick_into_the_reader_settings_and_keeps_the_rest(tmp_path: Path) -> None:
+    from tractorcam_cli.main import app
+    from vision.settings import SETTINGS_FILE, load_settings
+
+    settings = tmp_path / "reader.json"
+    settings.write_text(SETTINGS_FILE.read_text())
+    sweep = tmp_path / "val.txt"
+    sweep.write_text(
+        _sweep_text({(0.25, 0.45, 0.85): _report(930, 50, 70), (0.3, 0.4, 0.8): _report(900, 90, 100)})
+    )
+    runner = CliRunner()
+    result = runner.invoke(app, ["select", str(sweep), "--write", str(settings)])
+    assert result.exit_code == 0, result.output
+    got, shipped = load_settings(settings), load_settings(SETTINGS_FILE)
+    assert (got.det_conf, got.conf, got.joker_conf) == (0.25, 0.45, 0.85)
+    assert got.suit_head == shipped.suit_head and got.classifier == shipped.classifier
+    # a candidate that does not replace the shipped reader writes nothing
+    worse = tmp_path / "worse.txt"
+    worse.write_text(_sweep_text({(0.3, 0.4, 0.8): _report(700, 200, 300)}))
+    before = settings.read_text()
+    result = runner.invoke(app, ["select", str(worse), "--shipped", str(sweep), "--write", str(settings)])
+    assert result.exit_code == 2 and "nothing written" in result.stderr
+    assert settings.read_text() == before
+    # nor does a settings file that does not validate
+    settings.write_text('{"conf": 0.5}')
+    result = runner.invoke(app, ["select", str(sweep), "--write", str(settings)])
+    assert result.exit_code == 2 and "det_conf" in result.stderr
+
+
 def test_module_doctests() -> None:
     result = doctest.testmod(models.selection)
     assert result.attempted >= 1 and result.failed == 0

@@ -58,7 +58,7 @@ def test_pad_widens_the_crop_around_the_same_box(tmp_path: Path) -> None:
 
 
 def test_training_a_suit_head_exports_four_suits_and_its_pad(tmp_path: Path) -> None:
-    from vision.classifier import SuitHead
+    from vision.heads import SUIT, CropHead
 
     dataset(tmp_path / "d", ["7C", "QH", "2S", "JD"])
     out = tmp_path / "suit.onnx"
@@ -66,7 +66,7 @@ def test_training_a_suit_head_exports_four_suits_and_its_pad(tmp_path: Path) -> 
     argv = [str(out), "--train", src, "--val", src, "--target", "suit", "--size", "24", "--pad", "0.8"]
     result = classifier(*argv, "--epochs", "1", "--jitter", "2", "--threads", "1")
     assert result.exit_code == 0, result.output
-    head = SuitHead(out)
+    head = CropHead(out, SUIT)
     assert head.pad == 0.8 and head.size == 24
     img = cv2.imread(str(tmp_path / "d" / "images" / "train" / "a.png"))
     q = head.box_probabilities(img, np.array([[30, 100, 50, 120]], np.float32))

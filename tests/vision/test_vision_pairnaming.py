@@ -19,7 +19,7 @@ from vision.instances import (
 )
 from vision.labels import class_id, class_name
 from vision.pairnaming import PairNaming, PairNamingError, name_pairs
-from vision.reader import DEFAULT_CONF
+from vision.settings import SHIPPED
 
 UP, DOWN = [0.0, -1.0], [0.0, 1.0]
 BR = (100 + 80 * 0.635, 100 + 80 * 0.772)  # a card's br index seen from its tl index at (100, 100)
@@ -71,7 +71,7 @@ def test_two_unsure_corners_together_reach_a_sure_name():
     p = readings({"QS": 0.38, "QC": 0.2, "KS": 0.2, "9S": 0.2}, {"QS": 0.38, "QC": 0.2, "QD": 0.2, "9C": 0.2})
     got, q = names(det, p)
     assert got == ["QS", "QS"]
-    assert q[0].max() >= DEFAULT_CONF > p[0].max()
+    assert q[0].max() >= SHIPPED.conf > p[0].max()
 
 
 @pytest.mark.parametrize(

@@ -12,16 +12,11 @@ import numpy as np
 import pytest
 
 from tests.conftest import need_module
-from vision.classifier import (
-    PAD_KEY,
-    ClassifierNotFoundError,
-    IndexClassifier,
-    SuitHead,
-    SuitHeadError,
-    fuse_suits,
-)
+from vision.classifier import IndexClassifier
+from vision.crops import PAD_KEY
 from vision.detections import Detections
 from vision.detectors import DetectorConfig, create_detector
+from vision.heads import SUIT, ClassifierNotFoundError, CropHead, HeadError, fuse, suit_columns
 from vision.labels import SUITS, class_id
 
 onnx = need_module("onnx")
@@ -62,7 +57,7 @@ def test_the_wide_crop_turns_the_reading_to_clubs(tmp_path: Path) -> None:
     plain = IndexClassifier(index_classifier(tmp_path / "c.onnx"))
     p = plain.box_probabilities(img, boxes)
     assert p.argmax(1).tolist() == [class_id("7S")]
-    head = SuitHead(suit_head(tmp_path / "s.onnx"))
+    head = CropHead(suit_head(tmp_path / "s.onnx"), SUIT)
     assert head.pad == 1.0
     q = head.box_probabilities(img, boxes)
     assert q.argmax(1).tolist() == [SUITS.index("C")] and q[0].sum() == pytest.approx(1.0, abs=1e-5)
@@ -73,7 +68,7 @@ def test_the_wide_crop_turns_the_reading_to_clubs(tmp_path: Path) -> None:
 def test_a_head_trained_on_a_tight_crop_sees_no_context(tmp_path: Path) -> None:
     """The pad comes from the model's metadata: at 0.15 the crop is all green, the head is unsure."""
     img, boxes = scene()
-    head = SuitHead(suit_head(tmp_path / "s.onnx", pad=0.15))
+    head = CropHead(suit_head(tmp_path / "s.onnx", pad=0.15), SUIT)
     q = head.box_probabilities(img, boxes)
     np.testing.assert_allclose(q[0], 0.25, atol=0.02)
     fused = IndexClassifier(index_classifier(tmp_path / "c.onnx"), suit_head=head)
@@ -95,11 +90,11 @@ def test_the_detector_config_names_the_suit_head(tmp_path: Path) -> None:
 
 def test_bad_suit_heads_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ClassifierNotFoundError):
-        SuitHead(tmp_path / "none.onnx")
-    with pytest.raises(SuitHeadError, match=PAD_KEY):
-        SuitHead(suit_head(tmp_path / "nopad.onnx", pad=None))
-    with pytest.raises(SuitHeadError, match="4 suits"):
-        SuitHead(index_classifier(tmp_path / "c.onnx"))
+        CropHead(tmp_path / "none.onnx", SUIT)
+    with pytest.raises(HeadError, match=PAD_KEY):
+        CropHead(suit_head(tmp_path / "nopad.onnx", pad=None), SUIT)
+    with pytest.raises(HeadError, match="4 suits"):
+        CropHead(index_classifier(tmp_path / "c.onnx"), SUIT)
 
 
 def test_fusing_keeps_jokers_background_and_the_total() -> None:
@@ -107,7 +102,7 @@ def test_fusing_keeps_jokers_background_and_the_total() -> None:
     p = rng.dirichlet(np.ones(55), 200).astype(np.float32)
     q = rng.dirichlet(np.ones(4), 200).astype(np.float32)
     for weight in (0.5, 1.0, 2.0):
-        f = fuse_suits(p, q, weight)
+        f = fuse(p, suit_columns(q), weight)
         np.testing.assert_allclose(f[:, 52:], p[:, 52:], rtol=1e-6)
         np.testing.assert_allclose(f.sum(1), 1.0, atol=1e-5)
         # within a suit the ranks keep their order; across suits the head's favourite gains
@@ -117,8 +112,8 @@ def test_fusing_keeps_jokers_background_and_the_total() -> None:
             np.testing.assert_allclose(ratio, np.repeat(ratio[:, :1], 13, axis=1), rtol=1e-4)
     best = q.argmax(1)
     share = lambda a: np.array([a[i, 13 * s : 13 * s + 13].sum() for i, s in enumerate(best)])  # noqa: E731
-    assert (share(fuse_suits(p, q, 1.0)) >= share(p) - 1e-6).all()
-    np.testing.assert_array_equal(fuse_suits(p, q, 0.0), p)
+    assert (share(fuse(p, suit_columns(q), 1.0)) >= share(p) - 1e-6).all()
+    np.testing.assert_array_equal(fuse(p, suit_columns(q), 0.0), p)
 
 
 def test_write_crop_pad_round_trips_through_onnx_runtime(tmp_path: Path) -> None:
@@ -127,5 +122,5 @@ def test_write_crop_pad_round_trips_through_onnx_runtime(tmp_path: Path) -> None
     path = suit_head(tmp_path / "s.onnx", pad=None)
     write_crop_pad(path, 0.75)
     write_crop_pad(path, 1.25)  # rewriting replaces, never duplicates
-    assert SuitHead(path).pad == 1.25
+    assert CropHead(path, SUIT).pad == 1.25
     assert [m.key for m in onnx.load(str(path)).metadata_props].count(PAD_KEY) == 1

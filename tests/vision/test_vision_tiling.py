@@ -7,7 +7,6 @@ from vision.tiling import (
     TiledDetector,
     TilingConfig,
     TilingConfigError,
-    focus_tiles,
     plan_tiles,
     pyramid_levels,
 )
@@ -82,53 +81,3 @@ def test_tiled_scales_back_to_original_and_drops_cut_boxes():
     # The box touching the first tile's right edge is dropped; in the last tile it is at the image border.
     got = sorted((int(c), tuple(int(v) for v in b)) for c, b in zip(out.class_id, out.xyxy, strict=True))
     assert got == [(1, (20, 20, 60, 80)), (1, (660, 20, 700, 80)), (2, (1240, 20, 1280, 80))]
-
-
-def test_focus_tiles_are_the_focus_level_windows_over_found_boxes():
-    found = Detections([[20, 20, 40, 40]], [0.9], [0])
-    # no focus level, or nothing found: no focus tiles
-    assert focus_tiles(640, 480, found, TilingConfig()) == []
-    cfg = TilingConfig(tile=320, overlap=0.25, focus_upscale=1.0, focus_margin=0.0)
-    assert focus_tiles(640, 480, Detections.empty(), cfg) == []
-    # level 1.0 of 640x480: x starts 0, 240, 320; y starts 0, 160. The box lies in the first tile only.
-    assert [(t.scale, t.x0, t.y0) for t in focus_tiles(640, 480, found, cfg)] == [(1.0, 0, 0)]
-    # grown by 8 x its side (20 px → 160 px each way: x -140..200, y -140..200) it also reaches the
-    # tiles starting at y 160
-    wide = TilingConfig(tile=320, overlap=0.25, focus_upscale=1.0, focus_margin=8.0)
-    assert [(t.x0, t.y0) for t in focus_tiles(640, 480, found, wide)] == [(0, 0), (0, 160)]
-    # at 2x the box (40..80 level px) and the level is 1280x960
-    two = TilingConfig(tile=320, overlap=0.25, focus_upscale=2.0, focus_margin=0.0)
-    assert [(t.scale, t.x0, t.y0, t.level_width) for t in focus_tiles(640, 480, found, two)] == [
-        (2.0, 0, 0, 1280)
-    ]
-
-
-def test_focus_level_runs_only_where_boxes_were_found_and_adds_its_boxes():
-    # Level 0.5 of 640x480 is one 320x240 tile; it finds a box at tile px 10..20 (image 20..40). The
-    # focus level 1.0 then runs only on the tile over that box, and what it finds there is merged in.
-    script = (
-        Detections([[10, 10, 20, 20]], [0.9], [0]),
-        Detections([[100, 100, 120, 120]], [0.8], [0]),
-    )
-    fake = create_detector(DetectorConfig(type="fake", script=script, conf=0.0))
-    cfg = TilingConfig(tile=320, overlap=0.25, levels=(0.5,), focus_upscale=1.0, focus_margin=0.0)
-    out = TiledDetector(fake, cfg).detect(np.zeros((480, 640, 3), np.uint8))
-    assert fake.calls == [(320, 240), (320, 320)]
-    assert sorted(tuple(int(v) for v in b) for b in out.xyxy) == [(20, 20, 40, 40), (100, 100, 120, 120)]
-    # nothing found at the regular levels: the focus level is not run at all
-    empty = create_detector(DetectorConfig(type="fake", script=(Detections.empty(),), conf=0.0))
-    assert len(TiledDetector(empty, cfg).detect(np.zeros((480, 640, 3), np.uint8))) == 0
-    assert empty.calls == [(320, 240)]
-
-
-def test_focus_settings_are_validated_and_doctests_pass():
-    import doctest
-
-    import vision.tiling
-
-    with pytest.raises(TilingConfigError):
-        TilingConfig(focus_upscale=0.0)
-    with pytest.raises(TilingConfigError):
-        TilingConfig(focus_margin=-1.0)
-    result = doctest.testmod(vision.tiling)
-    assert result.attempted >= 1 and result.failed == 0

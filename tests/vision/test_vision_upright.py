@@ -1,4 +1,4 @@
-"""The upright head (vision.upright): crops turned by the reading direction, folding its reading in."""
+"""The upright head (vision.heads.UPRIGHT): crops turned by the reading direction, folding its reading in."""
 
 import math
 
@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from tests.vision.test_vision_classifier import colour_classifier, half_classifier, linear_model
-from vision.classifier import ClassifierNotFoundError, IndexClassifier
+from vision.classifier import IndexClassifier
+from vision.crops import upright_crops
+from vision.heads import UPRIGHT, ClassifierNotFoundError, CropHead, HeadError, fuse
 from vision.labels import class_id
-from vision.upright import UprightHead, UprightHeadError, fuse_cards, upright_crops
 
 
 def glyph(angle_deg):
@@ -59,16 +60,16 @@ def test_a_large_box_is_shrunk_before_turning():
 def test_fusing_a_uniform_reading_changes_nothing_and_background_keeps_its_share():
     rng = np.random.default_rng(0)
     p = rng.dirichlet(np.ones(55), 4).astype(np.float32)
-    np.testing.assert_allclose(fuse_cards(p, np.full((4, 54), 1 / 54, np.float32), 1.0), p, rtol=1e-5)
+    np.testing.assert_allclose(fuse(p, np.full((4, 54), 1 / 54, np.float32), 1.0), p, rtol=1e-5)
     q = rng.dirichlet(np.ones(54), 4).astype(np.float32)
-    f = fuse_cards(p, q, 0.7)
+    f = fuse(p, q, 0.7)
     np.testing.assert_allclose(f[:, 54], p[:, 54], rtol=1e-6)
     np.testing.assert_allclose(f.sum(1), 1.0, rtol=1e-5)
-    assert fuse_cards(p, q, 0.0) is p
+    assert fuse(p, q, 0.0) is p
 
 
 def test_the_head_reads_the_turned_crop_and_unknown_directions_stay_uniform(tmp_path):
-    head = UprightHead(half_classifier(tmp_path / "u.onnx"))  # blue on top: 7H, blue below: KS
+    head = CropHead(half_classifier(tmp_path / "u.onnx"), UPRIGHT)  # blue on top: 7H, blue below: KS
     img, up = glyph(90)  # the bar on the index's left as seen: a plain crop is neither
     q = head.box_probabilities(img, np.repeat(BOX, 2, 0), np.concatenate([up, [[np.nan, np.nan]]]))
     assert q[0].argmax() == class_id("7H") and q[0].max() > 0.5
@@ -85,7 +86,7 @@ def test_the_classifier_folds_the_upright_reading_in(tmp_path):
     img, up = glyph(90)
     p = plain.box_probabilities(img, BOX, up)
     assert p[0, class_id("7H")] == pytest.approx(p[0, class_id("KS")], rel=1e-4)
-    head = UprightHead(half_classifier(tmp_path / "u.onnx"))
+    head = CropHead(half_classifier(tmp_path / "u.onnx"), UPRIGHT)
     both = IndexClassifier(linear_model(tmp_path / "c.onnx", w), upright_head=head, upright_weight=1.0)
     q = both.box_probabilities(img, BOX, up)
     assert q[0, class_id("7H")] > 0.9
@@ -95,16 +96,7 @@ def test_the_classifier_folds_the_upright_reading_in(tmp_path):
 
 def test_bad_upright_head_files(tmp_path):
     with pytest.raises(ClassifierNotFoundError, match="upright head"):
-        UprightHead(tmp_path / "missing.onnx")
-    with pytest.raises(UprightHeadError, match="54"):
-        UprightHead(linear_model(tmp_path / "four.onnx", np.zeros((3, 4), np.float32)))
+        CropHead(tmp_path / "missing.onnx", UPRIGHT)
+    with pytest.raises(HeadError, match="54"):
+        CropHead(linear_model(tmp_path / "four.onnx", np.zeros((3, 4), np.float32)), UPRIGHT)
     assert colour_classifier(tmp_path / "c.onnx").is_file()
-
-
-def test_module_doctests():
-    import doctest
-
-    import vision.upright
-
-    result = doctest.testmod(vision.upright)
-    assert result.attempted > 0 and result.failed == 0

@@ -12,9 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
-
-#: Where the committed weights live (``best.pt`` / ``best.onnx``).
-WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "models" / "weights"
+from vision.settings import SHIPPED, WEIGHTS_DIR
 
 
 class UnknownDetectorType(ValueError):
@@ -38,11 +36,11 @@ class DetectorConfig:
     ``classifier``: an index-classifier ONNX file (:mod:`vision.classifier`); when given, the detector's
     boxes above ``det_conf`` (class-agnostic) are named by it and ``conf`` applies to its probability;
     ``joker_conf`` (None: ``conf``) is the probability a joker needs (:data:`vision.classifier.JOKER_IDS`).
-    ``suit_head``: a suit-head ONNX file (:class:`vision.classifier.SuitHead`) whose reading of a wider
-    crop is folded into the classifier's with ``suit_weight`` (:func:`vision.classifier.fuse_suits`).
-    ``orientation_head``: an orientation-head ONNX file (:class:`vision.orientation.OrientationHead`)
+    ``suit_head``: a suit-head ONNX file (:data:`vision.heads.SUIT`) whose reading of a wider
+    crop is folded into the classifier's with ``suit_weight`` (:func:`vision.heads.fuse`).
+    ``orientation_head``: an orientation-head ONNX file (:data:`vision.heads.ORIENTATION`)
     giving each named index its reading direction, so card grouping pairs only opposite corners.
-    ``upright_head``: an upright-head ONNX file (:class:`vision.upright.UprightHead`, needs the
+    ``upright_head``: an upright-head ONNX file (:data:`vision.heads.UPRIGHT`, needs the
     orientation head) whose reading of each crop turned upright is folded in with ``upright_weight``.
     """
 
@@ -136,28 +134,29 @@ def create_detector(config: DetectorConfig) -> Detector:
     return ClassifiedDetector(base, classifier, config.det_conf, config.conf, config.joker_conf)
 
 
-def default_classifier() -> Path | None:
-    """The committed index classifier (``classifier.onnx``) if there is one."""
-    path = WEIGHTS_DIR / "classifier.onnx"
+def _shipped(name: str) -> Path | None:
+    path = WEIGHTS_DIR / name
     return path if path.is_file() else None
+
+
+def default_classifier() -> Path | None:
+    """The committed index classifier (the settings file's ``classifier.file``) if there is one."""
+    return _shipped(SHIPPED.classifier.file)
 
 
 def default_suit_head() -> Path | None:
-    """The committed suit head (``suit.onnx``) if there is one."""
-    path = WEIGHTS_DIR / "suit.onnx"
-    return path if path.is_file() else None
+    """The committed suit head (``suit_head.file``) if there is one."""
+    return _shipped(SHIPPED.suit_head.file)
 
 
 def default_orientation_head() -> Path | None:
-    """The committed orientation head (``orientation.onnx``) if there is one."""
-    path = WEIGHTS_DIR / "orientation.onnx"
-    return path if path.is_file() else None
+    """The committed orientation head (``orientation_head.file``) if there is one."""
+    return _shipped(SHIPPED.orientation_head.file)
 
 
 def default_upright_head() -> Path | None:
-    """The committed upright head (``upright.onnx``) if there is one."""
-    path = WEIGHTS_DIR / "upright.onnx"
-    return path if path.is_file() else None
+    """The committed upright head (``upright_head.file``) if there is one."""
+    return _shipped(SHIPPED.upright_head.file)
 
 
 def resolve_weights(config: DetectorConfig) -> Path:

@@ -1,0 +1,71 @@
+"""The reader's settings file (models/weights/reader.json): validated, one place for every threshold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.settings import SETTINGS_FILE, SHIPPED, SettingsError, load_settings, save_settings
+
+
+def shipped_json() -> dict:
+    return json.loads(SETTINGS_FILE.read_text())
+
+
+def test_the_shipped_file_validates_and_names_files_that_are_committed() -> None:
+    settings = load_settings()
+    assert settings == SHIPPED
+    for head in (settings.classifier, settings.suit_head, settings.orientation_head, settings.upright_head):
+        assert (SETTINGS_FILE.parent / head.file).is_file(), head.file
+    assert settings.joker_conf is not None and settings.joker_conf >= 0.8  # models.selection.JOKER_FLOOR
+
+
+@pytest.mark.parametrize(
+    ("change", "fault"),
+    [
+        ({"confidence": 0.5}, "confidence: Extra inputs are not permitted"),
+        ({"conf": 1.5}, "conf: Input should be less than or equal to 1"),
+        ({"classifier": {"file": "c.onnx", "shifts": [], "shift_below": 0.8}}, "classifier.shifts"),
+        ({"suit_head": {"file": "s.onnx", "weight": 0.5, "pad": 1.0}}, "suit_head.pad: Extra inputs"),
+    ],
+)
+def test_a_bad_file_is_refused_naming_the_field(tmp_path: Path, change: dict, fault: str) -> None:
+    path = tmp_path / "reader.json"
+    path.write_text(json.dumps({**shipped_json(), **change}))
+    with pytest.raises(SettingsError, match=fault.replace(".", r"\.")) as exc:
+        load_settings(path)
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_missing_or_broken_file_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="No such file"):
+        load_settings(tmp_path / "none.json")
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(SettingsError, match="broken.json"):
+        load_settings(tmp_path / "broken.json")
+
+
+def test_saved_settings_read_back_the_same(tmp_path: Path) -> None:
+    changed = SHIPPED.model_copy(update={"conf": 0.55})
+    save_settings(changed, tmp_path / "r.json")
+    assert load_settings(tmp_path / "r.json") == changed != SHIPPED
+
+
+def test_the_reader_takes_its_thresholds_and_weights_from_the_settings() -> None:
+    from vision.reader import default_reader_config
+
+    other = SHIPPED.model_copy(
+        update={
+            "conf": 0.42,
+            "det_conf": 0.21,
+            "joker_conf": 0.9,
+            "suit_head": SHIPPED.suit_head.model_copy(update={"weight": 0.7}),
+        }
+    )
+    d = default_reader_config("onnx", settings=other).detector
+    assert (d.conf, d.det_conf, d.joker_conf, d.suit_weight) == (0.42, 0.21, 0.9, 0.7)
+    d = default_reader_config("onnx").detector
+    assert (d.conf, d.det_conf, d.joker_conf) == (SHIPPED.conf, SHIPPED.det_conf, SHIPPED.joker_conf)
+    assert d.upright_weight == SHIPPED.upright_head.weight
