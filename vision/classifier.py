@@ -29,6 +29,7 @@ from vision.heads import (
     UPRIGHT,
     ClassifierNotFoundError,
     CropHead,
+    HeadSpec,
     fuse,
     softmax,
     suit_columns,
@@ -83,14 +84,12 @@ class IndexClassifier:
         min_strength: float = SHIPPED.orientation_head.min_strength,
     ) -> None:
         self.head = CropHead(path, CLASSIFIER, threads, rotate_tta)
-        self.session, self.size = self.head.session, self.head.size
         self.upright_head = upright_head
         self.upright_weight = upright_weight
         self.suit_head = suit_head
         self.orientation_head = orientation_head
         self.min_strength = min_strength
         self.suit_weight = suit_weight
-        self.rotate_tta = rotate_tta
         if not shifts:
             raise ValueError("shifts needs at least one offset, e.g. ((0.0, 0.0),)")
         self.shifts = shifts
@@ -102,8 +101,8 @@ class IndexClassifier:
         if config.classifier is None:
             raise ClassifierNotFoundError("the detector config names no classifier")
 
-        def head(path: Path | None, spec: object, rotate_tta: bool = False) -> CropHead | None:
-            return None if path is None else CropHead(Path(path), spec, config.threads, rotate_tta)  # type: ignore[arg-type]
+        def head(path: Path | None, spec: HeadSpec, rotate_tta: bool = False) -> CropHead | None:
+            return None if path is None else CropHead(Path(path), spec, config.threads, rotate_tta)
 
         return cls(
             Path(config.classifier),
