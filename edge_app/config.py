@@ -92,10 +92,10 @@ class TableConfig(BaseModel):
         default=None, description="the first deal's dealer seat (default: the first leader)"
     )
     read: Literal["frame", "zones"] = Field(
-        default="frame",
-        description="frame: the whole frame at every scale (seconds a reading); zones: only the table's "
-        "changed areas, rectified to one scale (vision.zones: keeps up with a 10 fps camera on a Pi-class "
-        "CPU, not yet reading as well as frame on filmed deals: docs/experiments/realtime.md)",
+        default="zones",
+        description="zones: only the table's changed areas, rectified to one scale (vision.zones: keeps "
+        "up with a 10 fps camera on a Pi-class CPU); frame: the whole frame at every scale (seconds a "
+        "reading; docs/experiments/realtime.md compares them)",
     )
     every: int | None = Field(
         default=None,

@@ -305,6 +305,8 @@ def decode_tricks(
     head: DealLog,
     doubtful: set[int] | None = None,
     swaps: list[tuple[str, int, int, int]] | None = None,
+    leads: Mapping[int, SeatName] | None = None,
+    guesses: list[tuple[int, list[SeatName]]] | None = None,
 ) -> list[_Trick]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
@@ -321,7 +323,10 @@ def decode_tricks(
     leader's settled first (then the trick before is doubtful too: a misread there moves the lead),
     or cards were added, dropped or made unknown. No alert may rest on them (:mod:`edge_app.events`).
     ``swaps`` collects each card the inventory made unknown and where (card, trick, play, position:
-    0-based), for :func:`_alternatives`.
+    0-based), for :func:`_alternatives`. ``guesses`` collects each trick (1-based) whose leader was
+    picked among several seats that may have won the trick before, with the seats not picked;
+    ``leads`` gives such a trick's leader instead (one of those seats), for :func:`build_deal` to
+    try when the engine refuses the guess once the whole deal is read.
 
     >>> from vision.tracking import TrackedPlay, TrackedTrick
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
@@ -345,10 +350,14 @@ def decode_tricks(
             continue
         first = in_turn(t)[0].seat
         settled = [p.seat for p in t.plays]
+        number = len(out) + 1
         leader: SeatName = _likeliest_leader(leaders, settled) if leaders else first
+        if leads is not None and leads.get(number) in leaders:
+            leader = leads[number]
         if leader not in seen and not (t.complete and len(seen) < 4):
             leader = first
-        number = len(out) + 1
+        if guesses is not None and len(leaders) > 1:
+            guesses.append((number, [s for s in leaders if s != leader]))
         # the winner before was left open: the leader is a guess unless it is one of the seats that may
         # have won and its play settled alone, before any other
         alone = len(t.plays) == 1 or t.plays[0].first_frame < t.plays[1].first_frame
@@ -494,10 +503,14 @@ def build_deal(
         rules, parse_rank(info.level), None if info.trump == "NT" else info.trump, parse_seat(dealer), ()
     )
 
-    def decode(tracked: list[TrackedTrick]) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
+    guesses: list[tuple[int, list[SeatName]]] = []
+
+    def decode(
+        tracked: list[TrackedTrick], leads: Mapping[int, SeatName] | None = None
+    ) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
         doubtful: set[int] = set()
         swaps: list[tuple[str, int, int, int]] = []
-        decoded = decode_tricks(tracked, head, doubtful, swaps)
+        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses if leads is None else None)
         cards = bottom
         if bottom is None and hands_done and after:
             cards = _fit_bottom(after, decoded, rules.bottom_size, rules.decks)
@@ -506,6 +519,7 @@ def build_deal(
         return log, doubtful, swaps
 
     log, doubtful, swaps = decode(tricks)
+    guessed = list(guesses)  # the leaders the tracker's own reading guessed
     result, problem = _score(log)
     if problem is not None and swaps:
         for alternative, places in _alternatives(tricks, swaps):
@@ -513,6 +527,17 @@ def build_deal(
             trial_result, trial_problem = _score(trial)
             if trial_problem is None:
                 log, doubtful, result, problem = trial, trial_doubtful | places, trial_result, None
+                break
+    if problem is not None:
+        # a leader picked among the seats that may have won the trick before by the order the
+        # plays settled in, which the whole deal's inventory then rules out: the other seats
+        tries = [(n, seat) for n, others in reversed(guessed) for seat in others][:REPAIR_TRIES]
+        for number, seat in tries:
+            trial, trial_doubtful, _ = decode(tricks, {number: seat})
+            trial_result, trial_problem = _score(trial)
+            if trial_problem is None:
+                log, result, problem = trial, trial_result, None
+                doubtful = trial_doubtful | {number - 1, number}
                 break
     agreement = tuple((i + 1, p.seat, round(p.agreement, 3)) for i, t in enumerate(tricks) for p in t.plays)
     deal = RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful))

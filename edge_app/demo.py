@@ -4,8 +4,8 @@
    at 10 frames a second), or reuse it when the folder already holds it.
 2. Start a local scoreboard (SQLite in the same folder, a fresh database each run) on a free port
    of 127.0.0.1, and register the table.
-3. Run the table service on the film, exactly as ``tractorcam run`` does, posting live events
-   and the finished deal to that scoreboard.
+3. Run the table service on the film, exactly as ``tractorcam run`` does (every frame, the zone
+   reader: :mod:`vision.zones`), posting live events and the finished deal to that scoreboard.
 4. Print what happened: each trick as read against what was played, the alerts, the outcome, and
    the scoreboard's view of the table afterwards.
 """
@@ -156,6 +156,7 @@ def run_demo(
     from edge_app.service import run_service
     from vision.capture import VideoFileSource
     from vision.reader import CardReader, default_reader_config
+    from vision.zones import ZoneReader
 
     folder.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -169,7 +170,7 @@ def run_demo(
         f"{len(truth['tricks'])} tricks, card design {design} (held out of training)"
     )
     geometry = TableGeometry.load(folder / "table.json")
-    reader = CardReader(default_reader_config("onnx"))
+    zones = ZoneReader(CardReader(default_reader_config("onnx")), geometry)
     with local_scoreboard(folder / "scoreboard.db") as sb:
         r = httpx.post(
             f"{sb.url}/api/tables",
@@ -186,19 +187,22 @@ def run_demo(
             with tqdm(desc="reading the film", unit="frame", disable=not progress) as bar:
                 result = run_service(
                     source,
-                    lambda image: reader.read(image).cards,
+                    zones.read,
                     geometry,
                     DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"]),
+                    every=1,
+                    still_threshold=None,
                     log_out=folder / "read.json",
                     client=client,
-                    on_frame=lambda frame, state: bar.update(5),
+                    on_frame=lambda frame, state: bar.update(1),
                 )
         finally:
             source.close()
         s = result.stats
         echo(
-            f"table service: {s.frames} frames, {s.sampled} sampled, {s.read} read by the card reader "
-            f"in {time.perf_counter() - t1:.0f} s; recognised log in {folder / 'read.json'}"
+            f"table service: {s.frames} frames, {zones.stats.areas} areas read and "
+            f"{zones.stats.confirmations} read again by the card reader in {time.perf_counter() - t1:.0f} s; "
+            f"recognised log in {folder / 'read.json'}"
         )
         played = parse_deal_log(truth)
         comparison = compare_deals(result.deal.log, played)

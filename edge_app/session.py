@@ -17,6 +17,8 @@ is cleared; before the first lead a player shows the level card(s) of the suit t
 ('H', '7')
 >>> read_declaration(("BJ", "BJ"), None, 2)
 ('NT', None)
+>>> read_declaration(("SJ",), "7", 2)  # the pair's other joker hidden under it
+('NT', None)
 >>> read_declaration(("7H", "8H"), "7", 2) is None, read_declaration(("9S",), "7", 2) is None
 (True, True)
 >>> read_declaration(("QD",), None, 2)
@@ -45,7 +47,7 @@ def read_declaration(cards: Sequence[str], level: str | None, decks: int) -> tup
         return None
     card = cards[0]
     if card in JOKER_NAMES:
-        return ("NT", None) if len(cards) >= 2 else None
+        return "NT", None
     try:
         rank = RANK_NAME[parse_rank(card[:-1])]
     except ValueError:

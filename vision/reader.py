@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import time
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -30,6 +31,7 @@ from vision.instances import (
     expected_pair_distance,
     group_corners,
 )
+from vision.look import Look, LookError, apply_look
 from vision.pairnaming import PairNaming, name_pairs
 from vision.settings import SHIPPED, ReaderSettings
 from vision.tiling import TiledDetector, TilingConfig
@@ -48,6 +50,12 @@ class ReaderConfig:
     #: keep the indices the classifier cannot name as cards written ``??`` (:class:`UnknownCards`;
     #: with the classifier only); None: drop them
     unknown_cards: UnknownCards | None = None
+    #: a second look for jokers (with the classifier only): the localiser's boxes scoring from this
+    #: up to ``det_conf`` are named too and kept only as jokers named at ``joker_conf`` (and
+    #: ``conf``) or more (:attr:`vision.settings.ReaderSettings.joker_det_conf`); None: none
+    joker_det_conf: float | None = None
+    #: how the deck is shown to the reader (:mod:`vision.look`; an enrolled deck's ``deck.json``)
+    look: Look = "plain"
 
 
 @dataclass(frozen=True)
@@ -66,8 +74,10 @@ class ModelFolderError(ValueError):
 
 
 def model_options(folder: Path | None) -> dict[str, object]:
-    """The reader options of an enrolled deck's folder (``tractorcam enroll learn``): its learned
-    index classifier in place of the shipped one; none for no folder.
+    """The options of :func:`default_reader_config` for an enrolled deck's folder (``tractorcam
+    enroll learn`` or ``enroll --labels``): its learned index classifier in place of the shipped
+    one, and the deck's look (:mod:`vision.look`) when its ``deck.json`` names one; none for no
+    folder.
 
     >>> model_options(None)
     {}
@@ -77,18 +87,28 @@ def model_options(folder: Path | None) -> dict[str, object]:
     classifier = Path(folder) / "classifier.onnx"
     if not classifier.is_file():
         raise ModelFolderError(f"--model {folder}: no classifier.onnx (tractorcam enroll learn {folder})")
-    return {"classifier": classifier}
+    options: dict[str, object] = {"classifier": classifier}
+    deck = Path(folder) / "deck.json"
+    if deck.is_file():
+        try:
+            look = json.loads(deck.read_text(encoding="utf-8")).get("look", "plain")
+            apply_look(np.zeros((1, 1, 3), np.uint8), look)
+        except (ValueError, AttributeError, LookError) as exc:
+            raise ModelFolderError(f"--model {folder}: deck.json: {exc}") from None
+        options["look"] = look
+    return options
 
 
 def default_reader_config(
     backend: str = "onnx",
     *,
     settings: ReaderSettings = SHIPPED,
+    look: Look = "plain",
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
-    they were selected with (:mod:`vision.settings`), the automatic pyramid; ``detector_options``
-    override :class:`DetectorConfig` fields."""
+    they were selected with (:mod:`vision.settings`), the automatic pyramid, the deck shown as
+    ``look`` (:mod:`vision.look`); ``detector_options`` override :class:`DetectorConfig` fields."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
@@ -103,7 +123,7 @@ def default_reader_config(
     }
     options.update(detector_options)
     detector = DetectorConfig(**options)  # type: ignore[arg-type]
-    return ReaderConfig(detector=detector, tiling=TilingConfig(tile=detector.imgsz))
+    return ReaderConfig(detector=detector, tiling=TilingConfig(tile=detector.imgsz), look=look)
 
 
 @dataclass(frozen=True)
@@ -134,28 +154,44 @@ class CardReader:
     def _steps(self) -> None:
         """The tiled localiser and the naming adjustment of :attr:`config` (the networks stay)."""
         tiling = self.config.tiling or TilingConfig(tile=self.config.detector.imgsz)
-        self.tiled = TiledDetector(self.detector, tiling)
+        detector = self.detector
+        if self._joker_look() is not None:  # the same network, its boxes kept from the lower score
+            detector = copy.copy(detector)
+            detector.config = replace(detector.config, conf=self.config.joker_det_conf)
+        self.tiled = TiledDetector(detector, tiling)
         naming = self.config.pair_naming
         #: what the classifier's probabilities go through before naming (:meth:`IndexClassifier.name_boxes`)
         self.adjust: Adjust | None = (
             None if naming is None else partial(name_pairs, naming=naming, instances=self.config.instances)
         )
 
-    def with_view(self, tiling: TilingConfig, instances: InstanceConfig) -> CardReader:
+    def _joker_look(self) -> float | None:
+        """The score from which the second look for jokers names boxes, when it is on (a classifier,
+        and :attr:`ReaderConfig.joker_det_conf` below ``det_conf``)."""
+        low = self.config.joker_det_conf
+        if self.classifier is None or low is None or low >= self.config.detector.det_conf:
+            return None
+        return low
+
+    def with_view(
+        self, tiling: TilingConfig, instances: InstanceConfig, joker_det_conf: float | None = None
+    ) -> CardReader:
         """The same networks looking with another tiling and grouping (e.g. one level of a rectified
-        table whose card size is known: :mod:`vision.zones`)."""
+        table whose card size is known: :mod:`vision.zones`), with a second look for jokers from
+        ``joker_det_conf`` (:attr:`ReaderConfig.joker_det_conf`; None: none)."""
         out = copy.copy(self)
-        out.config = replace(self.config, tiling=tiling, instances=instances)
+        out.config = replace(self.config, tiling=tiling, instances=instances, joker_det_conf=joker_det_conf)
         out._steps()
         return out
 
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
         """Corners and cards of one image, step by step on :class:`~vision.detections.Detections`:
-        **localise** (the tiled localiser's boxes) → the **proposals** to name → **heads** (each
+        the image shown in the deck's **look** (:mod:`vision.look`) → **localise** (the tiled localiser's boxes) → the **proposals** to name → **heads** (each
         proposal cropped and read by the crop networks, their readings fused:
         :meth:`IndexClassifier.box_probabilities`) → **pair** (a card's two corners named together:
         :mod:`vision.pairnaming`) → **decide** (:func:`decide`: the thresholds) → **group** (corners
-        into cards). With ``seconds``, the time of ``localise``, ``name`` (proposals to decide) and
+        into cards). With the second look for jokers (:attr:`ReaderConfig.joker_det_conf`), the
+        weaker boxes the proposals leave are read by the heads too and kept only as sure jokers. With ``seconds``, the time of ``localise``, ``name`` (proposals to decide) and
         ``group`` is added to it."""
         clock = time.perf_counter()
 
@@ -166,23 +202,50 @@ class CardReader:
                 seconds[step] = seconds.get(step, 0.0) + now - clock
                 clock = now
 
+        image = apply_look(image, self.config.look)
         corners = self.tiled.detect(image)
         lap("localise")
         unsure: Detections | None = None
         if self.classifier is not None:
             d = self.config.detector
+            low = self._joker_look()
+            weak = Detections.empty() if low is None else weak_boxes(corners, d.det_conf)
             boxes = proposals(corners, d.det_conf)
             boxes, p = self.classifier.read(image, boxes)
             if self.adjust is not None:
                 p = self.adjust(boxes, p)
             floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
             corners, unsure = decide(boxes, p, d.conf, d.joker_conf, floor)
+            if len(weak):
+                corners = Detections.concat([corners, sure_jokers(*self.classifier.read(image, weak), d)])
         lap("name")
         cards = group_corners(corners, self.config.instances)
         if unsure is not None and len(unsure):
             cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
         lap("group")
         return Reading(corners, cards)
+
+
+def weak_boxes(boxes: Detections, det_conf: float) -> Detections:
+    """The boxes below ``det_conf`` that the second look for jokers reads: those that the
+    proposals' own filters (class-agnostic NMS, a box lying inside another) leave when run over
+    every box, so none of them is an index the first look reads already."""
+    kept = proposals(boxes, 0.0)
+    return kept[kept.confidence < det_conf]
+
+
+def sure_jokers(boxes: Detections, p: npt.NDArray[np.float32], d: DetectorConfig) -> Detections:
+    """The boxes of the second look named jokers at ``conf`` and ``joker_conf`` or more.
+
+    >>> from vision.labels import class_id
+    >>> boxes = Detections(np.zeros((3, 4), np.float32), np.full(3, 0.2, np.float32), np.zeros(3, np.int64))
+    >>> p = np.full((3, 55), 0.001, np.float32)
+    >>> p[0, class_id("BJ")], p[1, class_id("SJ")], p[2, class_id("5C")] = 0.9, 0.7, 0.99
+    >>> sure_jokers(boxes, p, DetectorConfig(conf=0.6, joker_conf=0.8)).names
+    ['BJ']
+    """
+    named, _ = decide(boxes, p, max(d.conf, d.joker_conf or 0.0))
+    return named[np.isin(named.class_id, JOKER_CLASSES)]
 
 
 def decide(

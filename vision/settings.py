@@ -121,6 +121,14 @@ class ReaderSettings(BaseModel):
     joker_conf: Probability | None = Field(
         description="the probability a joker needs (null: conf): a false joker is a false top trump"
     )
+    joker_det_conf: Probability | None = Field(
+        description=(
+            "the localiser's box score from which a box is named too, and kept only when the "
+            "classifier names it a joker surely (at joker_conf), when the reader looks at one scale "
+            "(the zone reader): a joker's mark localises weakly, and one scale gives it one chance "
+            "where the whole frame's pyramid gives it several (null: no such second look)"
+        )
+    )
     proposals: Proposals
     classifier: Classifier
     suit_head: Head

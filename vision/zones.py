@@ -34,6 +34,7 @@ import numpy.typing as npt
 from calibration.table import TableGeometry
 from vision.instances import CardInstance
 from vision.reader import CardReader
+from vision.settings import SHIPPED
 from vision.tiling import TilingConfig
 
 Rect = tuple[float, float, float, float]  # table mm: x1, y1, x2, y2
@@ -53,7 +54,11 @@ class ZoneConfig:
     compared with to count as still; ``reach_mm``: how far a changed area is grown (a card whose
     box touches the grown area is read again with it); ``margin_mm``: the border read round that,
     so that those cards are seen whole (a card the area's edge cuts is kept as it was); ``confirm``:
-    read an area a second time on the next still frame when its first reading changed its cards.
+    read an area a second time on the next still frame when its first reading changed its cards;
+    ``joker_det_conf``: the localiser score from which a box is named too and kept when the
+    classifier names it a joker surely (:attr:`vision.settings.ReaderSettings.joker_det_conf`: a
+    joker's mark localises weakly, and one scale gives it one chance where the whole frame's pyramid
+    gives it several; None: no such second look).
 
     >>> ZoneConfig(px_per_mm=0)
     Traceback (most recent call last):
@@ -68,6 +73,7 @@ class ZoneConfig:
     reach_mm: float = 15.0
     margin_mm: float = 30.0
     confirm: bool = True
+    joker_det_conf: float | None = SHIPPED.joker_det_conf
 
     def __post_init__(self) -> None:
         for name in ("px_per_mm", "cell_mm", "change"):
@@ -77,6 +83,8 @@ class ZoneConfig:
             raise ZoneConfigError(f"motion_frames must be at least 1, got {self.motion_frames}")
         if self.reach_mm < 0 or self.margin_mm < 0:
             raise ZoneConfigError("reach_mm and margin_mm must not be negative")
+        if self.joker_det_conf is not None and not 0 < self.joker_det_conf < 1:
+            raise ZoneConfigError(f"joker_det_conf must lie between 0 and 1, got {self.joker_det_conf}")
 
 
 @dataclass
@@ -249,7 +257,7 @@ class ZoneReader:
                 base.instances, card_size_px=(geometry.card_width_mm * s, geometry.card_height_mm * s)
             )
             self._reader = self.reader.with_view(
-                TilingConfig(tile=base.detector.imgsz, levels=(1.0,)), instances
+                TilingConfig(tile=base.detector.imgsz, levels=(1.0,)), instances, self.config.joker_det_conf
             )
         return self._maps
 

@@ -142,7 +142,7 @@ def test_an_unreachable_scoreboard_is_a_warning_and_the_run_goes_on(
     warning = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1 and "cannot be reached" in warning[0]
     assert source.taken == 3 and source.closed
-    assert "3 frames, 3 sampled, 1 read" in r.stdout
+    assert "3 frames, 3 sampled, 1 areas read" in r.stdout  # the zone reader (the default)
     assert r.exit_code == 1 and "posts not sent" in r.stderr  # as before: what is left unsent
 
 
@@ -184,7 +184,7 @@ def test_sigint_stops_at_the_next_frame_keeps_the_log_and_restores_the_handlers(
     )
     assert r.exit_code == 0, r.output
     assert source.taken == 5 and source.closed
-    assert "5 frames, 5 sampled, 1 read" in r.stdout
+    assert "5 frames, 5 sampled, 1 areas read" in r.stdout
     assert "stopped by SIGINT" in r.stderr
     assert json.loads(out.read_text())["tricks"] == []
     assert {s: signal.getsignal(s) for s in before} == before

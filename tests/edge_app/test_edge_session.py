@@ -15,6 +15,8 @@ from edge_app.outbox import DealKeys
 from edge_app.service import run_service
 from edge_app.session import MatchProgress, read_declaration
 from engine.deal_log import DealLog, parse_deal_log
+from engine.seats import parse_seat
+from engine.sim import simulate_deal
 from models.synth.deal import match_logs
 from models.synth.layout import Table
 from tests.edge_app.test_edge_events import picture_frames
@@ -86,7 +88,8 @@ def test_declarations() -> None:
     assert read_declaration(["8H", "8H", "8H"], "8", 2) is None  # more copies than decks
     assert read_declaration(["8H", "8H", "8H"], "8", 3) == ("H", "8")
     assert read_declaration(["SJ", "SJ"], "8", 2) == ("NT", None)
-    assert read_declaration(["BJ"], "8", 2) is None  # one joker declares nothing
+    assert read_declaration(["BJ"], "8", 2) == ("NT", None)  # a pair, one joker hidden under the other
+    assert read_declaration(["BJ", "SJ"], "8", 2) is None  # two different jokers declare nothing
     assert read_declaration(["8H", "8S"], "8", 2) is None
     assert read_declaration(["9H"], "8", 2) is None  # not the level
     assert read_declaration(["8?"], "8", 2) is None  # half read
@@ -160,6 +163,18 @@ def test_three_deals_from_one_source(tmp_path: Path, three: list[dict[str, Any]]
     keys = [key for _, key in poster.events]
     assert len(keys) == len(set(keys))  # every event of every deal under its own key
     assert not [e for e, _ in poster.events if e["type"] == "alert"]  # no look, no alert
+
+
+def test_a_lone_joker_shown_and_taken_back_declares_no_trump() -> None:
+    """A joker pair shown with one joker over the other shows the camera one joker: taken back
+    before the first lead, it is the no-trump declaration, not a first trick of one play."""
+    truth = plain(simulate_deal("national-2deck", 3, level=5, trump="NT", dealer=parse_seat("S")))
+    frames, read = picture_frames(match_pictures([truth], [["BJ"]]), [])
+    info = DealInfo("national-2deck", "5", None, "S")
+    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=KeyedPoster())
+    deal = result.deals[0]
+    assert deal.log.to_json()["trump"] == "NT" and not deal.trump_inferred and deal.declared_by == "S"
+    assert truth_plays(deal.log.to_json()) == truth_plays(truth)
 
 
 def test_a_trump_nobody_declared_is_inferred_and_put_to_a_referee(three: list[dict[str, Any]]) -> None:

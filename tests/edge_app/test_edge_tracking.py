@@ -532,3 +532,35 @@ def test_a_leader_among_the_possible_winners_seen_laying_first_alone_is_no_guess
         (at("E", "5D", 20), at("S", "8D", 20), at("N", "6D", 25), at("W", "7D", 30)), True
     )
     assert 2 in build_deal([first, together], (), info).doubtful
+
+
+def test_a_leader_guessed_from_the_order_of_settling_is_set_right_by_the_whole_deal() -> None:
+    """A trick's winner led a card the camera never named (``??``): until the deal is read whole,
+    any seat may have won it, and the next trick's leader is guessed from the order its plays
+    settled in. Here the winner's next lead settles last, so the guess is another seat; once the
+    deal is read, the inventory names the ``??`` and rules that seat out. The deal is decoded again
+    with the other possible leader and is the deal as played."""
+    from engine import score_log
+
+    log = simulate_deal("national-1deck", 5)
+    rounds = [[(s, tuple(c)) for s, c, *_ in t["plays"]] for t in log["tricks"]]
+    result = score_log(log)
+    winners = [t["winner"] for t in result["tricks"]]
+    k = next(
+        k
+        for k in range(len(rounds) - 1)
+        if len(rounds[k][0][1]) == 1 and winners[k] == rounds[k][0][0] and rounds[k + 1][0][0] == winners[k]
+    )
+    tricks = []
+    for i, plays in enumerate(rounds):
+        seen = [tp(s, *("??",) * len(c) if i == k and s == winners[k] else c) for s, c in plays]
+        if i == k + 1:
+            seen = seen[1:] + seen[:1]  # the leader's play settles last
+        tricks.append(TrackedTrick(tuple(seen), True))
+    deal = build_deal(
+        tricks, log["bottom"], DealInfo("national-1deck", log["level"], log["trump"], log["dealer"])
+    )
+    assert deal.problem is None
+    assert truth_plays(deal.log.to_json())[k + 1] == truth_plays(log)[k + 1]
+    assert score_log(deal.log.to_json())["outcome"] == result["outcome"]
+    assert {k + 1, k + 2} <= deal.doubtful  # no alert rests on the guessed tricks

@@ -17,9 +17,13 @@ import numpy.typing as npt
 import pytest
 
 from calibration.table import LensDistortion, TableGeometry, default_zones
+from vision.classifier import BACKGROUND
 from vision.detections import Detections
+from vision.detectors.base import DetectorConfig
+from vision.detectors.fake import FakeDetector
 from vision.instances import CardInstance
-from vision.reader import Reading
+from vision.labels import class_id
+from vision.reader import CardReader, ReaderConfig, Reading
 from vision.zones import TableMaps, ZoneConfig, ZoneConfigError, ZoneReader
 
 COLOURS = {"AH": (0, 0, 255), "KS": (255, 0, 0), "2C": (0, 255, 0)}  # BGR, one per card
@@ -57,7 +61,7 @@ class SquareReader:
 
         self.config = ReaderConfig()
 
-    def with_view(self, tiling: Any, instances: Any) -> SquareReader:
+    def with_view(self, tiling: Any, instances: Any, joker_det_conf: float | None = None) -> SquareReader:
         return self
 
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
@@ -227,3 +231,47 @@ def test_a_card_the_edge_of_an_area_cuts_by_a_pixel_is_not_forgotten() -> None:
         out = names(zr.read(table(("KS", 100, 94), ("AH", 150, 150))))
     assert out == ["AH", "KS"]
     assert zr.stats.areas >= 2  # the ace's area was read (it cut the king's box at its top edge)
+
+
+@dataclass
+class StubClassifier:
+    """Reads a box by where it starts (x1 → card and probability; anything else: background)."""
+
+    names: dict[int, tuple[str, float]]
+
+    def read(self, image: Any, boxes: Detections) -> tuple[Detections, npt.NDArray[np.float32]]:
+        p = np.zeros((len(boxes), 55), np.float32)
+        p[:, BACKGROUND] = 1.0
+        for k, box in enumerate(boxes.xyxy):
+            if int(box[0]) in self.names:
+                card, prob = self.names[int(box[0])]
+                p[k] = (1 - prob) / 54
+                p[k, class_id(card)] = prob
+        return boxes, p
+
+
+@pytest.mark.parametrize("joker_det_conf", [0.1, None])
+def test_a_joker_mark_the_localiser_scores_weakly_is_taken_when_the_classifier_is_sure(
+    joker_det_conf: float | None,
+) -> None:
+    """A joker's corner mark localises weakly (a star, an emblem; the whole-frame pyramid gives it
+    a chance at every level, the zone reader's one scale one chance): the zone reader names the
+    boxes from ``joker_det_conf`` too and keeps those the classifier is sure are jokers, and only
+    those."""
+    boxes = Detections(
+        [[40, 40, 60, 60], [200, 200, 224, 224], [300, 40, 320, 60], [41, 300, 61, 320]],
+        [0.9, 0.15, 0.15, 0.15],  # the localiser's scores: only the first reaches det_conf 0.3
+        [0, 0, 0, 0],
+    )
+    # the ace; a big joker; a weak box the classifier is sure of but no joker; a joker it is unsure of
+    named = {40: ("AH", 0.95), 200: ("BJ", 0.9), 300: ("5C", 0.99), 41: ("SJ", 0.7)}
+    detector = FakeDetector(DetectorConfig(type="fake", conf=0.3, script=(boxes,)))
+    config = ReaderConfig(
+        detector=DetectorConfig(type="fake", imgsz=640, det_conf=0.3, conf=0.6, joker_conf=0.8),
+        pair_naming=None,
+    )
+    reader = CardReader(config, detector=detector)
+    reader.classifier = StubClassifier(named)  # type: ignore[assignment]
+    zr = ZoneReader(reader, geometry(), ZoneConfig(joker_det_conf=joker_det_conf))
+    out = names(zr.read(table()))
+    assert out == (["AH", "BJ"] if joker_det_conf is not None else ["AH"])
