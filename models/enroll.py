@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +160,192 @@ def learn(
     record = {
         "steps": steps,
         "crops": seen,
+        "minutes": round((time.monotonic() - start) / 60, 2),
+        "seed": seed,
+    }
+    (folder / "learned.json").write_text(json.dumps(record, indent=1))
+    return record
+
+
+#: Jittered crops cut from each harvested index box of a labelled photo.
+PHOTO_JITTER = 6
+#: A box whose probability of being each of its photo's cards is below this is taken as background.
+BACKGROUND_BELOW = 0.02
+
+
+@dataclass(frozen=True)
+class Harvest:
+    """What the labelled photos gave: crops (uint8 NCHW, :data:`vision.crops.CROP_SIZE`) with
+    their classes, and per photo the reader's card F1 for each look tried."""
+
+    crops: npt.NDArray[np.uint8]
+    classes: npt.NDArray[np.int64]
+    look: str
+    scores: dict[str, float]
+
+
+def photo_f1(reader: Any, photos: Sequence[tuple[npt.NDArray[np.uint8], Sequence[str]]]) -> float:
+    """Card F1 of ``reader`` over labelled photos (each photo's multiset of card names against the
+    cards read)."""
+    tp = fp = fn = 0
+    for image, cards in photos:
+        read = Counter(c.card for c in reader.read(image).cards)
+        truth = Counter(cards)
+        hit = sum((read & truth).values())
+        tp, fp, fn = tp + hit, fp + sum(read.values()) - hit, fn + sum(truth.values()) - hit
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+def label_boxes(
+    p: npt.NDArray[np.float32], cards: Sequence[str], floor: float = 0.15
+) -> npt.NDArray[np.int64]:
+    """The class each index box is taken for on a photo whose cards are known but not where they
+    lie (weak labels): of the photo's cards, the one the classifier finds most probable, when that
+    probability is at least ``floor`` and at least half the box's best; each card to at most two
+    boxes per copy (its two corners), the most probable first; -1 for a box left out.
+
+    >>> from vision.labels import class_id
+    >>> p = np.full((3, 55), 0.001, np.float32)
+    >>> p[0, class_id("7H")], p[1, class_id("7D")], p[1, class_id("7H")], p[2, 54] = 0.5, 0.6, 0.2, 0.99
+    >>> label_boxes(p, ["7H"]).tolist() == [class_id("7H"), -1, -1]   # box 1 looks more like a 7D
+    True
+    """
+    from vision.labels import class_id
+
+    ids = np.array(sorted({class_id(c) for c in cards}), np.int64)
+    out = np.full(len(p), -1, np.int64)
+    if not len(ids) or not len(p):
+        return out
+    sub = p[:, ids]
+    best = sub.argmax(1)
+    prob = sub[np.arange(len(p)), best]
+    ok = (prob >= floor) & (prob >= 0.5 * p.max(1))
+    limit = {class_id(c): 2 * n for c, n in Counter(cards).items()}
+    taken: Counter[int] = Counter()
+    for k in np.argsort(-prob, kind="stable"):
+        cid = int(ids[best[k]])
+        if ok[k] and taken[cid] < limit[cid]:
+            out[k] = cid
+            taken[cid] += 1
+    return out
+
+
+def harvest(
+    photos: Sequence[tuple[npt.NDArray[np.uint8], Sequence[str]]],
+    log: Callable[[str], None] = print,
+    seed: int = 0,
+) -> Harvest:
+    """The shipped reader on labelled photos of one deck: the look it reads them best in
+    (:mod:`vision.look`), then each photo's index boxes in that look labelled with the photo's
+    cards (:func:`label_boxes`), or as background when none of its cards is likely there
+    (:data:`BACKGROUND_BELOW`), and cut :data:`PHOTO_JITTER` times, jittered as the localiser's
+    boxes are, into crops."""
+    from vision.classifier import BACKGROUND, proposals
+    from vision.crops import crop_boxes
+    from vision.labels import class_id
+    from vision.look import LOOKS, apply_look
+    from vision.reader import CardReader, default_reader_config
+
+    scores: dict[str, float] = {}
+    for look in LOOKS:
+        reader = CardReader(default_reader_config("onnx", look=look))
+        scores[look] = photo_f1(reader, photos)
+        log(f"  look {look}: card F1 {100 * scores[look]:.1f} % on the {len(photos)} photos")
+    look = max(LOOKS, key=lambda k: scores[k])
+    reader = CardReader(default_reader_config("onnx"))
+    assert reader.classifier is not None
+    d = reader.config.detector
+    rng = np.random.default_rng(seed)
+    crops, classes = [], []
+    for image, cards in photos:
+        shown = apply_look(image, look)
+        boxes = proposals(reader.tiled.detect(shown), d.det_conf)
+        boxes, p = reader.classifier.read(shown, boxes)
+        labels = label_boxes(p, cards)
+        # a box none of the photo's cards is likely in, read as background or as a card the photo
+        # lacks (a pip, a court figure's detail): background, as the network must learn to say
+        ids = np.array([class_id(c) for c in set(cards)], np.int64)
+        likely = p[:, ids].max(1) if len(ids) else np.zeros(len(p), np.float32)
+        unlike = (labels < 0) & (likely < BACKGROUND_BELOW)
+        labels[unlike] = BACKGROUND
+        keep = labels >= 0
+        for xyxy, cid in zip(boxes.xyxy[keep], labels[keep], strict=True):
+            w, h = xyxy[2] - xyxy[0], xyxy[3] - xyxy[1]
+            jitter = rng.uniform(-0.08, 0.08, (PHOTO_JITTER, 4)) * np.array([w, h, w, h])
+            jitter[0] = 0
+            cut = crop_boxes(shown, (xyxy[None] + jitter).astype(np.float32))
+            crops.append((cut * 255).round().astype(np.uint8))
+            classes += [int(cid)] * PHOTO_JITTER
+    if not crops:
+        raise LearnError("no index on the labelled photos was read as any of their cards")
+    return Harvest(np.concatenate(crops), np.array(classes, np.int64), look, scores)
+
+
+def learn_from_photos(
+    photos: Sequence[tuple[npt.NDArray[np.uint8], Sequence[str]]],
+    folder: Path,
+    minutes: float = 10.0,
+    *,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Learn a deck from labelled photos of it in play (each photo with the multiset of its cards,
+    no boxes): the look it reads best in and the index classifier fine-tuned for ``minutes`` on the
+    indices the photos' labels name (:func:`harvest`), each crop turned by a random quarter turn
+    and jittered in colour and sharpness. Writes ``folder/classifier.onnx`` (and ``.pt``),
+    ``folder/deck.json`` (the look) and ``folder/learned.json``; returns what was done."""
+    import torch
+
+    from models.classifier import build_net, export_onnx
+    from models.gpu import augment_torch
+    from vision.classifier import BACKGROUND
+    from vision.crops import CROP_PAD, CROP_SIZE
+    from vision.settings import WEIGHTS_DIR
+
+    if not photos:
+        raise LearnError("no labelled photo given")
+    start = time.monotonic()
+    got = harvest(photos, log, seed)
+    cards = got.classes[got.classes != BACKGROUND]
+    log(
+        f"  look {got.look}; {len(cards) // PHOTO_JITTER} indices labelled ({len(set(cards.tolist()))} cards), "
+        f"{(len(got.classes) - len(cards)) // PHOTO_JITTER} background boxes"
+    )
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    x_all, y_all = torch.from_numpy(got.crops), torch.from_numpy(got.classes)
+    net = build_net(width=2.0)
+    net.load_state_dict(torch.load(WEIGHTS_DIR / "classifier.pt", map_location="cpu"))
+    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    train_start = time.monotonic()
+    end = train_start + 60 * minutes
+    steps = 0
+    net.train()
+    while time.monotonic() < end:
+        frac = (time.monotonic() - train_start) / (end - train_start)
+        for g in opt.param_groups:
+            g["lr"] = LR * (0.1 + 0.9 * (1 - frac))
+        pick = torch.randint(len(y_all), (min(BATCH, len(y_all)),), generator=gen)
+        x, y = x_all[pick], y_all[pick]
+        turns = torch.randint(4, (len(y),), generator=gen)
+        x = torch.stack([torch.rot90(c, int(t), dims=(1, 2)) for c, t in zip(x, turns, strict=True)])
+        loss = loss_fn(net(augment_torch(x, gen)), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        steps += 1
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), folder / "classifier.pt")
+    export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
+    (folder / "deck.json").write_text(json.dumps({"look": got.look}, indent=1) + "\n")
+    record = {
+        "photos": len(photos),
+        "look": got.look,
+        "looks_f1": {k: round(v, 4) for k, v in got.scores.items()},
+        "indices": len(cards) // PHOTO_JITTER,
+        "background": (len(got.classes) - len(cards)) // PHOTO_JITTER,
+        "steps": steps,
         "minutes": round((time.monotonic() - start) / 60, 2),
         "seed": seed,
     }

@@ -40,9 +40,26 @@ def enroll(
     ] = None,
     table_size: Annotated[str, typer.Option("--table-size", help="table W x H in mm")] = "900x900",
     marker_mm: Annotated[float, typer.Option("--marker-mm", help="the corner markers' side, mm")] = 60.0,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            help="learn the deck from labelled photos of it in play instead: one JSON line per photo, "
+            '{"image": "images/x.jpg", "cards": ["10H", "SJ"]} (paths relative to the file)',
+        ),
+    ] = None,
+    minutes: Annotated[
+        float, typer.Option("--minutes", help="--labels: fine-tuning time (CPU)", min=0.1, max=240)
+    ] = 10.0,
 ) -> None:
-    """Cut the 54 faces of the event's deck from the photos of ``enroll sheet``."""
+    """Cut the 54 faces of the event's deck from the photos of ``enroll sheet`` (or, with
+    ``--labels``, learn the deck from labelled photos of it in play)."""
     if ctx.invoked_subcommand is not None:
+        return
+    if labels is not None:
+        if out is None:
+            raise fail("give --out DIR for the deck learned from --labels")
+        _learn_labelled(labels, out, minutes)
         return
     import json
     import time
@@ -85,6 +102,34 @@ def enroll(
     typer.echo(
         f"{out}: the 54 faces cut ({record['card_mm'][0]:g} x {record['card_mm'][1]:g} mm cards) in "
         f"{time.perf_counter() - start:.1f} s; check {out / 'contact.png'}: each card above its own name"
+    )
+
+
+def _learn_labelled(labels: Path, out: Path, minutes: float) -> None:
+    """``enroll --labels FILE --out DIR``: the look and the index classifier learned from the
+    photos FILE lists (:func:`models.enroll.learn_from_photos`)."""
+    from models.enroll import LearnError, learn_from_photos
+    from models.evaluate import EvaluationDataError, load_real_cards
+    from vision.capture import UnreadableImageError, read_image
+
+    try:
+        listed = load_real_cards(labels.parent, labels.name)
+    except EvaluationDataError as exc:
+        raise fail(str(exc)) from None
+    photos = []
+    for photo in listed:
+        try:
+            photos.append((read_image(photo.path), photo.cards))
+        except UnreadableImageError as exc:
+            raise fail(str(exc)) from None
+    try:
+        record = learn_from_photos(photos, out, minutes, log=lambda line: typer.echo(line, err=True))
+    except LearnError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(
+        f"{out / 'classifier.onnx'}: look {record['look']}, {record['indices']} indices of "
+        f"{record['photos']} photos, {record['steps']} steps in {record['minutes']:g} min; "
+        f"use it with tractorcam run --model {out}"
     )
 
 

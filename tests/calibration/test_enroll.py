@@ -142,3 +142,64 @@ def test_a_learned_deck_is_read_with_by_detect_and_run(tmp_path: Path) -> None:
         app, ["run", "--source", str(tmp_path / "none"), "--model", str(tmp_path), "--table-size", "900x900"]
     )
     assert r.exit_code == 2
+
+
+def _labelled_photos(tmp_path: Path, look: str, seeds: tuple[int, ...] = (1, 2)) -> Path:
+    """Rendered close-ups of a design held out of training, shown in ``look`` (``inverted-swapped``
+    makes a light-on-dark deck of it), written with a labels file as ``../shared/real`` has."""
+    from models.evaluate import annotation_truth
+    from models.synth.scene import render_scene
+    from vision.look import apply_look
+
+    lines = []
+    (tmp_path / "images").mkdir()
+    for seed in seeds:
+        scene = render_scene(seed, width=640, height=640, mode="closeup", designs=["paris"], arms=0)
+        name = f"images/p{seed}.jpg"
+        cv2.imwrite(str(tmp_path / name), apply_look(scene.image, look))
+        cards = sorted(annotation_truth({"cards": [c.to_dict() for c in scene.cards]}).elements())
+        lines.append(json.dumps({"image": name, "cards": cards}))
+    (tmp_path / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path / "labels.jsonl"
+
+
+@pytest.mark.slow
+def test_a_light_on_dark_deck_is_learned_from_labelled_photos(tmp_path: Path) -> None:
+    """``enroll --labels``: the photos of a deck printed light on dark read best inverted with red
+    and blue swapped; the deck's folder keeps that look, and ``--model`` reads with it."""
+    labels = _labelled_photos(tmp_path, "inverted-swapped")
+    deck = tmp_path / "deck"
+    r = runner.invoke(app, ["enroll", "--labels", str(labels), "--out", str(deck), "--minutes", "0.05"])
+    assert r.exit_code == 0, r.output
+    learned = json.loads((deck / "learned.json").read_text())
+    assert learned["look"] == "inverted-swapped" and learned["indices"] > 0 and learned["steps"] > 0
+    assert learned["looks_f1"]["inverted-swapped"] > learned["looks_f1"]["plain"]
+    assert json.loads((deck / "deck.json").read_text()) == {"look": "inverted-swapped"}
+    r = runner.invoke(app, ["detect", "--json", "--model", str(deck), str(tmp_path / "images" / "p1.jpg")])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout.splitlines()[0])["cards"]  # read in the deck's look
+
+
+def test_enroll_labels_refuses_what_it_cannot_learn_from(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["enroll", "--labels", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "d")])
+    assert r.exit_code == 2 and "labels file not found" in r.stderr
+    (tmp_path / "labels.jsonl").write_text('{"image": "images/x.jpg", "cards": ["ZZ"]}\n')
+    r = runner.invoke(
+        app, ["enroll", "--labels", str(tmp_path / "labels.jsonl"), "--out", str(tmp_path / "d")]
+    )
+    assert r.exit_code == 2 and "ZZ" in r.stderr
+    r = runner.invoke(app, ["enroll", "--labels", str(tmp_path / "labels.jsonl")])
+    assert r.exit_code == 2 and "--out" in r.stderr
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_deck_folder_with_an_unknown_look_is_refused(tmp_path: Path) -> None:
+    from vision.reader import ModelFolderError, model_options
+
+    (tmp_path / "classifier.onnx").write_bytes(b"")
+    assert model_options(tmp_path) == {"classifier": tmp_path / "classifier.onnx"}
+    (tmp_path / "deck.json").write_text('{"look": "inverted-swapped"}')
+    assert model_options(tmp_path)["look"] == "inverted-swapped"
+    (tmp_path / "deck.json").write_text('{"look": "sepia"}')
+    with pytest.raises(ModelFolderError, match="sepia"):
+        model_options(tmp_path)

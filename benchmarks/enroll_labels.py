@@ -1,0 +1,78 @@
+"""The gold-on-black deck of the real phone photos, learned from half of its labelled photos.
+
+    .venv/bin/python benchmarks/enroll_labels.py [--minutes 10] [--out DIR] [--view phone]
+
+The photos of ``--view`` in ``../shared/real/cardcounterml-phone/labels.jsonl`` are split in two
+halves (alternate lines); ``tractorcam enroll --labels`` learns the deck on the first
+(:func:`models.enroll.learn_from_photos`: the look, then the index classifier fine-tuned on the
+indices the labels name); card precision, recall and F1 are measured on the second half, for the
+shipped reader, the shipped reader in the learned look, and the learned deck (``--model DIR``).
+The learned model is written to ``--out`` (not shipped: the photos are third-party and validation
+only).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import typer  # noqa: E402
+
+from models.enroll import learn_from_photos  # noqa: E402
+from models.evaluate import REAL_CARDS_DIR, CardPhotoReport, evaluate_real_cards, load_real_cards  # noqa: E402
+from vision.capture import read_image  # noqa: E402
+from vision.reader import CardReader, default_reader_config, model_options  # noqa: E402
+
+
+def row(name: str, r: CardPhotoReport) -> str:
+    c, j = r.cards, r.jokers
+    p = 100 * c.tp / max(1, c.tp + c.fp)
+    rec = 100 * c.tp / max(1, c.tp + c.fn)
+    f1 = 100 * 2 * c.tp / max(1, 2 * c.tp + c.fp + c.fn)
+    return (
+        f"| {name} | {r.photos} | {c.tp + c.fn} | {p:.1f} % | {rec:.1f} % | **{f1:.1f} %** "
+        f"| {j.tp}/{j.tp + j.fn} | {j.fp} | {r.perfect}/{r.photos} |"
+    )
+
+
+def main(
+    minutes: Annotated[float, typer.Option(help="fine-tuning time (CPU)")] = 10.0,
+    out: Annotated[Path, typer.Option(help="the learned deck's folder")] = Path("runs/gold-deck"),
+    view: Annotated[str, typer.Option(help="the deck's photos (labels' view)")] = "phone",
+    folder: Annotated[Path, typer.Option(help="folder with labels.jsonl and images/")] = REAL_CARDS_DIR,
+) -> None:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    photos = [p for p in load_real_cards(folder) if p.view == view]
+    learn_half, test_half = photos[0::2], photos[1::2]
+    print(
+        f"# {view} deck learned from {len(learn_half)} labelled photos, measured on the other "
+        f"{len(test_half)}; {date.today()}, {os.cpu_count()}-core {platform.machine()}"
+    )
+    start = time.perf_counter()
+    record = learn_from_photos(
+        [(read_image(p.path), p.cards) for p in learn_half], out, minutes, log=lambda s: print(s, flush=True)
+    )
+    print(f"learned in {time.perf_counter() - start:.0f} s: {record}")
+    print(
+        "| reader | photos | cards | precision | recall | F1 | jokers found | false jokers | read exactly |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    readers = {
+        "shipped": default_reader_config("onnx"),
+        f"shipped, look {record['look']}": default_reader_config("onnx", look=record["look"]),
+        "learned (--model)": default_reader_config("onnx", **model_options(out)),  # type: ignore[arg-type]
+    }
+    for name, config in readers.items():
+        print(row(name, evaluate_real_cards(CardReader(config), test_half)), flush=True)
+
+
+if __name__ == "__main__":
+    typer.run(main)
