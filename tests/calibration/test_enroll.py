@@ -169,7 +169,7 @@ def test_a_light_on_dark_deck_is_learned_from_labelled_photos(tmp_path: Path) ->
     and blue swapped; the deck's folder keeps that look, and ``--model`` reads with it."""
     labels = _labelled_photos(tmp_path, "inverted-swapped")
     deck = tmp_path / "deck"
-    r = runner.invoke(app, ["enroll", "--labels", str(labels), "--out", str(deck), "--minutes", "0.05"])
+    r = runner.invoke(app, ["enroll", "--labels", str(labels), "--out", str(deck), "--minutes", "0.1"])
     assert r.exit_code == 0, r.output
     learned = json.loads((deck / "learned.json").read_text())
     assert learned["look"] == "inverted-swapped" and learned["indices"] > 0 and learned["steps"] > 0
