@@ -503,14 +503,14 @@ def build_deal(
         rules, parse_rank(info.level), None if info.trump == "NT" else info.trump, parse_seat(dealer), ()
     )
 
-    guesses: list[tuple[int, list[SeatName]]] = []
-
     def decode(
-        tracked: list[TrackedTrick], leads: Mapping[int, SeatName] | None = None
+        tracked: list[TrackedTrick],
+        leads: Mapping[int, SeatName] | None = None,
+        guesses: list[tuple[int, list[SeatName]]] | None = None,
     ) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
         doubtful: set[int] = set()
         swaps: list[tuple[str, int, int, int]] = []
-        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses if leads is None else None)
+        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses)
         cards = bottom
         if bottom is None and hands_done and after:
             cards = _fit_bottom(after, decoded, rules.bottom_size, rules.decks)
@@ -518,8 +518,8 @@ def build_deal(
         log = replace(head, tricks=_typed(decoded), bottom=_cards(cards), finished=finished)
         return log, doubtful, swaps
 
-    log, doubtful, swaps = decode(tricks)
-    guessed = list(guesses)  # the leaders the tracker's own reading guessed
+    guessed: list[tuple[int, list[SeatName]]] = []  # the leaders the tracker's own reading guessed
+    log, doubtful, swaps = decode(tricks, guesses=guessed)
     result, problem = _score(log)
     if problem is not None and swaps:
         for alternative, places in _alternatives(tricks, swaps):

@@ -97,6 +97,58 @@ def face_set(folder: Path) -> Any:
     return FaceSet("enrolled", faces, back, box, card_boxes=joker_index_boxes(faces))
 
 
+def fine_tune(
+    folder: Path,
+    batch: Callable[[Any], tuple[Any, Any]],
+    minutes: float,
+    *,
+    init: Path | None = None,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> int:
+    """Fine-tune the index classifier (from ``init``, default the shipped weights) for ``minutes``
+    on the batches ``batch(generator)`` gives (uint8 crops, classes), each jittered in colour and
+    sharpness (:func:`models.gpu.augment_torch`), the learning rate falling from :data:`LR` to a
+    tenth; writes ``folder/classifier.pt`` and ``folder/classifier.onnx`` and returns the steps."""
+    import torch
+
+    from models.classifier import build_net, export_onnx
+    from models.gpu import augment_torch
+    from vision.crops import CROP_PAD, CROP_SIZE
+    from vision.settings import WEIGHTS_DIR
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    net = build_net(width=2.0)
+    net.load_state_dict(torch.load(init or WEIGHTS_DIR / "classifier.pt", map_location="cpu"))
+    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    start = time.monotonic()
+    end = start + 60 * minutes
+    steps, seen, last = 0, 0, start
+    net.train()
+    while time.monotonic() < end:
+        frac = (time.monotonic() - start) / (end - start)
+        for g in opt.param_groups:
+            g["lr"] = LR * (0.1 + 0.9 * (1 - frac))
+        x, y = batch(gen)
+        loss = loss_fn(net(augment_torch(x, gen)), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        steps += 1
+        seen += len(y)
+        if time.monotonic() - last > 60:
+            last = time.monotonic()
+            log(
+                f"  {steps} steps, {seen} crops, loss {float(loss.detach()):.3f}, {(last - start) / 60:.1f} min"
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), folder / "classifier.pt")
+    export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
+    return steps
+
+
 def learn(
     folder: Path,
     minutes: float = 10.0,
@@ -110,29 +162,15 @@ def learn(
     ``folder/classifier.onnx`` (and its ``.pt``); returns what was done."""
     import torch
 
-    from models.classifier import build_net, export_onnx
-    from models.gpu import FaceBank, augment_torch, faceset_arrays
+    from models.gpu import FaceBank, faceset_arrays
     from vision.classifier import BACKGROUND
-    from vision.crops import CROP_PAD, CROP_SIZE
-    from vision.settings import WEIGHTS_DIR
+    from vision.crops import CROP_SIZE
 
     if threads:
         torch.set_num_threads(threads)
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
     bank = FaceBank(*faceset_arrays(face_set(folder)), "cpu")
-    net = build_net(width=2.0)
-    net.load_state_dict(torch.load(init or WEIGHTS_DIR / "classifier.pt", map_location="cpu"))
-    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    start = time.monotonic()
-    end = start + 60 * minutes
-    steps, seen, last = 0, 0, start
-    net.train()
-    while time.monotonic() < end:
-        frac = (time.monotonic() - start) / (end - start)
-        for g in opt.param_groups:
-            g["lr"] = LR * (0.1 + 0.9 * (1 - frac))
+
+    def batch(gen: Any) -> tuple[Any, Any]:
         x, y = bank.crops(BATCH, gen, CROP_SIZE)
         n_table = int(BATCH * TABLE_SHARE)
         if n_table:  # bare table: a colour with soft shading, no card
@@ -144,22 +182,13 @@ def learn(
             table = (torch.rand(n_table, 3, 1, 1, generator=gen) * 0.75 + 0.05) * shade
             x[:n_table] = (table.clamp(0, 1) * 255).to(torch.uint8)
             y[:n_table] = BACKGROUND
-        loss = loss_fn(net(augment_torch(x, gen)), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        steps += 1
-        seen += BATCH
-        if time.monotonic() - last > 60:
-            last = time.monotonic()
-            log(
-                f"  {steps} steps, {seen} crops, loss {float(loss.detach()):.3f}, {(last - start) / 60:.1f} min"
-            )
-    torch.save(net.state_dict(), folder / "classifier.pt")
-    export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
+        return x, y
+
+    start = time.monotonic()
+    steps = fine_tune(folder, batch, minutes, init=init, seed=seed, log=log)
     record = {
         "steps": steps,
-        "crops": seen,
+        "crops": steps * BATCH,
         "minutes": round((time.monotonic() - start) / 60, 2),
         "seed": seed,
     }
@@ -176,7 +205,8 @@ BACKGROUND_BELOW = 0.02
 @dataclass(frozen=True)
 class Harvest:
     """What the labelled photos gave: crops (uint8 NCHW, :data:`vision.crops.CROP_SIZE`) with
-    their classes, and per photo the reader's card F1 for each look tried."""
+    their classes, the look they were cut in, and the shipped reader's card F1 over the photos in
+    each look tried."""
 
     crops: npt.NDArray[np.uint8]
     classes: npt.NDArray[np.int64]
@@ -247,12 +277,12 @@ def harvest(
     from vision.reader import CardReader, default_reader_config
 
     scores: dict[str, float] = {}
-    for look in LOOKS:
-        reader = CardReader(default_reader_config("onnx", look=look))
+    readers = {look: CardReader(default_reader_config("onnx", look=look)) for look in LOOKS}
+    for look, reader in readers.items():
         scores[look] = photo_f1(reader, photos)
         log(f"  look {look}: card F1 {100 * scores[look]:.1f} % on the {len(photos)} photos")
     look = max(LOOKS, key=lambda k: scores[k])
-    reader = CardReader(default_reader_config("onnx"))
+    reader = readers[look]
     assert reader.classifier is not None
     d = reader.config.detector
     rng = np.random.default_rng(seed)
@@ -296,11 +326,7 @@ def learn_from_photos(
     ``folder/deck.json`` (the look) and ``folder/learned.json``; returns what was done."""
     import torch
 
-    from models.classifier import build_net, export_onnx
-    from models.gpu import augment_torch
     from vision.classifier import BACKGROUND
-    from vision.crops import CROP_PAD, CROP_SIZE
-    from vision.settings import WEIGHTS_DIR
 
     if not photos:
         raise LearnError("no labelled photo given")
@@ -311,33 +337,17 @@ def learn_from_photos(
         f"  look {got.look}; {len(cards) // PHOTO_JITTER} indices labelled ({len(set(cards.tolist()))} cards), "
         f"{(len(got.classes) - len(cards)) // PHOTO_JITTER} background boxes"
     )
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
     x_all, y_all = torch.from_numpy(got.crops), torch.from_numpy(got.classes)
-    net = build_net(width=2.0)
-    net.load_state_dict(torch.load(WEIGHTS_DIR / "classifier.pt", map_location="cpu"))
-    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    train_start = time.monotonic()
-    end = train_start + 60 * minutes
-    steps = 0
-    net.train()
-    while time.monotonic() < end:
-        frac = (time.monotonic() - train_start) / (end - train_start)
-        for g in opt.param_groups:
-            g["lr"] = LR * (0.1 + 0.9 * (1 - frac))
+
+    def batch(gen: Any) -> tuple[Any, Any]:
         pick = torch.randint(len(y_all), (min(BATCH, len(y_all)),), generator=gen)
-        x, y = x_all[pick], y_all[pick]
-        turns = torch.randint(4, (len(y),), generator=gen)
-        x = torch.stack([torch.rot90(c, int(t), dims=(1, 2)) for c, t in zip(x, turns, strict=True)])
-        loss = loss_fn(net(augment_torch(x, gen)), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        steps += 1
-    folder.mkdir(parents=True, exist_ok=True)
-    torch.save(net.state_dict(), folder / "classifier.pt")
-    export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
+        turns = torch.randint(4, (len(pick),), generator=gen)
+        x = torch.stack(
+            [torch.rot90(c, int(t), dims=(1, 2)) for c, t in zip(x_all[pick], turns, strict=True)]
+        )
+        return x, y_all[pick]
+
+    steps = fine_tune(folder, batch, minutes, seed=seed, log=log)
     (folder / "deck.json").write_text(json.dumps({"look": got.look}, indent=1) + "\n")
     record = {
         "photos": len(photos),

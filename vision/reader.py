@@ -31,7 +31,7 @@ from vision.instances import (
     expected_pair_distance,
     group_corners,
 )
-from vision.look import Look, LookError, apply_look
+from vision.look import LOOKS, Look, apply_look
 from vision.pairnaming import PairNaming, name_pairs
 from vision.settings import SHIPPED, ReaderSettings
 from vision.tiling import TiledDetector, TilingConfig
@@ -92,9 +92,12 @@ def model_options(folder: Path | None) -> dict[str, object]:
     if deck.is_file():
         try:
             look = json.loads(deck.read_text(encoding="utf-8")).get("look", "plain")
-            apply_look(np.zeros((1, 1, 3), np.uint8), look)
-        except (ValueError, AttributeError, LookError) as exc:
+        except (ValueError, AttributeError) as exc:
             raise ModelFolderError(f"--model {folder}: deck.json: {exc}") from None
+        if look not in LOOKS:
+            raise ModelFolderError(
+                f"--model {folder}: deck.json: unknown look {look!r} (known: {', '.join(LOOKS)})"
+            )
         options["look"] = look
     return options
 
@@ -186,13 +189,14 @@ class CardReader:
 
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
         """Corners and cards of one image, step by step on :class:`~vision.detections.Detections`:
-        the image shown in the deck's **look** (:mod:`vision.look`) → **localise** (the tiled localiser's boxes) → the **proposals** to name → **heads** (each
-        proposal cropped and read by the crop networks, their readings fused:
-        :meth:`IndexClassifier.box_probabilities`) → **pair** (a card's two corners named together:
-        :mod:`vision.pairnaming`) → **decide** (:func:`decide`: the thresholds) → **group** (corners
-        into cards). With the second look for jokers (:attr:`ReaderConfig.joker_det_conf`), the
-        weaker boxes the proposals leave are read by the heads too and kept only as sure jokers. With ``seconds``, the time of ``localise``, ``name`` (proposals to decide) and
-        ``group`` is added to it."""
+        the image shown in the deck's **look** (:mod:`vision.look`) → **localise** (the tiled
+        localiser's boxes) → the **proposals** to name → **heads** (each proposal cropped and read
+        by the crop networks, their readings fused: :meth:`IndexClassifier.box_probabilities`) →
+        **pair** (a card's two corners named together: :mod:`vision.pairnaming`) → **decide**
+        (:func:`decide`: the thresholds) → **group** (corners into cards). With the second look
+        for jokers (:attr:`ReaderConfig.joker_det_conf`), the weaker boxes the proposals leave are
+        read by the heads too and kept only as sure jokers. With ``seconds``, the time of
+        ``localise``, ``name`` (proposals to decide) and ``group`` is added to it."""
         clock = time.perf_counter()
 
         def lap(step: str) -> None:
