@@ -801,6 +801,16 @@ def gpu_train_command(
         int,
         typer.Option("--bank-decks", help="randomised decks drawn for the face bank (plus the art decks)"),
     ] = 1000,
+    art_share: Annotated[
+        float, typer.Option("--art-share", help="share of rendered scenes dealt from the art decks")
+    ] = 0.5,
+    bank_art_share: Annotated[
+        float,
+        typer.Option(
+            "--bank-art-share",
+            help="share of the face bank's crops cut from the art decks' faces (negative: every face alike)",
+        ),
+    ] = 0.5,
     loc_data: Annotated[
         str, typer.Option("--loc-data", help="folder of the scenes written for the localiser")
     ] = "/tmp/gpu_loc",
@@ -841,6 +851,8 @@ def gpu_train_command(
         device=device,
         bank_share=bank_share,
         bank_decks=bank_decks,
+        art_share=art_share,
+        bank_art_share=bank_art_share if bank_art_share >= 0 else None,
         loc_data=loc_data,
         loc_project=loc_project,
         loc_render=loc_render,

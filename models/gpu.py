@@ -200,6 +200,7 @@ class RenderJob:
     loc_dir: str = ""  # write the scenes as a detection dataset here ("" = not)
     loc_split: str = "train"
     printed: float = 0.15
+    art_share: float = ART_SHARE
 
 
 _DETECTOR: Any = None
@@ -236,7 +237,7 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
     ys: list[npt.NDArray[np.int64]] = []
     for seed in job.seeds:
         rng = np.random.default_rng(seed)
-        pool = job.art if (rng.random() < ART_SHARE or not job.rand) else job.rand
+        pool = job.art if (rng.random() < job.art_share or not job.rand) else job.rand
         scene = render_example(int(rng.integers(1 << 62)), 640, pool, job.printed)
         image = scene.image
         h, w = image.shape[:2]
@@ -339,12 +340,15 @@ class FaceBank:
     covered by a neighbouring card as in a fan; a share of crops lie on the face away from the index
     (pips, court art) and are background."""
 
-    def __init__(self, faces: Any, boxes: Any, valid: Any, device: Any) -> None:
+    def __init__(self, faces: Any, boxes: Any, valid: Any, device: Any, art: int = 0) -> None:
+        """``art``: the first ``art`` faces are the art decks' (``crops(art_share=)`` weights them)."""
         import torch
 
         self.faces = torch.as_tensor(faces).to(device)  # (F, 4, H, W) uint8
         self.boxes = torch.as_tensor(boxes).to(device)  # (F, 4) normalised tl boxes
         self.ids = torch.arange(len(valid), device=device)[torch.as_tensor(valid).to(device)]
+        self.art_ids = self.ids[self.ids < art]
+        self.rand_ids = self.ids[self.ids >= art]
         self.device = device
 
     def __len__(self) -> int:
@@ -370,9 +374,15 @@ class FaceBank:
         return F.grid_sample(self.faces[idx].float() / 255.0, grid, mode="bilinear", align_corners=False)
 
     def crops(
-        self, n: int, gen: Any, size: int = CROP_SIZE, background_share: float = 0.12
+        self,
+        n: int,
+        gen: Any,
+        size: int = CROP_SIZE,
+        background_share: float = 0.12,
+        art_share: float | None = None,
     ) -> tuple[Any, Any]:
-        """``n`` crops as uint8 (n, 3, size, size) and their classes."""
+        """``n`` crops as uint8 (n, 3, size, size) and their classes; ``art_share`` of them from the
+        art decks' faces when given (else every face alike)."""
         import torch
         import torch.nn.functional as F
 
@@ -384,6 +394,11 @@ class FaceBank:
             return torch.rand(*shape, generator=gen, device=dev) * (hi - lo) + lo
 
         idx = self.ids[torch.randint(0, len(self), (n,), generator=gen, device=dev)]
+        if art_share is not None and len(self.art_ids) and len(self.rand_ids):
+            from_art = torch.rand(n, generator=gen, device=dev) < art_share
+            pick_art = self.art_ids[torch.randint(0, len(self.art_ids), (n,), generator=gen, device=dev)]
+            pick_rand = self.rand_ids[torch.randint(0, len(self.rand_ids), (n,), generator=gen, device=dev)]
+            idx = torch.where(from_art, pick_art, pick_rand)
         box = self.boxes[idx].clone()
         _, _, h, w = self.faces.shape
         turn = torch.rand(n, generator=gen, device=dev) < 0.5  # the bottom-right index: the face turned 180°
@@ -558,6 +573,7 @@ def train_classifiers(
     checkpoint: Callable[[], None] = lambda: None,
     bank: Callable[[], FaceBank | None] = lambda: None,
     bank_share: float = 0.0,
+    bank_art_share: float | None = None,
 ) -> None:
     """Train every variant on batches drawn from ``pool`` until ``end`` (``time.time()``), calling
     ``poll`` now and then to take in new crops and ``checkpoint`` to save; the learning rate follows
@@ -589,7 +605,7 @@ def train_classifiers(
             idx = torch.randint(0, n, (batch - made,), generator=gen, device=device)
             xb, yb = pool.x[idx], pool.y[idx]
             if made:
-                xs, ys = faces.crops(made, gen)  # type: ignore[union-attr]
+                xs, ys = faces.crops(made, gen, art_share=bank_art_share)  # type: ignore[union-attr]
                 xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
             x = augment_torch(xb, gen).contiguous(memory_format=torch.channels_last)
             for g in v.opt.param_groups:
@@ -746,6 +762,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                     np.concatenate([p[1] for p in parts]),
                     np.concatenate([p[2] for p in parts]),
                     device,
+                    art=len(parts[0][0]),  # the art decks' job comes first
                 )
             )
             log(f"[{time.time() - t0:5.0f}s] face bank: {len(faces) // 54} decks, {len(face_bank[0])} faces")
@@ -768,6 +785,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                 loc_dir=str(loc_dir) if to_loc else "",
                 loc_split=split,
                 mine_share=args.mine_share,
+                art_share=args.art_share,
             )
             next_scene += args.chunk
             futures.add(ex.submit(render_job, job))
@@ -841,6 +859,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         save_all,
         current_bank,
         args.bank_share,
+        args.bank_art_share,
     )
     for f in futures:
         f.cancel()

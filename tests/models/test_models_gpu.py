@@ -157,3 +157,22 @@ def test_bank_crops_centre_the_index_and_background_lies_off_it():
     assert 100 < int(bg.sum()) < 260
     middle = x[:, :, 16:24, 16:24].float().mean((1, 2, 3))
     assert float(middle[named].median()) < 60 < float(middle[bg].median())
+
+
+def test_bank_crops_weight_the_art_decks_as_asked():
+    """Two decks, the first counted as art: art faces black, the other deck's white. With art_share
+    0.9 most crops are dark; with every face alike about half."""
+    h, w = gpu.BANK_FACE
+    faces = np.full((108, 4, h, w), 255, np.uint8)
+    faces[:54, :3] = 0
+    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (108, 1))
+    bank = gpu.FaceBank(faces, boxes, np.ones(108, bool), "cpu", art=54)
+    assert len(bank.art_ids) == 54 and len(bank.rand_ids) == 54
+
+    def dark_share(art_share: float | None) -> float:
+        x, _ = bank.crops(800, torch.Generator().manual_seed(2), background_share=0.0, art_share=art_share)
+        return float((x[:, :, 18:22, 18:22].float().mean((1, 2, 3)) < 60).float().mean())
+
+    assert dark_share(0.9) > 0.8
+    assert 0.35 < dark_share(None) < 0.65
+    assert dark_share(0.0) < 0.1
