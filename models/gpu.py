@@ -326,7 +326,11 @@ def bank_job(job: BankJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float3
     from models.synth.faces import build_faces, load_faces
 
     parts = [faceset_arrays(load_faces(n)) for n in job.names]
-    parts += [faceset_arrays(build_faces(procedural_design(v))) for v in job.variants]
+    for v in job.variants:
+        try:
+            parts.append(faceset_arrays(build_faces(procedural_design(v))))
+        except RuntimeError:  # a deck whose corner index the renderer cannot locate: left out
+            continue
     if not parts:
         h, w = BANK_FACE
         return np.zeros((0, 4, h, w), np.uint8), np.zeros((0, 4), np.float32), np.zeros(0, bool)
