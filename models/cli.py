@@ -882,6 +882,28 @@ def gpu_localiser_command(
     train_localiser(data, project.resolve(), minutes, device, batch, workers)
 
 
+@gpu_app.command("soup")
+def gpu_soup_command(
+    tuned: Annotated[Path, typer.Argument(help="the fine-tuned classifier's state dict (.pt)")],
+    out: Annotated[Path, typer.Argument(help="where to write OUT.pt and OUT.onnx")],
+    base: Annotated[
+        Path, typer.Option("--base", help="the classifier it was fine-tuned from (.pt)")
+    ] = Path("models/weights/classifier.pt"),
+    alpha: Annotated[float, typer.Option("--alpha", help="the fine-tuned network's weight")] = 0.5,
+    width: Annotated[float, typer.Option("--width", help="the networks' width")] = 2.0,
+) -> None:
+    """Interpolate a fine-tuned classifier's weights with its base's (weight-space ensembling, here).
+
+    (1 - alpha) * base + alpha * tuned, written as OUT.pt and OUT.onnx (models.gpu.soup)."""
+    from models.gpu import GpuRunError, soup
+
+    try:
+        soup(base, tuned, alpha, out, width)
+    except GpuRunError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"wrote {out.with_suffix('.pt')} and {out.with_suffix('.onnx')}")
+
+
 @gpu_app.command("check")
 def gpu_check_command(
     split: Annotated[

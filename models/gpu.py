@@ -913,6 +913,50 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
     return metrics
 
 
+# --------------------------------------------------------------------------- weight interpolation (here)
+
+
+def interpolate_weights(base: dict[str, Any], tuned: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """``(1 - alpha) · base + alpha · tuned`` for every floating-point tensor of two state dicts of
+    one architecture; integer tensors (batch-norm counters) are taken from ``tuned``. This is
+    weight-space ensembling of a network and its own fine-tuned copy (WiSE-FT, Wortsman et al.
+    2022): it keeps most of what the fine-tune gained on new decks and most of what the base knew.
+
+    >>> import torch
+    >>> out = interpolate_weights({"w": torch.zeros(2), "n": torch.tensor(3)},
+    ...                           {"w": torch.ones(2), "n": torch.tensor(5)}, 0.25)
+    >>> out["w"].tolist(), int(out["n"])
+    ([0.25, 0.25], 5)
+    """
+    if set(base) != set(tuned):
+        raise GpuRunError("the two state dicts hold different tensors: not one architecture")
+    if not 0.0 <= alpha <= 1.0:
+        raise GpuRunError(f"alpha {alpha} is outside [0, 1]")
+    out: dict[str, Any] = {}
+    for key, b in base.items():
+        t = tuned[key]
+        if tuple(b.shape) != tuple(t.shape):
+            raise GpuRunError(f"{key}: shapes {tuple(b.shape)} and {tuple(t.shape)} differ")
+        out[key] = (1 - alpha) * b.float() + alpha * t.float() if b.is_floating_point() else t.clone()
+    return out
+
+
+def soup(base: Path, tuned: Path, alpha: float, out: Path, width: float) -> None:
+    """Write the interpolated classifier as ``out`` (``.pt`` state dict) and ``out.onnx``."""
+    import torch
+
+    from models.classifier import build_net, export_onnx
+
+    state = interpolate_weights(
+        torch.load(base, map_location="cpu"), torch.load(tuned, map_location="cpu"), alpha
+    )
+    net = build_net(width=width)
+    net.load_state_dict(state)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(state, out.with_suffix(".pt"))
+    export_onnx(net, CROP_SIZE, out.with_suffix(".onnx"))
+
+
 # --------------------------------------------------------------------------- checks (here)
 
 

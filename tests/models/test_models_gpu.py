@@ -176,3 +176,37 @@ def test_bank_crops_weight_the_art_decks_as_asked():
     assert dark_share(0.9) > 0.8
     assert 0.35 < dark_share(None) < 0.65
     assert dark_share(0.0) < 0.1
+
+
+def test_interpolated_weights_lie_between_the_two_networks_and_refuse_other_architectures():
+    from models.classifier import build_net
+
+    a, b = build_net(width=2.0).state_dict(), build_net(width=2.0).state_dict()
+    key = next(k for k, v in a.items() if v.is_floating_point() and v.numel() > 4)
+    a[key] = torch.zeros_like(a[key])
+    b[key] = torch.full_like(b[key], 4.0)
+    mid = gpu.interpolate_weights(a, b, 0.25)
+    assert torch.allclose(mid[key], torch.ones_like(mid[key]))
+    assert gpu.interpolate_weights(a, b, 0.0)[key].abs().max() == 0
+    with pytest.raises(gpu.GpuRunError, match="different tensors"):
+        gpu.interpolate_weights(a, build_net(width=3.0).state_dict() | {"extra": torch.zeros(1)}, 0.5)
+    with pytest.raises(gpu.GpuRunError, match="shapes"):
+        gpu.interpolate_weights(a, build_net(width=3.0).state_dict(), 0.5)
+    with pytest.raises(gpu.GpuRunError, match="outside"):
+        gpu.interpolate_weights(a, b, 1.5)
+
+
+def test_gpu_soup_writes_a_readable_onnx(tmp_path):
+    from typer.testing import CliRunner
+
+    from models.cli import gpu_app
+
+    tuned = tmp_path / "tuned.pt"
+    torch.save(torch.load(gpu.WEIGHTS / "classifier.pt", map_location="cpu"), tuned)
+    result = CliRunner().invoke(gpu_app, ["soup", str(tuned), str(tmp_path / "s"), "--alpha", "0.5"])
+    assert result.exit_code == 0, result.output
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(tmp_path / "s.onnx"))
+    logits = sess.run(None, {"crops": np.zeros((2, 3, CROP_SIZE, CROP_SIZE), np.float32)})[0]
+    assert logits.shape == (2, BACKGROUND + 1)
