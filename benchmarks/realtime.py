@@ -13,7 +13,9 @@ Prints per film and in total:
 * **wall time against the film's length** (keeps up when wall ≤ film);
 * **readings per play**: the areas read while each play lay on the table (from the card landing to
   the table's clear, ``timeline.json``) that read cards in that seat's zone; the bar is ≥ 2 for
-  every play;
+  every play. Beside it, how often the area holding the play's cards was read at all (the
+  service's cadence, whatever the reader made of the pixels); a play read fewer than twice is
+  listed with both counts, so a missed reading is told apart from a card the reader cannot see;
 * **trick latency**: film seconds from the trick's last card landing to the first frame at which
   the tracker holds all four plays as finally decided (the trick's result is known; the service
   publishes it when the table is cleared, once no further reading can change it);
@@ -65,6 +67,23 @@ def play_spans(timeline: dict[str, Any]) -> list[tuple[int, str, int, int]]:
     return [(t, seat, f, cleared.get(t, end)) for (t, seat), f in sorted(first.items(), key=lambda kv: kv[1])]
 
 
+def play_middles(timeline: dict[str, Any]) -> dict[tuple[int, str], list[tuple[float, float]]]:
+    """Each play's cards as they lie: the middles (frame pixels) of its face-up cards at the last
+    keyframe of its play event (trick, seat)."""
+    out: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    for k in timeline["keyframes"]:
+        e = k["event"]
+        if e["kind"] == "play":
+            quads = [
+                c["quad"]
+                for c in k["cards"]
+                if c["role"] == "play" and c["seat"] == e["seat"] and c["face_up"]
+            ]
+            if quads:
+                out[(e["trick"], e["seat"])] = [tuple(np.mean(q, axis=0)) for q in quads]
+    return out
+
+
 def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: ZoneConfig) -> dict[str, Any]:
     """One film through the service's pipeline; its figures."""
     timeline = json.loads((folder / "timeline.json").read_text())
@@ -72,10 +91,10 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     truth = raw[0] if isinstance(raw, list) else raw
     geometry = TableGeometry.load(folder / "table.json")
     info = DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"])
-    areas: list[tuple[int, list[CardInstance]]] = []
+    areas: list[tuple[int, tuple[float, float, float, float], list[CardInstance]]] = []
     at = {"frame": 0}
     zones = ZoneReader(
-        reader, geometry, config, on_area=lambda rect, cards: areas.append((at["frame"], cards))
+        reader, geometry, config, on_area=lambda rect, cards: areas.append((at["frame"], rect, cards))
     )
     shadow = TrickTracker(inertia)  # the pipeline's tracker fed the same states: when a trick is known
     known: list[tuple[int, list[tuple[str, tuple[str, ...]]]]] = []
@@ -121,17 +140,32 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
     comparison = compare_deals(deal.log, parse_deal_log(truth), alerted)
 
-    # readings per play: areas read while it lay there that read cards in its seat's zone
-    readings = []
-    for _trick, seat, landed, cleared in play_spans(timeline):
+    # readings per play: areas read while it lay there that read cards in its seat's zone; looks per
+    # play: areas read while it lay there whose rectangle holds one of its cards' middles (the
+    # service's cadence, whatever the reader made of the pixels)
+    readings, looks = [], []
+    thin = []  # plays read fewer than twice: (trick, seat, frame landed, frame cleared, readings, looks)
+    middles_mm = {
+        key: geometry.pixel_to_table(np.array(points)) for key, points in play_middles(timeline).items()
+    }
+    for trick_no, seat, landed, cleared in play_spans(timeline):
         n = 0
-        for frame, cards in areas:
+        inside = middles_mm.get((trick_no, seat), np.zeros((0, 2)))
+        looked = sum(
+            landed <= frame < cleared
+            and any(rect[0] <= x <= rect[2] and rect[1] <= y <= rect[3] for x, y in inside)
+            for frame, rect, _cards in areas
+        )
+        looks.append(looked)
+        for frame, _rect, cards in areas:
             if landed <= frame < cleared and cards:
                 middles = geometry.pixel_to_table(
                     np.array([[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2] for c in cards])
                 )
                 n += any(geometry.seat_of((float(x), float(y))) == seat for x, y in middles)
         readings.append(n)
+        if n < 2:
+            thin.append((trick_no, seat, landed, cleared, n, looked))
 
     # trick latency: the last card's landing → the first frame the tracker held the four final plays
     final = [[(p.seat, p.cards) for p in t.plays] for t in shadow.tricks()]
@@ -153,6 +187,8 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
         "film_s": film_s,
         "wall_s": wall,
         "readings": readings,
+        "thin": thin,
+        "looks": looks,
         "latency": latency,
         "plays": comparison.plays,
         "exact": comparison.plays_exact,
@@ -183,6 +219,7 @@ def main(
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     total: Counter[str] = Counter()
     all_readings: list[int] = []
+    all_looks: list[int] = []
     all_latency: list[float | None] = []
     for folder in films:
         r = measure(folder, reader, every, inertia, config)
@@ -191,12 +228,18 @@ def main(
             f"{r['film']} ({r['design']}, {r['size']}): wall {r['wall_s']:.0f} s for a {r['film_s']:.0f} s film "
             f"({'keeps up' if r['wall_s'] <= r['film_s'] else 'falls behind'}, {r['wall_s'] / r['film_s']:.2f}× real time); "
             f"readings per play min {min(r['readings'], default=0)}, median {np.median(r['readings']):.0f}, "
-            f"plays read twice or more {sum(n >= 2 for n in r['readings'])}/{len(r['readings'])}; "
+            f"plays read twice or more {sum(n >= 2 for n in r['readings'])}/{len(r['readings'])} "
+            f"(their area read twice or more {sum(n >= 2 for n in r['looks'])}); "
             f"trick latency median {np.median(lat) if lat else float('nan'):.1f} s, worst "
             f"{max(lat, default=float('nan')):.1f} s, within 1 s {sum(x <= 1.0 for x in lat)}/{len(r['latency'])}; "
             f"plays exact {r['exact']}/{r['plays']}, outcome {'right' if r['outcome'] else 'wrong'}, "
             f"false alerts {r['false']}, missed {r['missed']}"
         )
+        for trick_no, seat, landed, cleared, n, looked in r["thin"]:
+            print(
+                f"  trick {trick_no + 1} seat {seat} (frames {landed}–{cleared}): its area read {looked}×, "
+                f"cards found in its zone {n}×"
+            )
         steps = ", ".join(f"{k} {v:.0f}" for k, v in sorted(r["per_area"].items()))
         print(
             f"  ms per frame: decode {r['decode_ms']:.1f}, change test {r['per_frame'].get('signature', 0):.1f}; "
@@ -207,12 +250,14 @@ def main(
         total["films"] += 1
         total["outcome"] += int(r["outcome"])
         all_readings += r["readings"]
+        all_looks += r["looks"]
         all_latency += r["latency"]
     lat = [x for x in all_latency if x is not None]
     print(
         f"total: {total['films']} films, wall {total['wall_s']:.0f} s for {total['film_s']:.0f} s of film "
         f"({total['wall_s'] / max(total['film_s'], 1):.2f}× real time); plays read twice or more "
-        f"{sum(n >= 2 for n in all_readings)}/{len(all_readings)}; tricks known within 1 s "
+        f"{sum(n >= 2 for n in all_readings)}/{len(all_readings)} (their area read twice or more "
+        f"{sum(n >= 2 for n in all_looks)}); tricks known within 1 s "
         f"{sum(x <= 1.0 for x in lat)}/{len(all_latency)}; plays exact {total['exact']}/{total['plays']}, "
         f"outcome right {total['outcome']}/{total['films']}, false alerts {total['false']}"
     )
