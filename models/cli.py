@@ -886,9 +886,9 @@ def gpu_localiser_command(
 def gpu_soup_command(
     tuned: Annotated[Path, typer.Argument(help="the fine-tuned classifier's state dict (.pt)")],
     out: Annotated[Path, typer.Argument(help="where to write OUT.pt and OUT.onnx")],
-    base: Annotated[
-        Path, typer.Option("--base", help="the classifier it was fine-tuned from (.pt)")
-    ] = Path("models/weights/classifier.pt"),
+    base: Annotated[Path, typer.Option("--base", help="the classifier it was fine-tuned from (.pt)")] = Path(
+        "models/weights/classifier.pt"
+    ),
     alpha: Annotated[float, typer.Option("--alpha", help="the fine-tuned network's weight")] = 0.5,
     width: Annotated[float, typer.Option("--width", help="the networks' width")] = 2.0,
 ) -> None:
