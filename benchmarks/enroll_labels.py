@@ -4,7 +4,7 @@
 
 The photos of ``--view`` in ``../shared/real/cardcounterml-phone/labels.jsonl`` are split in two
 halves (alternate lines); ``tractorcam enroll --labels`` learns the deck on the first
-(:func:`models.enroll.learn_from_photos`: the look, then the index classifier fine-tuned on the
+(:func:`models.enroll.learn_from_photos`: the look and the despeckle size, then the index classifier fine-tuned on the
 indices the labels name); card precision, recall and F1 are measured on the second half, for the
 shipped reader, the shipped reader in the learned look, and the learned deck (``--model DIR``).
 The learned model is written to ``--out`` (not shipped: the photos are third-party and validation
@@ -67,7 +67,9 @@ def main(
     print("|---|---|---|---|---|---|---|---|---|")
     readers = {
         "shipped": default_reader_config("onnx"),
-        f"shipped, look {record['look']}": default_reader_config("onnx", look=record["look"]),
+        f"shipped, look {record['look']}, despeckle {record['despeckle']}": default_reader_config(
+            "onnx", look=record["look"], despeckle=record["despeckle"]
+        ),
         "learned (--model)": default_reader_config("onnx", **model_options(out)),  # type: ignore[arg-type]
     }
     for name, config in readers.items():

@@ -212,6 +212,8 @@ class Harvest:
     classes: npt.NDArray[np.int64]
     look: str
     scores: dict[str, float]
+    #: the median filter the localiser sees the deck through (:func:`vision.look.despeckle`; 0: none)
+    despeckle: int = 0
 
 
 def photo_f1(reader: Any, photos: Sequence[tuple[npt.NDArray[np.uint8], Sequence[str]]]) -> float:
@@ -266,14 +268,16 @@ def harvest(
     seed: int = 0,
 ) -> Harvest:
     """The shipped reader on labelled photos of one deck: the look it reads them best in
-    (:mod:`vision.look`), then each photo's index boxes in that look labelled with the photo's
+    (:mod:`vision.look`), and in that look the despeckle size that reads them best (a deck on
+    glittering stock; :func:`vision.look.despeckle`, kept only when it reads them better than
+    none), then each photo's index boxes in that look labelled with the photo's
     cards (:func:`label_boxes`), or as background when none of its cards is likely there
     (:data:`BACKGROUND_BELOW`), and cut :data:`PHOTO_JITTER` times, jittered as the localiser's
     boxes are, into crops."""
     from vision.classifier import BACKGROUND, proposals
     from vision.crops import crop_boxes
     from vision.labels import class_id
-    from vision.look import LOOKS, apply_look
+    from vision.look import DESPECKLE_SIZES, LOOKS, apply_look
     from vision.reader import CardReader, default_reader_config
 
     scores: dict[str, float] = {}
@@ -283,13 +287,21 @@ def harvest(
         log(f"  look {look}: card F1 {100 * scores[look]:.1f} % on the {len(photos)} photos")
     look = max(LOOKS, key=lambda k: scores[k])
     reader = readers[look]
+    size = 0
+    for k in DESPECKLE_SIZES[1:]:
+        specked = CardReader(default_reader_config("onnx", look=look, despeckle=k))
+        key = f"{look}, despeckle {k}"
+        scores[key] = photo_f1(specked, photos)
+        log(f"  look {key}: card F1 {100 * scores[key]:.1f} % on the {len(photos)} photos")
+        if scores[key] > scores[look if not size else f"{look}, despeckle {size}"]:
+            size, reader = k, specked
     assert reader.classifier is not None
     d = reader.config.detector
     rng = np.random.default_rng(seed)
     crops, classes = [], []
     for image, cards in photos:
         shown = apply_look(image, look)
-        boxes = proposals(reader.tiled.detect(shown), d.det_conf)
+        boxes = proposals(reader.localise(shown), d.det_conf)
         boxes, p = reader.classifier.read(shown, boxes)
         labels = label_boxes(p, cards)
         # a box none of the photo's cards is likely in, read as background or as a card the photo
@@ -308,7 +320,7 @@ def harvest(
             classes += [int(cid)] * PHOTO_JITTER
     if not crops:
         raise LearnError("no index on the labelled photos was read as any of their cards")
-    return Harvest(np.concatenate(crops), np.array(classes, np.int64), look, scores)
+    return Harvest(np.concatenate(crops), np.array(classes, np.int64), look, scores, size)
 
 
 def learn_from_photos(
@@ -323,7 +335,8 @@ def learn_from_photos(
     no boxes): the look it reads best in and the index classifier fine-tuned for ``minutes`` on the
     indices the photos' labels name (:func:`harvest`), each crop turned by a random quarter turn
     and jittered in colour and sharpness. Writes ``folder/classifier.onnx`` (and ``.pt``),
-    ``folder/deck.json`` (the look) and ``folder/learned.json``; returns what was done."""
+    ``folder/deck.json`` (the look and the despeckle size) and ``folder/learned.json``; returns what
+    was done."""
     import torch
 
     from vision.classifier import BACKGROUND
@@ -334,7 +347,7 @@ def learn_from_photos(
     got = harvest(photos, log, seed)
     cards = got.classes[got.classes != BACKGROUND]
     log(
-        f"  look {got.look}; {len(cards) // PHOTO_JITTER} indices labelled ({len(set(cards.tolist()))} cards), "
+        f"  look {got.look}, despeckle {got.despeckle}; {len(cards) // PHOTO_JITTER} indices labelled ({len(set(cards.tolist()))} cards), "
         f"{(len(got.classes) - len(cards)) // PHOTO_JITTER} background boxes"
     )
     x_all, y_all = torch.from_numpy(got.crops), torch.from_numpy(got.classes)
@@ -348,10 +361,13 @@ def learn_from_photos(
         return x, y_all[pick]
 
     steps = fine_tune(folder, batch, minutes, seed=seed, log=log)
-    (folder / "deck.json").write_text(json.dumps({"look": got.look}, indent=1) + "\n")
+    (folder / "deck.json").write_text(
+        json.dumps({"look": got.look, "despeckle": got.despeckle}, indent=1) + "\n"
+    )
     record = {
         "photos": len(photos),
         "look": got.look,
+        "despeckle": got.despeckle,
         "looks_f1": {k: round(v, 4) for k, v in got.scores.items()},
         "indices": len(cards) // PHOTO_JITTER,
         "background": (len(got.classes) - len(cards)) // PHOTO_JITTER,

@@ -31,7 +31,7 @@ from vision.instances import (
     expected_pair_distance,
     group_corners,
 )
-from vision.look import LOOKS, Look, apply_look
+from vision.look import DESPECKLE_SIZES, LOOKS, Look, apply_look, despeckle
 from vision.pairnaming import PairNaming, name_pairs
 from vision.settings import SHIPPED, ReaderSettings
 from vision.tiling import TiledDetector, TilingConfig
@@ -56,6 +56,9 @@ class ReaderConfig:
     joker_det_conf: float | None = None
     #: how the deck is shown to the reader (:mod:`vision.look`; an enrolled deck's ``deck.json``)
     look: Look = "plain"
+    #: the localiser sees the image through a median filter of this size (:func:`vision.look.despeckle`;
+    #: an enrolled deck's ``deck.json``); 0: as it is
+    despeckle: int = 0
 
 
 @dataclass(frozen=True)
@@ -91,14 +94,22 @@ def model_options(folder: Path | None) -> dict[str, object]:
     deck = Path(folder) / "deck.json"
     if deck.is_file():
         try:
-            look = json.loads(deck.read_text(encoding="utf-8")).get("look", "plain")
+            saved = json.loads(deck.read_text(encoding="utf-8"))
+            look, size = saved.get("look", "plain"), saved.get("despeckle", 0)
         except (ValueError, AttributeError) as exc:
             raise ModelFolderError(f"--model {folder}: deck.json: {exc}") from None
         if look not in LOOKS:
             raise ModelFolderError(
                 f"--model {folder}: deck.json: unknown look {look!r} (known: {', '.join(LOOKS)})"
             )
+        if size not in DESPECKLE_SIZES:
+            raise ModelFolderError(
+                f"--model {folder}: deck.json: despeckle {size!r} is not one of "
+                f"{', '.join(map(str, DESPECKLE_SIZES))}"
+            )
         options["look"] = look
+        if size:
+            options["despeckle"] = size
     return options
 
 
@@ -107,11 +118,13 @@ def default_reader_config(
     *,
     settings: ReaderSettings = SHIPPED,
     look: Look = "plain",
+    despeckle: int = 0,
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
     they were selected with (:mod:`vision.settings`), the automatic pyramid, the deck shown as
-    ``look`` (:mod:`vision.look`); ``detector_options`` override :class:`DetectorConfig` fields."""
+    ``look`` (:mod:`vision.look`) and to the localiser through ``despeckle``; ``detector_options``
+    override :class:`DetectorConfig` fields."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
@@ -126,7 +139,9 @@ def default_reader_config(
     }
     options.update(detector_options)
     detector = DetectorConfig(**options)  # type: ignore[arg-type]
-    return ReaderConfig(detector=detector, tiling=TilingConfig(tile=detector.imgsz), look=look)
+    return ReaderConfig(
+        detector=detector, tiling=TilingConfig(tile=detector.imgsz), look=look, despeckle=despeckle
+    )
 
 
 @dataclass(frozen=True)
@@ -187,6 +202,11 @@ class CardReader:
         out._steps()
         return out
 
+    def localise(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """The tiled localiser's boxes on ``image`` (already in the deck's look), seen through
+        :attr:`ReaderConfig.despeckle`."""
+        return self.tiled.detect(despeckle(image, self.config.despeckle))
+
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
         """Corners and cards of one image, step by step on :class:`~vision.detections.Detections`:
         the image shown in the deck's **look** (:mod:`vision.look`) → **localise** (the tiled
@@ -207,7 +227,7 @@ class CardReader:
                 clock = now
 
         image = apply_look(image, self.config.look)
-        corners = self.tiled.detect(image)
+        corners = self.localise(image)
         lap("localise")
         unsure: Detections | None = None
         if self.classifier is not None:

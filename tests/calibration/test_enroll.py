@@ -174,7 +174,11 @@ def test_a_light_on_dark_deck_is_learned_from_labelled_photos(tmp_path: Path) ->
     learned = json.loads((deck / "learned.json").read_text())
     assert learned["look"] == "inverted-swapped" and learned["indices"] > 0 and learned["steps"] > 0
     assert learned["looks_f1"]["inverted-swapped"] > learned["looks_f1"]["plain"]
-    assert json.loads((deck / "deck.json").read_text()) == {"look": "inverted-swapped"}
+    assert learned["despeckle"] in (0, 3, 5)
+    assert json.loads((deck / "deck.json").read_text()) == {
+        "look": "inverted-swapped",
+        "despeckle": learned["despeckle"],
+    }
     r = runner.invoke(app, ["detect", "--json", "--model", str(deck), str(tmp_path / "images" / "p1.jpg")])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout.splitlines()[0])["cards"]  # read in the deck's look
@@ -203,3 +207,30 @@ def test_a_deck_folder_with_an_unknown_look_is_refused(tmp_path: Path) -> None:
     (tmp_path / "deck.json").write_text('{"look": "sepia"}')
     with pytest.raises(ModelFolderError, match="sepia"):
         model_options(tmp_path)
+    (tmp_path / "deck.json").write_text('{"look": "inverted", "despeckle": 3}')
+    assert model_options(tmp_path)["despeckle"] == 3
+    (tmp_path / "deck.json").write_text('{"look": "inverted", "despeckle": 4}')
+    with pytest.raises(ModelFolderError, match="despeckle 4"):
+        model_options(tmp_path)
+
+
+def test_the_localiser_sees_the_deck_despeckled() -> None:
+    """With ``despeckle`` the localiser gets the median-filtered image (a lone bright speck gone),
+    without it the image as it is; the photo itself is not changed."""
+    from vision.detections import Detections
+    from vision.reader import CardReader, default_reader_config
+
+    image = np.zeros((64, 64, 3), np.uint8)
+    image[30, 30] = 255
+    seen: dict[str, np.ndarray] = {}
+    for size in (0, 3):
+        reader = CardReader(default_reader_config("onnx", despeckle=size))
+
+        def detect(img: np.ndarray, size: int = size) -> Detections:
+            seen[f"loc{size}"] = img
+            return Detections.empty()
+
+        reader.tiled.detect = detect  # type: ignore[method-assign]
+        reader.read(image)
+    assert int(seen["loc0"].max()) == 255 and int(seen["loc3"].max()) == 0
+    assert int(image.max()) == 255  # the photo itself is left as it is
