@@ -39,7 +39,8 @@ gpu_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Train the reader's networks on a lent GPU machine: pack what travels (here), train (there: "
-    "python3 -m models.gpu train ...), check the weights that come back (here). See docs/gpu.md.",
+    "python3 -m models.gpu train ...), check the weights that come back (here), average a fine-tuned "
+    "classifier's weights with its base's (soup, here). See docs/gpu.md.",
 )
 
 
