@@ -234,3 +234,24 @@ def test_the_localiser_sees_the_deck_despeckled() -> None:
         reader.read(image)
     assert int(seen["loc0"].max()) == 255 and int(seen["loc3"].max()) == 0
     assert int(image.max()) == 255  # the photo itself is left as it is
+
+
+@pytest.mark.slow
+def test_enrollment_despeckles_a_deck_on_glittering_stock() -> None:
+    """Close-ups of a held-out design with a dark speck on 3 % of the pixels (glitter): the shipped
+    reader's localiser reads them worse than through a median filter, so enrollment keeps one."""
+    from models.enroll import harvest
+    from models.evaluate import annotation_truth
+    from models.synth.scene import render_scene
+
+    rng = np.random.default_rng(0)
+    photos = []
+    for seed in (1, 2, 3):
+        scene = render_scene(seed, width=640, height=640, mode="closeup", designs=["paris"], arms=0)
+        image = scene.image.copy()
+        image[rng.random(image.shape[:2]) < 0.03] = 20
+        cards = sorted(annotation_truth({"cards": [c.to_dict() for c in scene.cards]}).elements())
+        photos.append((image, cards))
+    got = harvest(photos, log=lambda _line: None)
+    assert got.look == "plain" and got.despeckle in (3, 5)
+    assert got.scores[f"plain, despeckle {got.despeckle}"] > got.scores["plain"] + 0.05
