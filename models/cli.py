@@ -202,7 +202,7 @@ def eval_command(
     if joker_conf is not None:
         options["joker_conf"] = joker_conf
     try:
-        config = default_reader_config(backend, **options)
+        config = default_reader_config(backend, **options)  # type: ignore[arg-type]
         reader = CardReader(replace(config, pair_naming=None) if no_pair_naming else config)
     except (
         UnknownDetectorType,

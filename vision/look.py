@@ -63,4 +63,4 @@ def despeckle(image: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.uint8]:
         return image
     if size not in DESPECKLE_SIZES:
         raise LookError(f"despeckle {size!r}: one of {', '.join(map(str, DESPECKLE_SIZES))}")
-    return cv2.medianBlur(image, size)
+    return np.asarray(cv2.medianBlur(image, size), dtype=np.uint8)
