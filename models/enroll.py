@@ -206,7 +206,7 @@ BACKGROUND_BELOW = 0.02
 class Harvest:
     """What the labelled photos gave: crops (uint8 NCHW, :data:`vision.crops.CROP_SIZE`) with
     their classes, the look they were cut in, and the shipped reader's card F1 over the photos in
-    each look tried."""
+    each look and despeckle size tried."""
 
     crops: npt.NDArray[np.uint8]
     classes: npt.NDArray[np.int64]
@@ -287,14 +287,14 @@ def harvest(
         log(f"  look {look}: card F1 {100 * scores[look]:.1f} % on the {len(photos)} photos")
     look = max(LOOKS, key=lambda k: scores[k])
     reader = readers[look]
-    size = 0
+    size, best = 0, scores[look]
     for k in DESPECKLE_SIZES[1:]:
         specked = CardReader(default_reader_config("onnx", look=look, despeckle=k))
         key = f"{look}, despeckle {k}"
         scores[key] = photo_f1(specked, photos)
         log(f"  look {key}: card F1 {100 * scores[key]:.1f} % on the {len(photos)} photos")
-        if scores[key] > scores[look if not size else f"{look}, despeckle {size}"]:
-            size, reader = k, specked
+        if scores[key] > best:
+            size, reader, best = k, specked, scores[key]
     assert reader.classifier is not None
     d = reader.config.detector
     rng = np.random.default_rng(seed)

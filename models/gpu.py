@@ -397,12 +397,13 @@ class FaceBank:
         def u(lo: float, hi: float, *shape: int) -> Any:
             return torch.rand(*shape, generator=gen, device=dev) * (hi - lo) + lo
 
-        idx = self.ids[torch.randint(0, len(self), (n,), generator=gen, device=dev)]
         if art_share is not None and len(self.art_ids) and len(self.rand_ids):
             from_art = torch.rand(n, generator=gen, device=dev) < art_share
             pick_art = self.art_ids[torch.randint(0, len(self.art_ids), (n,), generator=gen, device=dev)]
             pick_rand = self.rand_ids[torch.randint(0, len(self.rand_ids), (n,), generator=gen, device=dev)]
             idx = torch.where(from_art, pick_art, pick_rand)
+        else:
+            idx = self.ids[torch.randint(0, len(self), (n,), generator=gen, device=dev)]
         box = self.boxes[idx].clone()
         _, _, h, w = self.faces.shape
         turn = torch.rand(n, generator=gen, device=dev) < 0.5  # the bottom-right index: the face turned 180°
