@@ -783,6 +783,9 @@ def gpu_train_command(
     mine_share: Annotated[
         float, typer.Option("--mine-share", help="share of scenes the shipped localiser's boxes are cut from")
     ] = 0.6,
+    mined_background: Annotated[
+        int, typer.Option("--mined-background", help="the localiser's boxes on no index kept per mined scene, at most")
+    ] = 12,
     val_scenes: Annotated[
         int, typer.Option("--val-scenes", help="selection scenes whose crops score the classifiers")
     ] = 200,
@@ -812,6 +815,16 @@ def gpu_train_command(
             help="share of the face bank's crops cut from the art decks' faces (negative: every face alike)",
         ),
     ] = 0.5,
+    bank_background: Annotated[
+        float, typer.Option("--bank-background", help="share of the face bank's crops that are background")
+    ] = 0.12,
+    bank_proposals: Annotated[
+        bool,
+        typer.Option(
+            "--bank-proposals/--no-bank-proposals",
+            help="cut the bank's background where the shipped localiser proposes off the index",
+        ),
+    ] = True,
     loc_data: Annotated[
         str, typer.Option("--loc-data", help="folder of the scenes written for the localiser")
     ] = "/tmp/gpu_loc",
@@ -847,6 +860,7 @@ def gpu_train_command(
         tail=tail,
         batch=batch,
         mine_share=mine_share,
+        mined_background=mined_background,
         val_scenes=val_scenes,
         variant=list(variant),
         device=device,
@@ -854,6 +868,8 @@ def gpu_train_command(
         bank_decks=bank_decks,
         art_share=art_share,
         bank_art_share=bank_art_share if bank_art_share >= 0 else None,
+        bank_background=bank_background,
+        bank_proposals=bank_proposals,
         loc_data=loc_data,
         loc_project=loc_project,
         loc_render=loc_render,

@@ -295,6 +295,7 @@ class BankJob:
 
     names: tuple[str, ...] = ()
     variants: tuple[int, ...] = ()
+    proposals: bool = True  # also find where the localiser proposes off the index (face_proposals)
 
 
 def faceset_arrays(fs: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
@@ -320,8 +321,88 @@ def faceset_arrays(fs: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float
     return faces, boxes, valid
 
 
-def bank_job(job: BankJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
-    """The faces, index boxes and face-up cards of a few decks, stacked (decks × 54 first)."""
+#: Background boxes the localiser proposes on one bank face, at most (the best scoring kept).
+BANK_PROPOSALS = 6
+#: Face height in the mosaic the localiser reads (pixels of a 640-px image): a card's size in a scene.
+MOSAIC_FACE_H = 100
+
+
+def face_proposals(
+    faces: npt.NDArray[np.uint8],
+    boxes: npt.NDArray[np.float32],
+    detector: Any,
+    k: int = BANK_PROPOSALS,
+    face_h: int = MOSAIC_FACE_H,
+    min_conf: float = 0.05,
+) -> npt.NDArray[np.float32]:
+    """Where the localiser proposes a box on each face that is on neither corner index: the hard
+    background of a face (pips, court art, a lone suit sign). ``faces`` (N, 4, H, W) BGRA and their
+    normalised top-left index ``boxes`` (N, 4); the faces are laid out as a mosaic on a grey table,
+    ``detector`` (a :class:`vision.tiling.TiledDetector`) reads it, and each face keeps its ``k``
+    best boxes scoring ≥ ``min_conf`` whose centre is on the face and off both indices, that hold
+    neither index's centre and are at most 2.5 times an index's size (not a whole card). Returns (N, k, 4) boxes normalised
+    to the face, NaN where a face has fewer."""
+    import cv2
+
+    n, _, h, w = faces.shape
+    fh, fw = face_h, int(round(face_h * w / h))
+    gap = 6
+    cols = max(1, 640 // (fw + gap))
+    rows = -(-n // cols)
+    canvas = np.full((rows * (fh + gap) + gap, cols * (fw + gap) + gap, 3), 96, np.uint8)
+    out = np.full((n, k, 4), np.nan, np.float32)
+    origin = np.zeros((n, 2), np.float32)
+    for i in range(n):
+        r, c = divmod(i, cols)
+        y0, x0 = gap + r * (fh + gap), gap + c * (fw + gap)
+        face = cv2.resize(faces[i].transpose(1, 2, 0), (fw, fh), interpolation=cv2.INTER_AREA)
+        a = face[:, :, 3:].astype(np.float32) / 255.0
+        region = canvas[y0 : y0 + fh, x0 : x0 + fw]
+        canvas[y0 : y0 + fh, x0 : x0 + fw] = (face[:, :, :3] * a + region * (1 - a)).astype(np.uint8)
+        origin[i] = (x0, y0)
+    det = detector.detect(canvas).with_nms(0.5, class_agnostic=True)
+    det = det[det.confidence >= min_conf]
+    if len(det) == 0:
+        return out
+    order = np.argsort(-det.confidence)
+    xyxy = det.xyxy[order]
+    cx, cy = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
+    filled = np.zeros(n, np.int64)
+    for j in range(len(xyxy)):
+        c, r = int((cx[j] - gap / 2) // (fw + gap)), int((cy[j] - gap / 2) // (fh + gap))
+        i = r * cols + c
+        if not (0 <= c < cols and 0 <= i < n) or filled[i] >= k:
+            continue
+        x0, y0 = origin[i]
+        u = (xyxy[j] - [x0, y0, x0, y0]) / np.array([fw, fh, fw, fh], np.float32)
+        mx, my = (u[0] + u[2]) / 2, (u[1] + u[3]) / 2
+        if not (0 < mx < 1 and 0 < my < 1):
+            continue
+        tl = boxes[i]
+        br = 1 - tl[[2, 3, 0, 1]]
+        grow = 0.5 * np.array([-1, -1, 1, 1], np.float32) * np.array(
+            [tl[2] - tl[0], tl[3] - tl[1]] * 2, np.float32
+        )
+        on_index = any(
+            b[0] + grow[0] <= mx <= b[2] + grow[2] and b[1] + grow[1] <= my <= b[3] + grow[3] for b in (tl, br)
+        )
+        holds_index = any(
+            u[0] <= (b[0] + b[2]) / 2 <= u[2] and u[1] <= (b[1] + b[3]) / 2 <= u[3] for b in (tl, br)
+        )
+        too_big = u[2] - u[0] > 2.5 * (tl[2] - tl[0]) or u[3] - u[1] > 2.5 * (tl[3] - tl[1])
+        if on_index or holds_index or too_big:  # a box on an index, or a whole card: not background
+            continue
+        out[i, filled[i]] = np.clip(u, 0, 1)
+        filled[i] += 1
+    return out
+
+
+def bank_job(
+    job: BankJob,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+    """The faces, index boxes, face-up cards and localiser proposals off the index
+    (:func:`face_proposals`, unless ``job.proposals`` is False: all NaN) of a few decks, stacked
+    (decks × 54 first)."""
     from models.synth.designs import procedural_design
     from models.synth.faces import build_faces, load_faces
 
@@ -333,8 +414,18 @@ def bank_job(job: BankJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float3
             continue
     if not parts:
         h, w = BANK_FACE
-        return np.zeros((0, 4, h, w), np.uint8), np.zeros((0, 4), np.float32), np.zeros(0, bool)
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+        return (
+            np.zeros((0, 4, h, w), np.uint8),
+            np.zeros((0, 4), np.float32),
+            np.zeros(0, bool),
+            np.zeros((0, BANK_PROPOSALS, 4), np.float32),
+        )
+    faces, boxes, valid = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    if job.proposals:
+        props = np.concatenate([face_proposals(faces[i : i + 54], boxes[i : i + 54], _detector()) for i in range(0, len(faces), 54)])
+    else:
+        props = np.full((len(faces), BANK_PROPOSALS, 4), np.nan, np.float32)
+    return faces, boxes, valid, props  # type: ignore[return-value]
 
 
 class FaceBank:
@@ -344,12 +435,20 @@ class FaceBank:
     covered by a neighbouring card as in a fan; a share of crops lie on the face away from the index
     (pips, court art) and are background."""
 
-    def __init__(self, faces: Any, boxes: Any, valid: Any, device: Any, art: int = 0) -> None:
-        """``art``: the first ``art`` faces are the art decks' (``crops(art_share=)`` weights them)."""
+    def __init__(
+        self, faces: Any, boxes: Any, valid: Any, device: Any, art: int = 0, proposals: Any = None
+    ) -> None:
+        """``art``: the first ``art`` faces are the art decks' (``crops(art_share=)`` weights them).
+        ``proposals`` (F, K, 4, NaN-padded; :func:`face_proposals`): where the localiser proposes on
+        each face off its index; background crops are cut there where a face has any."""
         import torch
 
         self.faces = torch.as_tensor(faces).to(device)  # (F, 4, H, W) uint8
         self.boxes = torch.as_tensor(boxes).to(device)  # (F, 4) normalised tl boxes
+        if proposals is None:
+            proposals = np.full((len(valid), BANK_PROPOSALS, 4), np.nan, np.float32)
+        self.proposals = torch.as_tensor(np.asarray(proposals, np.float32)).to(device)
+        self.n_proposals = (~self.proposals[:, :, 0].isnan()).sum(1)  # (F,)
         self.ids = torch.arange(len(valid), device=device)[torch.as_tensor(valid).to(device)]
         self.art_ids = self.ids[self.ids < art]
         self.rand_ids = self.ids[self.ids >= art]
@@ -421,6 +520,21 @@ class FaceBank:
         if bool(bg.any()):  # a point of the face's middle: pips, court art, no index
             centre[bg] = torch.stack([u(0.3, 0.7, int(bg.sum())), u(0.28, 0.72, int(bg.sum()))], 1)
             label[bg] = BACKGROUND
+            # where the localiser proposes off the index: that box, jittered like a localiser's
+            has = bg & (self.n_proposals[idx] > 0)
+            m = int(has.sum())
+            if m:
+                count = self.n_proposals[idx[has]]
+                pick = (torch.rand(m, generator=gen, device=dev) * count).long().clamp(max=count - 1)
+                pb = self.proposals[idx[has], pick]  # (m, 4) normalised to the face
+                pw, ph = (pb[:, 2] - pb[:, 0]) * w / h, pb[:, 3] - pb[:, 1]
+                a = angle[has]
+                pext = torch.maximum(
+                    pw * a.cos().abs() + ph * a.sin().abs(), pw * a.sin().abs() + ph * a.cos().abs()
+                )
+                side[has] = pext * (0.5 + CROP_PAD) * u(0.87, 1.15, m)
+                jitter = u(-0.12, 0.12, m, 2) * torch.stack([pw * h / w, ph], 1)
+                centre[has] = torch.stack([(pb[:, 0] + pb[:, 2]) / 2, (pb[:, 1] + pb[:, 3]) / 2], 1) + jitter
         crop = self._cut(idx, centre, side, angle + torch.where(turn, np.pi, 0.0), size)
         # a table under the card: a colour with low-frequency shading
         table = u(0.05, 0.8, n, 3, 1, 1) * (
@@ -579,6 +693,7 @@ def train_classifiers(
     bank: Callable[[], FaceBank | None] = lambda: None,
     bank_share: float = 0.0,
     bank_art_share: float | None = None,
+    bank_background: float = 0.12,
 ) -> None:
     """Train every variant on batches drawn from ``pool`` until ``end`` (``time.time()``), calling
     ``poll`` now and then to take in new crops and ``checkpoint`` to save; the learning rate follows
@@ -610,7 +725,7 @@ def train_classifiers(
             idx = torch.randint(0, n, (batch - made,), generator=gen, device=device)
             xb, yb = pool.x[idx], pool.y[idx]
             if made:
-                xs, ys = faces.crops(made, gen, art_share=bank_art_share)  # type: ignore[union-attr]
+                xs, ys = faces.crops(made, gen, background_share=bank_background, art_share=bank_art_share)  # type: ignore[union-attr]
                 xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
             x = augment_torch(xb, gen).contiguous(memory_format=torch.channels_last)
             for g in v.opt.param_groups:
@@ -749,9 +864,10 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                 f"proc{v}" for v in range(BANK_VARIANTS_FROM, BANK_VARIANTS_FROM + args.bank_decks)
             )
         ]
-        bank_futures.append(ex.submit(bank_job, BankJob(names=art)))
+        proposals = args.bank_proposals
+        bank_futures.append(ex.submit(bank_job, BankJob(names=art, proposals=proposals)))
         bank_futures += [
-            ex.submit(bank_job, BankJob(variants=tuple(bank_variants[i : i + 8])))
+            ex.submit(bank_job, BankJob(variants=tuple(bank_variants[i : i + 8]), proposals=proposals))
             for i in range(0, len(bank_variants), 8)
         ]
     face_bank: list[FaceBank] = []
@@ -761,6 +877,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         if not face_bank and bank_futures and all(f.done() for f in bank_futures):
             parts = [f.result() for f in bank_futures]
             faces = np.concatenate([p[0] for p in parts])
+            props = np.concatenate([p[3] for p in parts])
             face_bank.append(
                 FaceBank(
                     faces,
@@ -768,9 +885,14 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                     np.concatenate([p[2] for p in parts]),
                     device,
                     art=len(parts[0][0]),  # the art decks' job comes first
+                    proposals=props,
                 )
             )
-            log(f"[{time.time() - t0:5.0f}s] face bank: {len(faces) // 54} decks, {len(face_bank[0])} faces")
+            stats["bank_faces_proposed"] = int((~np.isnan(props[:, 0, 0])).sum())
+            log(
+                f"[{time.time() - t0:5.0f}s] face bank: {len(faces) // 54} decks, {len(face_bank[0])} faces,"
+                f" {stats['bank_faces_proposed']} with localiser proposals off the index"
+            )
         return face_bank[0] if face_bank else None
 
     next_scene = 0
@@ -790,6 +912,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                 loc_dir=str(loc_dir) if to_loc else "",
                 loc_split=split,
                 mine_share=args.mine_share,
+                mined_background=args.mined_background,
                 art_share=args.art_share,
             )
             next_scene += args.chunk
@@ -865,6 +988,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         current_bank,
         args.bank_share,
         args.bank_art_share,
+        args.bank_background,
     )
     for f in futures:
         f.cancel()

@@ -131,7 +131,7 @@ def test_a_bad_variant_spec_is_refused():
 
 def test_the_face_bank_draws_decks_no_split_holds_out():
     assert max(int(d.name[4:]) for d in HELDOUT_VAL_PROC) < gpu.BANK_VARIANTS_FROM
-    faces, boxes, valid = gpu.bank_job(gpu.BankJob(("anglo_modern",), (gpu.BANK_VARIANTS_FROM,)))
+    faces, boxes, valid, _ = gpu.bank_job(gpu.BankJob(("anglo_modern",), (gpu.BANK_VARIANTS_FROM,), False))
     assert faces.shape == (108, 4, *gpu.BANK_FACE) and faces.dtype == np.uint8
     assert boxes.shape == (108, 4) and ((boxes >= 0) & (boxes <= 1)).all()
     assert (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
@@ -157,6 +157,81 @@ def test_bank_crops_centre_the_index_and_background_lies_off_it():
     assert 100 < int(bg.sum()) < 260
     middle = x[:, :, 16:24, 16:24].float().mean((1, 2, 3))
     assert float(middle[named].median()) < 60 < float(middle[bg].median())
+
+
+def _red_boxes_detector():
+    """A stand-in localiser that proposes every pure-red blob of the image."""
+    import cv2
+
+    from vision.detections import Detections
+
+    class Red:
+        def detect(self, image):
+            red = ((image[:, :, 2] > 200) & (image[:, :, 1] < 60) & (image[:, :, 0] < 60)).astype(np.uint8)
+            n, _, st, _ = cv2.connectedComponentsWithStats(red)
+            xyxy = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in st[1:]], np.float32).reshape(-1, 4)
+            return Detections(xyxy, np.full(len(xyxy), 0.5, np.float32), np.zeros(len(xyxy), np.int64))
+
+    return Red()
+
+
+def _faces_with_red(n: int, patch: tuple[float, float, float, float], index_red: bool):
+    """White faces, a black (or red) index box at top left and its turned copy, a red ``patch``."""
+    h, w = gpu.BANK_FACE
+    faces = np.full((n, 4, h, w), 255, np.uint8)
+    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (n, 1))
+    red = np.array([0, 0, 255], np.uint8)[:, None, None]
+    for k in range(n):
+        x1, y1, x2, y2 = (boxes[k] * [w, h, w, h]).astype(int)
+        faces[k, :3, y1:y2, x1:x2] = red if index_red else 0
+        faces[k, :3, h - y2 : h - y1, w - x2 : w - x1] = red if index_red else 0
+        px1, py1, px2, py2 = (np.array(patch) * [w, h, w, h]).astype(int)
+        faces[k, :3, py1:py2, px1:px2] = red
+    return faces, boxes
+
+
+def test_face_proposals_keep_the_localisers_boxes_off_the_index_and_map_them_to_each_face():
+    patch = (0.45, 0.4, 0.65, 0.58)
+    faces, boxes = _faces_with_red(54, patch, index_red=True)
+    props = gpu.face_proposals(faces, boxes, _red_boxes_detector())
+    assert props.shape == (54, gpu.BANK_PROPOSALS, 4)
+    # the red index boxes are proposed too, and dropped: only the middle patch is kept, on every face
+    assert not np.isnan(props[:, 0]).any() and np.isnan(props[:, 1:]).all()
+    assert np.abs(props[:, 0] - np.array(patch)).max() < 0.03
+
+
+def test_face_proposals_of_a_real_deck_lie_on_the_face_and_off_both_indices():
+    faces, boxes, valid, props = gpu.bank_job(gpu.BankJob(("anglo_modern",)))
+    assert props.shape == (54, gpu.BANK_PROPOSALS, 4)
+    found = ~np.isnan(props[:, :, 0])
+    assert found.any(1).sum() >= 5  # the shipped localiser proposes on some pips or court art
+    p = props[found]
+    assert ((p >= 0) & (p <= 1)).all() and (p[:, 2] > p[:, 0]).all()
+    cx, cy = (p[:, 0] + p[:, 2]) / 2, (p[:, 1] + p[:, 3]) / 2
+    tl = boxes[np.nonzero(found)[0]]
+    assert not ((cx >= tl[:, 0]) & (cx <= tl[:, 2]) & (cy >= tl[:, 1]) & (cy <= tl[:, 3])).any()
+    assert not ((1 - cx >= tl[:, 0]) & (1 - cx <= tl[:, 2]) & (1 - cy >= tl[:, 1]) & (1 - cy <= tl[:, 3])).any()
+    no_props = gpu.bank_job(gpu.BankJob(("anglo_modern",), proposals=False))[3]
+    assert np.isnan(no_props).all()
+
+
+def test_bank_background_is_cut_where_the_localiser_proposed():
+    """Faces white with a black index and a red patch proposed off it: background crops are red in
+    the middle; without proposals they are cut from the face's middle (white there)."""
+    patch = (0.7, 0.75, 0.85, 0.9)  # away from the middle the bank would pick otherwise
+    faces, boxes = _faces_with_red(54, patch, index_red=False)
+    props = np.full((54, gpu.BANK_PROPOSALS, 4), np.nan, np.float32)
+    props[:, 0] = patch
+    gen = torch.Generator().manual_seed(3)
+
+    def red_share(bank):
+        x, y = bank.crops(300, gen, background_share=1.0)
+        assert (y == BACKGROUND).all()
+        mid = x[:, :, 17:23, 17:23].float().mean((2, 3))  # (n, 3) BGR, as the faces
+        return float(((mid[:, 2] > 150) & (mid[:, 1] < 90)).float().mean())
+
+    assert red_share(gpu.FaceBank(faces, boxes, np.ones(54, bool), "cpu", proposals=props)) > 0.9
+    assert red_share(gpu.FaceBank(faces, boxes, np.ones(54, bool), "cpu")) < 0.05
 
 
 def test_bank_crops_weight_the_art_decks_as_asked():
