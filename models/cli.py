@@ -784,7 +784,10 @@ def gpu_train_command(
         float, typer.Option("--mine-share", help="share of scenes the shipped localiser's boxes are cut from")
     ] = 0.6,
     mined_background: Annotated[
-        int, typer.Option("--mined-background", help="the localiser's boxes on no index kept per mined scene, at most")
+        int,
+        typer.Option(
+            "--mined-background", help="the localiser's boxes on no index kept per mined scene, at most"
+        ),
     ] = 12,
     val_scenes: Annotated[
         int, typer.Option("--val-scenes", help="selection scenes whose crops score the classifiers")

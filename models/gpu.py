@@ -380,11 +380,14 @@ def face_proposals(
             continue
         tl = boxes[i]
         br = 1 - tl[[2, 3, 0, 1]]
-        grow = 0.5 * np.array([-1, -1, 1, 1], np.float32) * np.array(
-            [tl[2] - tl[0], tl[3] - tl[1]] * 2, np.float32
+        grow = (
+            0.5
+            * np.array([-1, -1, 1, 1], np.float32)
+            * np.array([tl[2] - tl[0], tl[3] - tl[1]] * 2, np.float32)
         )
         on_index = any(
-            b[0] + grow[0] <= mx <= b[2] + grow[2] and b[1] + grow[1] <= my <= b[3] + grow[3] for b in (tl, br)
+            b[0] + grow[0] <= mx <= b[2] + grow[2] and b[1] + grow[1] <= my <= b[3] + grow[3]
+            for b in (tl, br)
         )
         holds_index = any(
             u[0] <= (b[0] + b[2]) / 2 <= u[2] and u[1] <= (b[1] + b[3]) / 2 <= u[3] for b in (tl, br)
@@ -422,7 +425,12 @@ def bank_job(
         )
     faces, boxes, valid = (np.concatenate([p[i] for p in parts]) for i in range(3))
     if job.proposals:
-        props = np.concatenate([face_proposals(faces[i : i + 54], boxes[i : i + 54], _detector()) for i in range(0, len(faces), 54)])
+        props = np.concatenate(
+            [
+                face_proposals(faces[i : i + 54], boxes[i : i + 54], _detector())
+                for i in range(0, len(faces), 54)
+            ]
+        )
     else:
         props = np.full((len(faces), BANK_PROPOSALS, 4), np.nan, np.float32)
     return faces, boxes, valid, props  # type: ignore[return-value]

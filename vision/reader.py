@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier import Adjust, IndexClassifier, named_boxes, proposals
+from vision.courts import CourtFaces, name_courts
 from vision.detections import Detections
 from vision.detectors.base import (
     ClassifierRequiredError,
@@ -59,6 +60,9 @@ class ReaderConfig:
     #: the localiser sees the image through a median filter of this size (:func:`vision.look.despeckle`;
     #: an enrolled deck's ``deck.json``); 0: as it is
     despeckle: int = 0
+    #: an enrolled deck's faces folder: unsure court indices are named from the card's face
+    #: (:mod:`vision.courts`; with the classifier and its orientation head only); None: not
+    court_faces: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,8 @@ def model_options(folder: Path | None) -> dict[str, object]:
     if not classifier.is_file():
         raise ModelFolderError(f"--model {folder}: no classifier.onnx (tractorcam enroll learn {folder})")
     options: dict[str, object] = {"classifier": classifier}
+    if (Path(folder) / "faces" / "KS.png").is_file():
+        options["court_faces"] = Path(folder) / "faces"
     deck = Path(folder) / "deck.json"
     if deck.is_file():
         try:
@@ -119,6 +125,7 @@ def default_reader_config(
     settings: ReaderSettings = SHIPPED,
     look: Look = "plain",
     despeckle: int = 0,
+    court_faces: Path | None = None,
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
@@ -140,7 +147,11 @@ def default_reader_config(
     options.update(detector_options)
     detector = DetectorConfig(**options)  # type: ignore[arg-type]
     return ReaderConfig(
-        detector=detector, tiling=TilingConfig(tile=detector.imgsz), look=look, despeckle=despeckle
+        detector=detector,
+        tiling=TilingConfig(tile=detector.imgsz),
+        look=look,
+        despeckle=despeckle,
+        court_faces=court_faces,
     )
 
 
@@ -163,6 +174,8 @@ class CardReader:
         # after merging the tiles, on the original image (vision.classifier)
         base = d.localiser_only() if self.classifier else d
         self.detector = detector or create_detector(base)
+        folder = self.config.court_faces
+        self.courts = CourtFaces.from_folder(folder) if folder is not None and self.classifier else None
         if self.classifier is None and self.detector.classes == 1:
             raise ClassifierRequiredError(
                 "this detector only localises indices (1 class): give it the index classifier"
@@ -238,6 +251,16 @@ class CardReader:
             boxes, p = self.classifier.read(image, boxes)
             if self.adjust is not None:
                 p = self.adjust(boxes, p)
+            if self.courts is not None:
+                size = self.config.instances.card_size_px
+                p = name_courts(
+                    image,
+                    boxes,
+                    p,
+                    self.courts,
+                    None if size is None else float(max(size)),
+                    self.config.instances.index_pair_ratio,
+                )
             floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
             corners, unsure = decide(boxes, p, d.conf, d.joker_conf, floor)
             if len(weak):

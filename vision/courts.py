@@ -1,0 +1,168 @@
+"""Court cards named from the whole face, for an enrolled deck (the reader's ``courts`` step).
+
+Some decks print only a suit sign in the corners of their jacks, queens and kings (guyenne-classic):
+the corner names the suit and that the card is a court card, never which. An enrolled deck
+(``tractorcam enroll``) brings its 54 faces (``DIR/faces/CARD.png``), so the reader can look at the
+card itself. For an index whose probabilities lie on the court cards of one suit without naming one
+of them surely, the card is cut from the image in the index's frame (its reading direction, the
+orientation head's ``up``; the card body lies right of and below an index as it reads) and the art
+of that suit's three court faces, upright and turned half round, is matched against it (normalised cross-correlation, grey). The
+face that matches clearly better than the other two takes the three's probability; otherwise nothing
+changes, so a court card half under another card stays as unsure as the corner left it.
+
+>>> CourtFaces.court_trios()[0]
+('JS', 'QS', 'KS')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+from vision.labels import SUITS, class_id
+
+#: The face is matched at this height (pixels), its art only: the middle, away from the corners.
+MATCH_H = 72
+#: The part of a face matched (x1, y1, x2, y2 as shares of the face): the court art.
+ART = (0.2, 0.16, 0.8, 0.84)
+#: A court card is looked at when its suit's three courts hold at least this much of the index's
+#: probability and none of them alone reaches ``sure``.
+COURT_MASS = 0.5
+SURE = 0.9
+#: The best face must correlate at least this well, and by this much more than the second.
+MIN_SCORE = 0.45
+MARGIN = 0.1
+#: A card's height over its diagonal index-to-index distance (63 × 88 mm cards, indices about 6 and
+#: 12 mm in from the edges): the card's size when the table does not give it.
+HEIGHT_PER_PAIR = 88.0 / 82.0
+
+
+class CourtFacesError(ValueError):
+    """An enrolled deck's faces folder that lacks court faces (one line)."""
+
+
+@dataclass(frozen=True)
+class CourtFaces:
+    """The grey court faces of an enrolled deck, upright, as ``{card: (H, W) uint8}`` of one size."""
+
+    faces: dict[str, npt.NDArray[np.uint8]]
+
+    @staticmethod
+    def court_trios() -> list[tuple[str, str, str]]:
+        """Each suit's jack, queen and king, in the labels' suit order."""
+        return [(f"J{s}", f"Q{s}", f"K{s}") for s in SUITS]
+
+    @classmethod
+    def from_folder(cls, faces_dir: Path) -> CourtFaces:
+        """The 12 court faces of ``faces_dir`` (``CARD.png`` as ``tractorcam enroll`` writes them)."""
+        faces: dict[str, npt.NDArray[np.uint8]] = {}
+        for trio in cls.court_trios():
+            for card in trio:
+                image = cv2.imread(str(Path(faces_dir) / f"{card}.png"), cv2.IMREAD_COLOR)
+                if image is None:
+                    raise CourtFacesError(f"{faces_dir}: no readable {card}.png (tractorcam enroll)")
+                faces[card] = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+        return cls(faces)
+
+    def aspect(self) -> float:
+        """Width over height of the faces."""
+        h, w = next(iter(self.faces.values())).shape
+        return float(w / h)
+
+    def templates(self, card_h: float) -> dict[str, npt.NDArray[np.uint8]]:
+        """Each face's art (:data:`ART`) at a card height of ``card_h`` pixels."""
+        out = {}
+        for card, face in self.faces.items():
+            h = max(8, int(round(card_h)))
+            w = max(6, int(round(card_h * self.aspect())))
+            small = np.asarray(cv2.resize(face, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
+            x1, y1, x2, y2 = ART
+            out[card] = small[int(y1 * h) : int(y2 * h), int(x1 * w) : int(x2 * w)]
+        return out
+
+
+def card_frame(
+    grey: npt.NDArray[np.uint8],
+    centre: npt.NDArray[np.float32],
+    up: npt.NDArray[np.float32],
+    card_h: float,
+    aspect: float,
+) -> npt.NDArray[np.uint8]:
+    """The region where a card lies whose index is centred at ``centre`` and reads towards ``up``,
+    turned upright at the scale of the image: from 0.3 of the card's size before the index to a whole
+    card after it, so the card lies in it wherever its index sits in its corner."""
+    u = np.asarray(up, np.float64)
+    u = u / max(1e-9, float(np.hypot(*u)))
+    down = -u
+    right = np.array([-u[1], u[0]])  # the index's right as it reads (image y points down)
+    card_w = card_h * aspect
+    w, h = int(round(1.3 * card_w)), int(round(1.3 * card_h))
+    origin = np.asarray(centre, np.float64) - 0.3 * card_w * right - 0.3 * card_h * down
+    # out (x, y) -> image origin + x right + y down
+    m = np.array([[right[0], down[0], origin[0]], [right[1], down[1], origin[1]]])
+    frame = cv2.warpAffine(
+        grey, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return np.asarray(frame, np.uint8)
+
+
+def match_trio(
+    frame: npt.NDArray[np.uint8], templates: dict[str, npt.NDArray[np.uint8]], trio: tuple[str, str, str]
+) -> tuple[str, float, float]:
+    """The court of ``trio`` whose art matches ``frame`` best, its score and the runner-up's. Each
+    face is matched upright and turned half round: seen from its bottom-right index, a card whose
+    art is not symmetric (a full-length figure) lies upside down in the frame."""
+    scores = []
+    for card in trio:
+        t = templates[card]
+        if t.shape[0] > frame.shape[0] or t.shape[1] > frame.shape[1] or float(t.std()) < 1.0:
+            scores.append(-1.0)
+            continue
+        scores.append(
+            max(float(cv2.matchTemplate(frame, u, cv2.TM_CCOEFF_NORMED).max()) for u in (t, t[::-1, ::-1]))
+        )
+    order = np.argsort(scores)[::-1]
+    return trio[int(order[0])], scores[int(order[0])], scores[int(order[1])]
+
+
+def name_courts(
+    image: npt.NDArray[np.uint8],
+    boxes: Detections,
+    p: npt.NDArray[np.float32],
+    faces: CourtFaces,
+    card_h: float | None,
+    pair_ratio: float,
+) -> npt.NDArray[np.float32]:
+    """The courts step: ``p`` with each unsure court index named from the card's face where one of
+    its suit's three faces matches clearly (module docstring). ``card_h``: a card's height in
+    pixels when the table gives it, else estimated from the index box (``pair_ratio``: index-to-index
+    distance over an index box's long side). Boxes without a reading direction are left as they are."""
+    if len(boxes) == 0 or boxes.up is None:
+        return p
+    out = p.copy()
+    grey: npt.NDArray[np.uint8] = np.zeros((0, 0), np.uint8)  # made once a box needs it
+    trios = [(t, [class_id(c) for c in t]) for t in CourtFaces.court_trios()]
+    for i in range(len(boxes)):
+        up = boxes.up[i]
+        if not np.isfinite(up).all():
+            continue
+        masses = [float(p[i, ids].sum()) for _, ids in trios]
+        k = int(np.argmax(masses))
+        trio, ids = trios[k]
+        if masses[k] < COURT_MASS or float(p[i, ids].max()) >= SURE:
+            continue
+        if not grey.size:
+            grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.uint8)
+        x1, y1, x2, y2 = boxes.xyxy[i]
+        height = card_h or HEIGHT_PER_PAIR * pair_ratio * max(x2 - x1, y2 - y1)
+        frame = card_frame(grey, np.array([(x1 + x2) / 2, (y1 + y2) / 2]), up, height, faces.aspect())
+        best, score, second = match_trio(frame, faces.templates(height), trio)
+        if score >= MIN_SCORE and score - second >= MARGIN:
+            out[i, ids] = 0.0
+            out[i, class_id(best)] = masses[k]
+    return out
