@@ -134,6 +134,7 @@ class Options:
     replay_reads: bool = False
     calibrate: bool = False
     zones: bool = False
+    model: Path | None = None  # an enrolled deck: its readings recorded in their own file
 
 
 def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparison], float, int]:
@@ -169,6 +170,8 @@ def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparis
                 return reader.read(image).cards
 
         name = "reads-zones.json" if args.zones else "reads.json"
+        if args.model is not None:  # an enrolled deck's readings, apart from the general reader's
+            name = name.replace(".json", f"-{args.model.name}.json")
         read_fn, save = recorded(folder, read_fn, state, args.replay_reads, name)
 
     def timed(image: np.ndarray) -> list[CardInstance]:
@@ -265,7 +268,7 @@ def main(
         bool,
         typer.Option(
             "--zones",
-            help="read only the table's changed areas at one scale (vision.zones.ZoneReader); readings kept in reads-zones.json",
+            help="read only the table's changed areas at one scale (vision.zones.ZoneReader); readings kept in reads-zones.json (-DECK.json with --model)",
         ),
     ] = False,
     unknown_cards: Annotated[
@@ -276,7 +279,7 @@ def main(
         ),
     ] = False,
 ) -> None:
-    args = Options(every, inertia, oracle, oracle_visible, replay_reads, calibrate, zones)
+    args = Options(every, inertia, oracle, oracle_visible, replay_reads, calibrate, zones, model)
     reader = None
     if not args.oracle and not args.replay_reads:
         from vision.reader import CardReader, UnknownCards, default_reader_config, model_options

@@ -3,12 +3,14 @@
 Some decks print only a suit sign in the corners of their jacks, queens and kings (guyenne-classic):
 the corner names the suit and that the card is a court card, never which. An enrolled deck
 (``tractorcam enroll``) brings its 54 faces (``DIR/faces/CARD.png``), so the reader can look at the
-card itself. For an index whose probabilities lie on the court cards of one suit without naming one
-of them surely, the card is cut from the image in the index's frame (its reading direction, the
-orientation head's ``up``; the card body lies right of and below an index as it reads) and the art
-of that suit's three court faces, upright and turned half round, is matched against it (normalised cross-correlation, grey). The
-face that matches clearly better than the other two takes the three's probability; otherwise nothing
-changes, so a court card half under another card stays as unsure as the corner left it.
+card itself. For an index whose probabilities lie on the court cards without naming one of them
+surely, the card is cut from the image in the index's frame (its reading direction, the orientation
+head's ``up``; the card body lies right of and below an index as it reads) and the art of the 12
+court faces, upright and turned half round, is matched against it (normalised cross-correlation,
+grey). The face that matches clearly better than every other takes the courts' probability, or its
+correlation where that is higher; otherwise nothing changes, so a court card half under another
+card stays as unsure as the corner left it. Matching all 12 faces, not only the suit the corner
+favours, lets the art settle a suit the small corner pip left in doubt (clubs and spades).
 
 >>> CourtFaces.court_trios()[0]
 ('JS', 'QS', 'KS')
@@ -30,12 +32,12 @@ from vision.labels import SUITS, class_id
 MATCH_H = 72
 #: The part of a face matched (x1, y1, x2, y2 as shares of the face): the court art.
 ART = (0.2, 0.16, 0.8, 0.84)
-#: A court card is looked at when its suit's three courts hold at least this much of the index's
-#: probability and none of them alone reaches ``sure``.
-COURT_MASS = 0.5
+#: A court card is looked at when the 12 court cards hold at least this much of the index's
+#: probability and none of them alone reaches ``SURE``.
+COURT_MASS = 0.3
 SURE = 0.9
 #: The best face must correlate at least this well, and by this much more than the second.
-MIN_SCORE = 0.45
+MIN_SCORE = 0.6
 MARGIN = 0.1
 #: A card's height over its diagonal index-to-index distance (63 × 88 mm cards, indices about 6 and
 #: 12 mm in from the edges): the card's size when the table does not give it.
@@ -111,14 +113,15 @@ def card_frame(
     return np.asarray(frame, np.uint8)
 
 
-def match_trio(
-    frame: npt.NDArray[np.uint8], templates: dict[str, npt.NDArray[np.uint8]], trio: tuple[str, str, str]
+def match_courts(
+    frame: npt.NDArray[np.uint8], templates: dict[str, npt.NDArray[np.uint8]]
 ) -> tuple[str, float, float]:
-    """The court of ``trio`` whose art matches ``frame`` best, its score and the runner-up's. Each
+    """The court face whose art matches ``frame`` best, its score and the best other face's. Each
     face is matched upright and turned half round: seen from its bottom-right index, a card whose
     art is not symmetric (a full-length figure) lies upside down in the frame."""
+    names = list(templates)
     scores = []
-    for card in trio:
+    for card in names:
         t = templates[card]
         if t.shape[0] > frame.shape[0] or t.shape[1] > frame.shape[1] or float(t.std()) < 1.0:
             scores.append(-1.0)
@@ -127,7 +130,7 @@ def match_trio(
             max(float(cv2.matchTemplate(frame, u, cv2.TM_CCOEFF_NORMED).max()) for u in (t, t[::-1, ::-1]))
         )
     order = np.argsort(scores)[::-1]
-    return trio[int(order[0])], scores[int(order[0])], scores[int(order[1])]
+    return names[int(order[0])], scores[int(order[0])], scores[int(order[1])]
 
 
 def name_courts(
@@ -146,23 +149,26 @@ def name_courts(
         return p
     out = p.copy()
     grey: npt.NDArray[np.uint8] = np.zeros((0, 0), np.uint8)  # made once a box needs it
-    trios = [(t, [class_id(c) for c in t]) for t in CourtFaces.court_trios()]
+    ids = np.array([class_id(c) for trio in CourtFaces.court_trios() for c in trio])
+    templates: dict[float, dict[str, npt.NDArray[np.uint8]]] = {}
     for i in range(len(boxes)):
         up = boxes.up[i]
-        if not np.isfinite(up).all():
-            continue
-        masses = [float(p[i, ids].sum()) for _, ids in trios]
-        k = int(np.argmax(masses))
-        trio, ids = trios[k]
-        if masses[k] < COURT_MASS or float(p[i, ids].max()) >= SURE:
+        mass = float(p[i, ids].sum())
+        if not np.isfinite(up).all() or mass < COURT_MASS or float(p[i, ids].max()) >= SURE:
             continue
         if not grey.size:
             grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.uint8)
         x1, y1, x2, y2 = boxes.xyxy[i]
-        height = card_h or HEIGHT_PER_PAIR * pair_ratio * max(x2 - x1, y2 - y1)
+        height = round(card_h or HEIGHT_PER_PAIR * pair_ratio * max(x2 - x1, y2 - y1))
+        if height not in templates:
+            templates[height] = faces.templates(height)
         frame = card_frame(grey, np.array([(x1 + x2) / 2, (y1 + y2) / 2]), up, height, faces.aspect())
-        best, score, second = match_trio(frame, faces.templates(height), trio)
-        if score >= MIN_SCORE and score - second >= MARGIN:
-            out[i, ids] = 0.0
-            out[i, class_id(best)] = masses[k]
+        best, score, second = match_courts(frame, templates[height])
+        if score < MIN_SCORE or score - second < MARGIN:
+            continue
+        named = max(mass, score)
+        rest = 1.0 - mass
+        out[i] = p[i] * ((1.0 - named) / rest if rest > 1e-6 else 0.0)
+        out[i, ids] = 0.0
+        out[i, class_id(best)] = named
     return out
