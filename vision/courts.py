@@ -28,8 +28,8 @@ import numpy.typing as npt
 from vision.detections import Detections
 from vision.labels import SUITS, class_id
 
-#: The face is matched at this height (pixels), its art only: the middle, away from the corners.
-MATCH_H = 72
+#: The card is matched at this height (pixels), its art only: the middle, away from the corners.
+MATCH_H = 96
 #: The part of a face matched (x1, y1, x2, y2 as shares of the face): the court art.
 ART = (0.2, 0.16, 0.8, 0.84)
 #: A court card is looked at when the 12 court cards hold at least this much of the index's
@@ -88,25 +88,46 @@ class CourtFaces:
         return out
 
 
+def turns(up: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float64]]:
+    """The reading directions a court index is looked at in: ``up`` and its quarter turns (a lone
+    suit sign leaves the orientation head unsure by quarter turns), or sixteen directions when
+    ``up`` is unknown.
+
+    >>> [(t.round(2) + 0.0).tolist() for t in turns(np.array([0.0, -1.0]))]
+    [[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]
+    """
+    if np.isfinite(up).all() and float(np.hypot(*up)) > 1e-6:
+        a0, steps = float(np.arctan2(up[1], up[0])), 4
+    else:
+        a0, steps = -np.pi / 2, 16
+    return [
+        np.array([np.cos(a0 + k * 2 * np.pi / steps), np.sin(a0 + k * 2 * np.pi / steps)])
+        for k in range(steps)
+    ]
+
+
 def card_frame(
     grey: npt.NDArray[np.uint8],
-    centre: npt.NDArray[np.float32],
-    up: npt.NDArray[np.float32],
+    centre: npt.NDArray[np.float64],
+    up: npt.NDArray[np.float64],
     card_h: float,
     aspect: float,
+    out_h: float | None = None,
 ) -> npt.NDArray[np.uint8]:
     """The region where a card lies whose index is centred at ``centre`` and reads towards ``up``,
-    turned upright at the scale of the image: from 0.3 of the card's size before the index to a whole
-    card after it, so the card lies in it wherever its index sits in its corner."""
+    turned upright, at a card height of ``out_h`` pixels (None: the image's scale): from 0.3 of the
+    card's size before the index to a whole card after it, so the card lies in it wherever its index
+    sits in its corner."""
     u = np.asarray(up, np.float64)
     u = u / max(1e-9, float(np.hypot(*u)))
     down = -u
     right = np.array([-u[1], u[0]])  # the index's right as it reads (image y points down)
+    f = 1.0 if out_h is None else out_h / card_h
     card_w = card_h * aspect
-    w, h = int(round(1.3 * card_w)), int(round(1.3 * card_h))
+    w, h = int(round(1.3 * card_w * f)), int(round(1.3 * card_h * f))
     origin = np.asarray(centre, np.float64) - 0.3 * card_w * right - 0.3 * card_h * down
-    # out (x, y) -> image origin + x right + y down
-    m = np.array([[right[0], down[0], origin[0]], [right[1], down[1], origin[1]]])
+    # out (x, y) -> image origin + (x right + y down) / f
+    m = np.array([[right[0] / f, down[0] / f, origin[0]], [right[1] / f, down[1] / f, origin[1]]])
     frame = cv2.warpAffine(
         grey, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
@@ -141,29 +162,38 @@ def name_courts(
     card_h: float | None,
     pair_ratio: float,
 ) -> npt.NDArray[np.float32]:
-    """The courts step: ``p`` with each unsure court index named from the card's face where one of
-    its suit's three faces matches clearly (module docstring). ``card_h``: a card's height in
-    pixels when the table gives it, else estimated from the index box (``pair_ratio``: index-to-index
-    distance over an index box's long side). Boxes without a reading direction are left as they are."""
-    if len(boxes) == 0 or boxes.up is None:
+    """The courts step: ``p`` with each unsure court index named from the card's face where one
+    court face matches clearly (module docstring), in the index's reading direction and its quarter
+    turns (:func:`turns`; eight directions where it is unknown). ``card_h``: a card's height in
+    pixels when the table gives it, else estimated from the index box (``pair_ratio``:
+    index-to-index distance over an index box's long side). Matching is done at a card height of
+    :data:`MATCH_H` pixels."""
+    if len(boxes) == 0:
         return p
     out = p.copy()
-    grey: npt.NDArray[np.uint8] = np.zeros((0, 0), np.uint8)  # made once a box needs it
     ids = np.array([class_id(c) for trio in CourtFaces.court_trios() for c in trio])
-    templates: dict[float, dict[str, npt.NDArray[np.uint8]]] = {}
+    templates = faces.templates(MATCH_H)
+    greys: dict[int, npt.NDArray[np.uint8]] = {}  # the image smoothed for each card height's shrink
     for i in range(len(boxes)):
-        up = boxes.up[i]
+        up = boxes.up[i] if boxes.up is not None else np.full(2, np.nan, np.float32)
         mass = float(p[i, ids].sum())
-        if not np.isfinite(up).all() or mass < COURT_MASS or float(p[i, ids].max()) >= SURE:
+        if mass < COURT_MASS or float(p[i, ids].max()) >= SURE:
             continue
-        if not grey.size:
-            grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.uint8)
         x1, y1, x2, y2 = boxes.xyxy[i]
         height = round(card_h or HEIGHT_PER_PAIR * pair_ratio * max(x2 - x1, y2 - y1))
-        if height not in templates:
-            templates[height] = faces.templates(height)
-        frame = card_frame(grey, np.array([(x1 + x2) / 2, (y1 + y2) / 2]), up, height, faces.aspect())
-        best, score, second = match_courts(frame, templates[height])
+        if height not in greys:
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+            if height > MATCH_H:  # smoothed before it is shrunk, so the frame does not alias
+                grey = cv2.GaussianBlur(grey, (0, 0), 0.4 * height / MATCH_H)
+            greys[height] = np.asarray(grey, np.uint8)
+        centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2], np.float64)
+        best, score, second = max(
+            (
+                match_courts(card_frame(greys[height], centre, u, height, faces.aspect(), MATCH_H), templates)
+                for u in turns(up)
+            ),
+            key=lambda m: m[1] - m[2],
+        )
         if score < MIN_SCORE or score - second < MARGIN:
             continue
         named = max(mass, score)

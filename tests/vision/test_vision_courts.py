@@ -88,7 +88,9 @@ def test_each_court_is_named_from_its_face_at_any_angle_from_either_corner(guyen
             p = unsure_courts(2, card[-1])
             out = name_courts(image, boxes, p, faces, CARD_H * 0.96, 5.0)
             assert [CARD_CLASSES[k] for k in out.argmax(1)] == [card, card], (card, angle)
-            assert (out[:, class_id(card)] >= 0.9 - 1e-6).all() and np.allclose(out.sum(1), p.sum(1), atol=0.05)
+            assert (out[:, class_id(card)] >= 0.9 - 1e-6).all() and np.allclose(
+                out.sum(1), p.sum(1), atol=0.05
+            )
 
 
 def test_the_art_settles_a_suit_the_corner_left_in_doubt(guyenne, enrolled):
@@ -130,7 +132,7 @@ def test_a_half_covered_court_is_never_named_wrong(guyenne, enrolled):
         assert np.array_equal(out, p) or CARD_CLASSES[int(out[0].argmax())] == card
 
 
-def test_sure_readings_other_cards_and_boxes_without_direction_are_left_alone(guyenne, enrolled):
+def test_sure_readings_and_other_cards_are_left_alone(guyenne, enrolled):
     faces = CourtFaces.from_folder(enrolled)
     image, xyxy, up = lay(guyenne, "KS", 0)
     p = np.full((2, 55), 0.001, np.float32)
@@ -138,11 +140,20 @@ def test_sure_readings_other_cards_and_boxes_without_direction_are_left_alone(gu
     p[1, class_id("9S")] = 0.6  # not a court card
     boxes = Detections(xyxy, np.ones(2, np.float32), np.zeros(2, np.int64), up=up)
     assert np.array_equal(name_courts(image, boxes, p, faces, CARD_H, 5.0), p)
-    unsure = unsure_courts(2, "S")
-    no_up = Detections(xyxy, np.ones(2, np.float32), np.zeros(2, np.int64))
-    assert np.array_equal(name_courts(image, no_up, unsure, faces, CARD_H, 5.0), unsure)
-    nan_up = Detections(xyxy, np.ones(2, np.float32), np.zeros(2, np.int64), up=np.full((2, 2), np.nan))
-    assert np.array_equal(name_courts(image, nan_up, unsure, faces, CARD_H, 5.0), unsure)
+
+
+@pytest.mark.parametrize("wrong", [None, "nan", "quarter"])
+def test_a_court_whose_reading_direction_is_unknown_or_a_quarter_off_is_still_named(guyenne, enrolled, wrong):
+    """A lone suit sign leaves the orientation head unsure: no direction, or one a quarter turn off."""
+    faces = CourtFaces.from_folder(enrolled)
+    image, xyxy, up = lay(guyenne, "KS", 25)
+    if wrong == "nan":
+        up = np.full((2, 2), np.nan, np.float32)
+    elif wrong == "quarter":
+        up = np.stack([up[:, 1], -up[:, 0]], 1)
+    boxes = Detections(xyxy, np.ones(2, np.float32), np.zeros(2, np.int64), up=None if wrong is None else up)
+    out = name_courts(image, boxes, unsure_courts(2, "S"), faces, CARD_H, 5.0)
+    assert [CARD_CLASSES[k] for k in out.argmax(1)] == ["KS", "KS"]
 
 
 def test_an_enrolled_folder_with_faces_turns_the_courts_step_on(tmp_path: Path, enrolled):
