@@ -180,9 +180,13 @@ class _DealRun:
         was one seat showing a declaration (:func:`edge_app.session.read_declaration`), take its
         trump and level, forget it and start tracking afresh. The level card shown is the deal's
         level even against the one the match expected (the outcome before may have been misread):
-        the disagreement is kept for a referee (:attr:`RecognisedDeal.level_doubt`)."""
+        the disagreement is kept for a referee (:attr:`RecognisedDeal.level_doubt`). A deal whose
+        trump the operator gave reads no declaration: cards shown and taken back before its first
+        lead are not allowed to change the trump and level it was given."""
         first = self.tracker.tricks()[0]
-        read = read_declaration(first.plays[0].cards, None, rules_decks) if len(first.plays) == 1 else None
+        given = self.info.trump is not None
+        shown = len(first.plays) == 1 and not given
+        read = read_declaration(first.plays[0].cards, None, rules_decks) if shown else None
         if read is None:
             self.started = True
             return False

@@ -240,3 +240,16 @@ def test_the_level_card_declared_wins_over_the_level_expected_and_asks_a_look(
     assert (deal.log.to_json()["level"], deal.log.to_json()["trump"], deal.declared_by) == ("7", "C", "N")
     looks = [e for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
     assert any("(7) is not the level the match expected (6)" in e["reasoning"] for e in looks)
+
+
+def test_a_deal_whose_trump_was_given_reads_no_declaration(three: list[dict[str, Any]]) -> None:
+    """The operator gave trump and level; a pair shown and taken back before the first lead (a
+    misread or a player's slip) changes neither."""
+    first = three[0]
+    pictures = match_pictures([first], [["JD", "JD"]])
+    frames, read = picture_frames(pictures, [])
+    info = DealInfo("national-2deck", first["level"], first["trump"], first["dealer"])
+    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1)
+    deal = result.deals[0]
+    assert (deal.log.to_json()["level"], deal.log.to_json()["trump"]) == (first["level"], first["trump"])
+    assert deal.declared_by is None
