@@ -433,7 +433,7 @@ def bank_job(
         )
     else:
         props = np.full((len(faces), BANK_PROPOSALS, 4), np.nan, np.float32)
-    return faces, boxes, valid, props  # type: ignore[return-value]
+    return faces, boxes, valid, props
 
 
 class FaceBank:
