@@ -19,6 +19,7 @@ favours, lets the art settle a suit the small corner pip left in doubt (clubs an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -42,6 +43,10 @@ MARGIN = 0.1
 #: A card's height over its diagonal index-to-index distance (63 × 88 mm cards, indices about 6 and
 #: 12 mm in from the edges): the card's size when the table does not give it.
 HEIGHT_PER_PAIR = 88.0 / 82.0
+
+
+#: The class ids of the 12 court cards, suit by suit (jack, queen, king).
+COURT_IDS = np.array([class_id(f"{rank}{suit}") for suit in SUITS for rank in "JQK"])
 
 
 class CourtFacesError(ValueError):
@@ -75,6 +80,11 @@ class CourtFaces:
         """Width over height of the faces."""
         h, w = next(iter(self.faces.values())).shape
         return float(w / h)
+
+    @cached_property
+    def art(self) -> dict[str, npt.NDArray[np.uint8]]:
+        """Each face's art at the matching height :data:`MATCH_H` (made once)."""
+        return self.templates(MATCH_H)
 
     def templates(self, card_h: float) -> dict[str, npt.NDArray[np.uint8]]:
         """Each face's art (:data:`ART`) at a card height of ``card_h`` pixels."""
@@ -164,15 +174,14 @@ def name_courts(
 ) -> npt.NDArray[np.float32]:
     """The courts step: ``p`` with each unsure court index named from the card's face where one
     court face matches clearly (module docstring), in the index's reading direction and its quarter
-    turns (:func:`turns`; eight directions where it is unknown). ``card_h``: a card's height in
+    turns (:func:`turns`; sixteen directions where it is unknown). ``card_h``: a card's height in
     pixels when the table gives it, else estimated from the index box (``pair_ratio``:
     index-to-index distance over an index box's long side). Matching is done at a card height of
     :data:`MATCH_H` pixels."""
     if len(boxes) == 0:
         return p
     out = p.copy()
-    ids = np.array([class_id(c) for trio in CourtFaces.court_trios() for c in trio])
-    templates = faces.templates(MATCH_H)
+    ids = COURT_IDS
     greys: dict[int, npt.NDArray[np.uint8]] = {}  # the image smoothed for each card height's shrink
     for i in range(len(boxes)):
         up = boxes.up[i] if boxes.up is not None else np.full(2, np.nan, np.float32)
@@ -189,7 +198,7 @@ def name_courts(
         centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2], np.float64)
         best, score, second = max(
             (
-                match_courts(card_frame(greys[height], centre, u, height, faces.aspect(), MATCH_H), templates)
+                match_courts(card_frame(greys[height], centre, u, height, faces.aspect(), MATCH_H), faces.art)
                 for u in turns(up)
             ),
             key=lambda m: m[1] - m[2],

@@ -61,7 +61,7 @@ class ReaderConfig:
     #: an enrolled deck's ``deck.json``); 0: as it is
     despeckle: int = 0
     #: an enrolled deck's faces folder: unsure court indices are named from the card's face
-    #: (:mod:`vision.courts`; with the classifier and its orientation head only); None: not
+    #: (:mod:`vision.courts`; with the classifier only); None: not
     court_faces: Path | None = None
 
 
