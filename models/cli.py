@@ -895,11 +895,89 @@ def gpu_localiser_command(
     device: Annotated[str, typer.Option("--device", help="ultralytics device")] = "0",
     batch: Annotated[int, typer.Option("--batch", help="images per step")] = 128,
     workers: Annotated[int, typer.Option("--workers", help="data-loader processes")] = 6,
+    arch: Annotated[str, typer.Option("--arch", help="shipped, or a scale to train from scratch")] = "shipped",
+    lr: Annotated[float, typer.Option("--lr", help="ultralytics lr0")] = 0.001,
+    name: Annotated[str, typer.Option("--name", help="the run's name in the project folder")] = "loc",
+    cache: Annotated[str, typer.Option("--cache", help="ultralytics image cache: ram, disk or none")] = "none",
 ) -> None:
-    """Fine-tune the shipped localiser (the subprocess that `gpu train` starts)."""
-    from models.gpu import train_localiser
+    """Train one localiser (the subprocess that `gpu train` and `gpu localisers` start)."""
+    from models.gpu import GpuRunError, train_localiser
 
-    train_localiser(data, project.resolve(), minutes, device, batch, workers)
+    try:
+        train_localiser(
+            data, project.resolve(), minutes, device, batch, workers, arch, lr, name, _cache(cache)
+        )
+    except GpuRunError as exc:
+        raise _fail(exc) from None
+
+
+def _cache(value: str) -> str | bool:
+    if value not in ("ram", "disk", "none"):
+        raise typer.BadParameter(f"--cache {value!r}: ram, disk or none")
+    return False if value == "none" else value
+
+
+#: ``gpu localisers --variant`` by default: NAME:ARCH:LR of each localiser trained.
+GPU_LOC_VARIANTS = ("pft:shipped:0.001", "n:n:0.002")
+
+
+@gpu_app.command("localisers")
+def gpu_localisers_command(
+    out: Annotated[Path, typer.Argument(help="folder of the run's weights, metrics.json and logs")],
+    budget: Annotated[float, typer.Option("--budget", help="wall-clock seconds for the whole run")] = 510.0,
+    workers: Annotated[int, typer.Option("--workers", help="rendering and data-loader processes")] = max(
+        1, (os.cpu_count() or 2) - 1
+    ),
+    render: Annotated[float, typer.Option("--render", help="seconds every core renders scenes first")] = 140.0,
+    seed: Annotated[int, typer.Option("--seed", help="seeds the run's scenes")] = 45,
+    chunk: Annotated[int, typer.Option("--chunk", help="scenes per worker job")] = 4,
+    tail: Annotated[float, typer.Option("--tail", help="seconds kept at the end for saving")] = 20.0,
+    batch: Annotated[int, typer.Option("--batch", help="images per step of each localiser")] = 64,
+    art_share: Annotated[
+        float, typer.Option("--art-share", help="share of scenes drawn from the training art decks")
+    ] = 0.5,
+    cache: Annotated[str, typer.Option("--cache", help="ultralytics image cache: ram, disk or none")] = "ram",
+    device: Annotated[str, typer.Option("--device", help="ultralytics device")] = "0",
+    variant: Annotated[
+        list[str] | None,
+        typer.Option("--variant", help="NAME:ARCH:LR, ARCH shipped or a scale p, n, s (repeat it)"),
+    ] = None,
+    loc_data: Annotated[
+        str, typer.Option("--loc-data", help="folder of the scenes written for the localisers")
+    ] = "/tmp/gpu_loc_scenes",
+    loc_project: Annotated[
+        str, typer.Option("--loc-project", help="folder of the localisers' ultralytics runs")
+    ] = "/tmp/gpu_loc_runs",
+) -> None:
+    """Render scenes on every core, then train localiser variants side by side (there).
+
+    Writes loc_NAME.pt for each variant, their logs, metrics.json and log.txt; evaluate here with
+    `tractorcam export`, `gpu check --localiser` and the selection rule (docs/gpu.md)."""
+    from models.gpu import GpuRunError, run_localisers
+
+    from types import SimpleNamespace
+
+    _cache(cache)
+    args = SimpleNamespace(
+        out=out,
+        budget=budget,
+        workers=workers,
+        render=render,
+        seed=seed,
+        chunk=chunk,
+        tail=tail,
+        batch=batch,
+        art_share=art_share,
+        cache=cache,
+        device=device,
+        variant=list(variant or GPU_LOC_VARIANTS),
+        loc_data=loc_data,
+        loc_project=loc_project,
+    )
+    try:
+        run_localisers(args)
+    except GpuRunError as exc:
+        raise _fail(exc) from None
 
 
 @gpu_app.command("soup")

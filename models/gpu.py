@@ -775,11 +775,46 @@ def _stub_polars() -> None:
         sys.modules["polars"] = stub
 
 
+#: Localiser architectures by name (``gpu localisers --variant NAME:ARCH:LR``): YOLO11 at these
+#: (depth, width) scales, built from the shipped architecture file with one class; ``shipped``
+#: starts from the shipped ``best.pt`` instead.
+LOC_SCALES = {"p": (0.50, 0.125), "n": (0.50, 0.25), "s": (0.50, 0.50)}
+
+
+def localiser_model(arch: str, folder: Path) -> str:
+    """What ultralytics builds the localiser from: the shipped weights (``shipped``), or a
+    ``yolo11<letter>-cards.yaml`` written into ``folder`` at a scale of :data:`LOC_SCALES` (the
+    letter in the file name picks the scale, as ultralytics reads it)."""
+    if arch == "shipped":
+        return str(WEIGHTS / "best.pt")
+    if arch not in LOC_SCALES:
+        raise GpuRunError(f"localiser architecture {arch!r}: shipped or one of {sorted(LOC_SCALES)}")
+    depth, width = LOC_SCALES[arch]
+    text = (WEIGHTS / "yolo11p-cards.yaml").read_text()
+    text = text.replace("p: [0.50, 0.125, 1024]", f"{arch}: [{depth:.2f}, {width}, 1024]")
+    if f"{arch}: [" not in text:
+        raise GpuRunError("the shipped architecture file no longer holds the pico scale line")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"yolo11{arch}-cards.yaml"
+    path.write_text(text)
+    return str(path)
+
+
 def train_localiser(
-    data_dir: Path, project: Path, minutes: float, device: str, batch: int, workers: int
+    data_dir: Path,
+    project: Path,
+    minutes: float,
+    device: str,
+    batch: int,
+    workers: int,
+    arch: str = "shipped",
+    lr0: float = 0.001,
+    name: str = "loc",
+    cache: str | bool = False,
 ) -> Path:
-    """Fine-tune the shipped one-class localiser on ``data_dir`` for ``minutes`` (ultralytics
-    ``time``); returns the run's ``last.pt``."""
+    """Train the one-class localiser on ``data_dir`` for ``minutes`` (ultralytics ``time``), from
+    the shipped weights or from scratch at a scale (:func:`localiser_model`); returns the run's
+    ``last.pt``."""
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ["YOLO_AUTOINSTALL"] = "False"
     _stub_polars()
@@ -789,25 +824,181 @@ def train_localiser(
     from models.train import TrainConfig
 
     yaml = write_data_yaml(data_dir)
+    model = localiser_model(arch, project / f"{name}_arch")
     config = TrainConfig(
         data=yaml,
-        model=str(WEIGHTS / "best.pt"),
+        model=model,
         imgsz=640,
         epochs=100,
         batch=batch,
         workers=workers,
         project=project,
-        name="loc",
-        cache=False,
+        name=name,
+        cache=cache,
         single_cls=True,
         scale=0.5,
-        lr0=0.001,
-        warmup_epochs=0.5,
+        lr0=lr0,
+        warmup_epochs=0.5 if arch == "shipped" else 1.0,
     )
     kw = config.train_kwargs()
     kw.update(device=device, amp=False, time=minutes / 60, val=False, save_period=-1, deterministic=False)
     YOLO(config.model, task="detect").train(**kw)
-    return project / "loc" / "weights" / "last.pt"
+    return project / name / "weights" / "last.pt"
+
+
+@dataclass(frozen=True)
+class LocVariant:
+    """One localiser of a ``gpu localisers`` run: ``NAME:ARCH:LR``."""
+
+    name: str
+    arch: str
+    lr: float
+
+    @classmethod
+    def parse(cls, spec: str) -> LocVariant:
+        """``NAME:ARCH:LR``, ARCH ``shipped`` or a scale of :data:`LOC_SCALES`.
+
+        >>> LocVariant.parse("n:n:0.002")
+        LocVariant(name='n', arch='n', lr=0.002)
+        """
+        parts = spec.split(":")
+        if len(parts) != 3 or not parts[0].isidentifier():
+            raise GpuRunError(f"localiser variant {spec!r}: NAME:ARCH:LR")
+        if parts[1] != "shipped" and parts[1] not in LOC_SCALES:
+            raise GpuRunError(f"localiser variant {spec!r}: ARCH is shipped or one of {sorted(LOC_SCALES)}")
+        try:
+            lr = float(parts[2])
+        except ValueError:
+            raise GpuRunError(f"localiser variant {spec!r}: LR is a number") from None
+        return cls(parts[0], parts[1], lr)
+
+
+def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
+    """``gpu localisers``: every core renders detection scenes first (``args.render`` seconds), then
+    each localiser variant trains on them in its own ultralytics subprocess with an equal share of
+    the cores, until the budget's end less ``args.tail``. Writes ``loc_<name>.pt``,
+    ``localiser_<name>.txt``, ``metrics.json`` and ``log.txt`` into ``args.out``."""
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    end = t0 + args.budget
+    logf = (out / "log.txt").open("a")
+
+    def log(msg: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} [{time.time() - t0:5.0f}s] {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    variants = [LocVariant.parse(v) for v in args.variant]
+    if not variants:
+        raise GpuRunError("no localiser variant given (--variant NAME:ARCH:LR)")
+    art, rand = art_designs(), random_designs()
+    if not art:
+        raise GpuRunError("no training art deck here: run `tractorcam gpu pack` and set TRACTORCAM_CACHE")
+    data = Path(args.loc_data)
+    for split in ("train", "val"):
+        for k in ("images", "labels"):
+            (data / k / split).mkdir(parents=True, exist_ok=True)
+    log(f"{len(art)} art decks, {len(rand)} random decks; {args.workers} workers render for {args.render}s")
+    # 1. every core renders scenes (no classifier crops: a scene is only an image and its labels)
+    scenes = 0
+    next_scene = 0
+    stop = t0 + args.render
+    with ProcessPoolExecutor(
+        args.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
+    ) as ex:
+        futures: set[Future[Any]] = set()
+        while time.time() < stop or futures:
+            while time.time() < stop and len(futures) < args.workers * 2:
+                split = "val" if next_scene % (50 * args.chunk) == 0 else "train"
+                job = RenderJob(
+                    scene_seeds(args.seed, next_scene, args.chunk),
+                    art,
+                    rand,
+                    jitter=0,
+                    negatives=0,
+                    mine_share=0.0,
+                    loc_dir=str(data),
+                    loc_split=split,
+                    art_share=args.art_share,
+                )
+                next_scene += args.chunk
+                futures.add(ex.submit(render_job, job))
+            done, futures = wait(futures, timeout=1.0, return_when=FIRST_COMPLETED)
+            scenes += sum(f.result()[2] for f in done)
+    n_train = len(list((data / "images" / "train").glob("*.jpg")))
+    n_val = len(list((data / "images" / "val").glob("*.jpg")))
+    log(f"{scenes} scenes rendered ({n_train} train, {n_val} val)")
+    # 2. the variants train side by side, each with its share of the cores
+    minutes = max(0.5, (end - args.tail - time.time()) / 60)
+    workers = max(1, args.workers // len(variants))
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    for v in variants:
+        log(f"localiser {v.name} ({v.arch}, lr {v.lr}) trains for {minutes:.2f} min, {workers} loaders")
+        procs[v.name] = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "models.gpu",
+                "localiser",
+                str(data),
+                str(args.loc_project),
+                "--minutes",
+                f"{minutes:.3f}",
+                "--device",
+                args.device,
+                "--batch",
+                str(args.batch),
+                "--workers",
+                str(workers),
+                "--arch",
+                v.arch,
+                "--lr",
+                str(v.lr),
+                "--name",
+                v.name,
+                "--cache",
+                args.cache,
+            ],
+            stdout=(out / f"localiser_{v.name}.txt").open("wb"),
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+        )
+    metrics: dict[str, Any] = {
+        "budget_s": args.budget,
+        "scenes": scenes,
+        "train_scenes": n_train,
+        "val_scenes": n_val,
+        "variants": {},
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
+    # 3. wait, stop what overruns, keep each one's weights
+    for v in variants:
+        proc = procs[v.name]
+        try:
+            proc.wait(timeout=max(1.0, end - 8 - time.time()))
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        weights = Path(args.loc_project) / v.name / "weights"
+        found = [p for p in (weights / "last.pt", weights / "best.pt") if p.is_file()]
+        if found:
+            shutil.copy(found[0], out / f"loc_{v.name}.pt")
+        metrics["variants"][v.name] = {
+            "arch": v.arch,
+            "lr": v.lr,
+            "rc": proc.returncode,
+            "weights": found[0].name if found else None,
+        }
+        log(f"localiser {v.name}: rc {proc.returncode}, weights {found[0].name if found else None}")
+    metrics["wall_s"] = round(time.time() - t0, 1)
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    log(json.dumps({k: v for k, v in metrics.items() if k != "args"}))
+    return metrics
 
 
 # --------------------------------------------------------------------------- the run

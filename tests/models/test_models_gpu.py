@@ -285,3 +285,28 @@ def test_gpu_soup_writes_a_readable_onnx(tmp_path):
     sess = ort.InferenceSession(str(tmp_path / "s.onnx"))
     logits = sess.run(None, {"crops": np.zeros((2, 3, CROP_SIZE, CROP_SIZE), np.float32)})[0]
     assert logits.shape == (2, BACKGROUND + 1)
+
+
+def test_localiser_variants_parse_and_bad_ones_are_refused():
+    assert gpu.LocVariant.parse("pft:shipped:0.001") == gpu.LocVariant("pft", "shipped", 0.001)
+    for bad in ("n:n", "n:x:0.002", "n:n:fast", "1n:n:0.002", "n:n:0.1:extra"):
+        with pytest.raises(gpu.GpuRunError):
+            gpu.LocVariant.parse(bad)
+
+
+def test_a_localiser_from_scratch_is_built_at_its_scale_with_one_class(tmp_path):
+    from ultralytics import YOLO
+
+    assert gpu.localiser_model("shipped", tmp_path).endswith("models/weights/best.pt")
+    sizes = {}
+    for arch in ("p", "n"):
+        path = gpu.localiser_model(arch, tmp_path)
+        assert Path(path).name == f"yolo11{arch}-cards.yaml"
+        model = YOLO(path, task="detect").model
+        sizes[arch] = sum(p.numel() for p in model.parameters())
+    # the shipped localiser's architecture has 0.82 M parameters with one class (MODEL_CARD), YOLO11n
+    # about 2.6 M; here with the file's 54 classes, which single_cls turns into one when training
+    assert 0.8e6 < sizes["p"] < 0.9e6
+    assert 2.5e6 < sizes["n"] < 2.7e6
+    with pytest.raises(gpu.GpuRunError):
+        gpu.localiser_model("x", tmp_path)
