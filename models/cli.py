@@ -430,6 +430,10 @@ def select_command(
         verdict = compare(cand, ship, joker_floor, unseen) if ship is not None else None
     except (OSError, SweepFormatError, ValueError) as exc:
         raise _fail(exc) from None
+    if verdict is not None and verdict.candidate.setting != best.setting:
+        typer.echo(f"pick among all settings (pooled): {describe(best)}")
+        best = verdict.candidate
+        typer.echo("  fewer exact plays than the shipped reader's pick: picked among the settings that keep them")
     typer.echo(f"pick (pooled): {describe(best)}")
     for f, sw in zip(sweeps, cand, strict=True):
         typer.echo(f"  {f.name}: {describe(sw[best.setting])}")

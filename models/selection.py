@@ -13,7 +13,11 @@ Only settings that hold jokers to at least :data:`JOKER_FLOOR` are eligible (``j
 text read as a joker is most of the real photos' false cards (a best pooled setting without the
 floor read 10 jokers on the real photos, where there are none; docs/experiments/reader-history.md).
 
-A candidate reader replaces the shipped one only if, at its own pick, its pooled F1 is better *and*
+A candidate's own pick is made among its settings whose pooled per-play exact match is not lower than
+the shipped pick's: exact match is a bar the candidate must keep, so the threshold rule optimises F1
+and precision under it (without that, a candidate better on every figure at one setting was refused
+because its unconstrained pick traded plays for precision; ``docs/gpu.md``, run 3). A candidate
+reader replaces the shipped one only if, at that pick, its pooled F1 is better *and*
 its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's
 (unseen designs must not get worse), and its pooled per-play exact match is not lower (the bars are
 exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose whole plays), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
@@ -189,13 +193,20 @@ def compare(
     joker_floor: float = JOKER_FLOOR,
     unseen: int = 1,
 ) -> Verdict:
-    """Each reader's pick on its pooled sweeps; the last ``unseen`` sweeps of each are the
+    """Each reader's pick on its pooled sweeps, the candidate's among its settings whose pooled
+    per-play exact match is not lower than the shipped pick's (when none is, its pick among all, which
+    then fails :attr:`Verdict.exact_not_worse`); the last ``unseen`` sweeps of each are the
     unseen-design sets (heldout_val and heldout_val_proc), pooled for
     the not-worse check. Raises ``ValueError`` unless 1 ≤ ``unseen`` ≤ the number of sweeps."""
     if not 1 <= unseen <= min(len(candidate), len(shipped)):
         raise ValueError(f"unseen must be 1 to {min(len(candidate), len(shipped))}, not {unseen}")
-    c = pick(pool(candidate).values(), joker_floor=joker_floor)
     s = pick(pool(shipped).values(), joker_floor=joker_floor)
+    rows = list(pool(candidate).values())
+    keeping = [r for r in rows if r.exact_match >= s.exact_match]
+    try:
+        c = pick(keeping, joker_floor=joker_floor)
+    except ValueError:  # no eligible setting keeps the shipped reader's exact plays
+        c = pick(rows, joker_floor=joker_floor)
     cu, su = pool(candidate[-unseen:]), pool(shipped[-unseen:])
     return Verdict(c, s, cu[c.setting], su[s.setting])
 

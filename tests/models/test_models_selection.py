@@ -226,3 +226,25 @@ def test_select_writes_the_pick_into_the_reader_settings_and_keeps_the_rest(tmp_
 def test_module_doctests() -> None:
     result = doctest.testmod(models.selection)
     assert result.attempted >= 1 and result.failed == 0
+
+
+def test_the_candidate_is_picked_among_settings_that_keep_the_shipped_exact_plays() -> None:
+    """A candidate whose most precise setting loses whole plays is judged at its best setting that
+    keeps them (the soup of run 3: better on every figure at the shipped setting, refused at its
+    unconstrained pick)."""
+    a, b = (0.3, 0.6, 0.8), (0.3, 0.7, 0.9)
+
+    def row(setting, tp: int, fp: int, fn: int, exact: int) -> SweepRow:
+        return SweepRow(setting, Tally(tp, fp, fn), Tally(), 400, exact)
+
+    shipped = [{a: row(a, 900, 60, 100, 240), b: row(b, 850, 50, 150, 230)}]  # picks a: F1 .9184 vs .8947
+    # b is within the window of a's F1 (.9228 vs .9221) and more precise, but loses 4 of the shipped
+    # reader's 240 exact plays; a keeps them and is better than the shipped reader
+    cand = [{a: row(a, 905, 58, 95, 241), b: row(b, 903, 54, 97, 236)}]
+    assert pick(pool(cand).values(), joker_floor=0.0).setting == b
+    v = compare(cand, shipped, joker_floor=0.0)
+    assert v.candidate.setting == a and v.exact_not_worse and v.better_pooled and v.replaces
+    # when no setting keeps them, the unconstrained pick is judged, and refused
+    fewer = [{a: row(a, 905, 58, 95, 230), b: row(b, 903, 54, 97, 236)}]
+    v = compare(fewer, shipped, joker_floor=0.0)
+    assert v.candidate.setting == b and not v.exact_not_worse and not v.replaces
