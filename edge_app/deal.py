@@ -23,7 +23,12 @@ refuses a log whose inventory made a card unknown, the deal is decoded again wit
 at one of its other places (:func:`_alternatives`: the same card read twice where one was misread). A log the engine still refuses
 (a misread card three times in two decks, a leader who cannot have won the trick before) is
 returned, with the engine's one-line reason in :attr:`RecognisedDeal.problem`, so a referee can
-correct it: nothing the camera saw is dropped.
+correct it: nothing the camera saw is dropped. Before that, a finished log in which every hand
+lacks the same few cards (no more than the longest play seen) is the log of a deal one of whose
+tricks the camera never saw at all: a trick of unknown cards is put in where the time between the
+tricks either side says it lay (:func:`unseen_trick_places`), and kept where the engine then takes
+the log; it and the tricks beside it are doubtful (no alert rests on them), and the engine's
+unknown cards raise the looks a referee settles (:attr:`RecognisedDeal.unseen`).
 
 >>> from vision.tracking import TrackedPlay, TrackedTrick
 >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
@@ -90,6 +95,24 @@ class RecognisedDeal:
     #: (trick, cards): the centre (the defenders' won point cards) read most often while that trick
     #: lay on the table, i.e. what they had won before it
     centre: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    #: tricks (1-based, in the log) the camera never saw, put in as unknown cards so that the log
+    #: accounts for every hand (:func:`unseen_trick_places`); the tracker's trick ``t`` is the log's
+    #: :meth:`log_trick` ``(t)``
+    unseen: tuple[int, ...] = ()
+
+    def log_trick(self, tracked: int) -> int:
+        """The log's number of the tracker's trick ``tracked`` (1-based), past the unseen tricks.
+
+        >>> from engine.deal_log import parse_deal_log
+        >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"})
+        >>> [RecognisedDeal(log, None, (), unseen=(2, 4)).log_trick(t) for t in (1, 2, 3)]
+        [1, 3, 5]
+        """
+        number = tracked
+        for u in sorted(self.unseen):
+            if u <= number:
+                number += 1
+        return number
 
     @cached_property
     def _scored(self) -> tuple[dict[str, Any] | None, str | None]:
@@ -475,6 +498,47 @@ def _fit_inventory(
     return changed
 
 
+def _short_by(log: DealLog) -> int:
+    """How many cards every hand of a finished ``log`` lacks, when all four lack the same number
+    (a whole trick the camera never saw), else 0.
+
+    >>> from engine.deal_log import parse_deal_log
+    >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+    ...        "tricks": [{"plays": [["S", ["AH"]], ["E", ["3H"]], ["N", ["2H"]], ["W", ["QH"]]]}]})
+    >>> _short_by(log)
+    24
+    """
+    played = Counter({s: 0 for s in TURN})
+    for trick in log.tricks:
+        for play in trick.plays:
+            played[play.seat.letter] += len(play.cards)
+    short = {log.rules.hand_size - n for n in played.values()}
+    return short.pop() if len(short) == 1 and 0 < min(short) < log.rules.hand_size else 0
+
+
+def unseen_trick_places(tricks: Sequence[TrackedTrick]) -> list[int]:
+    """Where a trick the camera never saw most likely lay, best first: the places between the
+    tracker's tricks (0: before the first, ``len(tricks)``: after the last), ordered by the time
+    between the first plays of the tricks either side, longest first (a missed trick leaves about
+    one trick's time more there); the ends last, the last place before the first.
+
+    >>> from vision.tracking import TrackedPlay, TrackedTrick
+    >>> t = lambda frame: TrackedTrick((TrackedPlay("S", ("3H",), 3, 3, frame),), True)
+    >>> unseen_trick_places([t(0), t(40), t(120), t(160)])
+    [2, 1, 3, 4, 0]
+    """
+    starts = [min((p.first_frame for p in t.plays), default=0) for t in tricks]
+    inner = sorted(range(1, len(tricks)), key=lambda k: (-(starts[k] - starts[k - 1]), k))
+    return [*inner, len(tricks), 0] if tricks else [0]
+
+
+def _unseen_trick(cards: int, tricks: Sequence[TrackedTrick], place: int) -> TrackedTrick:
+    """A cleared trick of ``cards`` unknown cards from every seat, put in at ``place`` (its plays
+    never read: no agreement, the first frame the trick before's last)."""
+    frame = max((p.first_frame for t in tricks[:place] for p in t.plays), default=0)
+    return TrackedTrick(tuple(TrackedPlay(s, ("??",) * cards, 0, 0, frame) for s in TURN), True)
+
+
 def build_deal(
     tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo, *, so_far: bool = False
 ) -> RecognisedDeal:
@@ -539,7 +603,26 @@ def build_deal(
                 log, result, problem = trial, trial_result, None
                 doubtful = trial_doubtful | {number - 1, number}
                 break
-    agreement = tuple((i + 1, p.seat, round(p.agreement, 3)) for i, t in enumerate(tricks) for p in t.plays)
-    deal = RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful))
+    unseen: tuple[int, ...] = ()
+    if problem is not None and log.finished:
+        short = _short_by(log)
+        longest = max((len(p.cards) for t in tricks for p in t.plays), default=0)
+        if 0 < short <= longest:  # a whole trick unseen, no longer than a play the camera did see
+            for place in unseen_trick_places(tricks)[:REPAIR_TRIES]:
+                trial_tricks = [*tricks[:place], _unseen_trick(short, tricks, place), *tricks[place:]]
+                trial, trial_doubtful, _ = decode(trial_tricks)
+                trial_result, trial_problem = _score(trial)
+                if trial_problem is None:
+                    log, result, problem = trial, trial_result, None
+                    doubtful = trial_doubtful | {place, place + 1, place + 2}
+                    tricks, unseen = trial_tricks, (place + 1,)
+                    break
+    agreement = tuple(
+        (i + 1, p.seat, round(p.agreement, 3))
+        for i, t in enumerate(tricks)
+        if i + 1 not in unseen
+        for p in t.plays
+    )
+    deal = RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful), unseen=unseen)
     deal.__dict__["_scored"] = (result, problem)  # the score the log was checked with, kept
     return deal

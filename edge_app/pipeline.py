@@ -220,10 +220,12 @@ class _DealRun:
             )
         else:
             deal = build_deal(tricks, loose, info, so_far=so_far)
+        # the tracker's trick numbers, as the log numbers them past the tricks nobody saw
+        crops = {(deal.log_trick(t), seat): jpeg for (t, seat), jpeg in self.crops.items()}
         return replace(
             deal,
-            crops=dict(self.crops),
-            centre=tuple(sorted(self.centre.items())),
+            crops=crops,
+            centre=tuple(sorted((deal.log_trick(t), cards) for t, cards in self.centre.items())),
             number=self.number,
             trump_inferred=inferred,
             declared_by=self.declared_by,

@@ -433,7 +433,9 @@ def select_command(
     if verdict is not None and verdict.candidate.setting != best.setting:
         typer.echo(f"pick among all settings (pooled): {describe(best)}")
         best = verdict.candidate
-        typer.echo("  fewer exact plays than the shipped reader's pick: picked among the settings that keep them")
+        typer.echo(
+            "  fewer exact plays than the shipped reader's pick: picked among the settings that keep them"
+        )
     typer.echo(f"pick (pooled): {describe(best)}")
     for f, sw in zip(sweeps, cand, strict=True):
         typer.echo(f"  {f.name}: {describe(sw[best.setting])}")
@@ -899,10 +901,14 @@ def gpu_localiser_command(
     device: Annotated[str, typer.Option("--device", help="ultralytics device")] = "0",
     batch: Annotated[int, typer.Option("--batch", help="images per step")] = 128,
     workers: Annotated[int, typer.Option("--workers", help="data-loader processes")] = 6,
-    arch: Annotated[str, typer.Option("--arch", help="shipped, or a scale to train from scratch")] = "shipped",
+    arch: Annotated[
+        str, typer.Option("--arch", help="shipped, or a scale to train from scratch")
+    ] = "shipped",
     lr: Annotated[float, typer.Option("--lr", help="ultralytics lr0")] = 0.001,
     name: Annotated[str, typer.Option("--name", help="the run's name in the project folder")] = "loc",
-    cache: Annotated[str, typer.Option("--cache", help="ultralytics image cache: ram, disk or none")] = "none",
+    cache: Annotated[
+        str, typer.Option("--cache", help="ultralytics image cache: ram, disk or none")
+    ] = "none",
 ) -> None:
     """Train one localiser (the subprocess that `gpu train` and `gpu localisers` start)."""
     from models.gpu import GpuRunError, train_localiser
@@ -932,7 +938,9 @@ def gpu_localisers_command(
     workers: Annotated[int, typer.Option("--workers", help="rendering and data-loader processes")] = max(
         1, (os.cpu_count() or 2) - 1
     ),
-    render: Annotated[float, typer.Option("--render", help="seconds every core renders scenes first")] = 140.0,
+    render: Annotated[
+        float, typer.Option("--render", help="seconds every core renders scenes first")
+    ] = 140.0,
     seed: Annotated[int, typer.Option("--seed", help="seeds the run's scenes")] = 45,
     chunk: Annotated[int, typer.Option("--chunk", help="scenes per worker job")] = 4,
     tail: Annotated[float, typer.Option("--tail", help="seconds kept at the end for saving")] = 20.0,
@@ -957,9 +965,9 @@ def gpu_localisers_command(
 
     Writes loc_NAME.pt for each variant, their logs, metrics.json and log.txt; evaluate here with
     `tractorcam export`, `gpu check --localiser` and the selection rule (docs/gpu.md)."""
-    from models.gpu import GpuRunError, run_localisers
-
     from types import SimpleNamespace
+
+    from models.gpu import GpuRunError, run_localisers
 
     _cache(cache)
     args = SimpleNamespace(

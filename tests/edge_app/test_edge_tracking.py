@@ -564,3 +564,55 @@ def test_a_leader_guessed_from_the_order_of_settling_is_set_right_by_the_whole_d
     assert truth_plays(deal.log.to_json())[k + 1] == truth_plays(log)[k + 1]
     assert score_log(deal.log.to_json())["outcome"] == result["outcome"]
     assert {k + 1, k + 2} <= deal.doubtful  # no alert rests on the guessed tricks
+
+
+def _tracked_from_log(log: dict, drop: int | None = None) -> list[TrackedTrick]:
+    """The truth's tricks as a perfect tracker holds them, a trick every 40 frames; ``drop`` (0-based)
+    never seen."""
+    out = []
+    for k, t in enumerate(log["tricks"]):
+        if k != drop:
+            plays = tuple(
+                TrackedPlay(s, tuple(sorted(c)), 3, 3, 40 * k + i) for i, (s, c, *_) in enumerate(t["plays"])
+            )
+            out.append(TrackedTrick(plays, True))
+    return out
+
+
+@pytest.mark.parametrize(("rules", "seed", "drop"), [("national-1deck", 3, 4), ("national-2deck", 5, 11)])
+def test_a_trick_the_camera_never_saw_is_put_in_as_unknown_cards_where_the_time_says(
+    rules: str, seed: int, drop: int
+) -> None:
+    log = simulate_deal(rules, seed)
+    info = DealInfo(rules, log["level"], log["trump"], log["dealer"])
+    tricks = _tracked_from_log(log, drop)
+    deal = build_deal(tricks, log["bottom"], info)
+    assert deal.problem is None and deal.refusal is None and deal.unseen == (drop + 1,)
+    got = deal.log.to_json()["tricks"]
+    assert len(got) == len(log["tricks"]) and got[drop]["plays"][0][0] == log["tricks"][drop]["plays"][0][0]
+    size = len(log["tricks"][drop]["plays"][0][1])
+    assert [c for _, c, *_ in got[drop]["plays"]] == [["??"] * size] * 4
+    others = [t for k, t in enumerate(log["tricks"]) if k != drop]
+    assert truth_plays({"tricks": [t for k, t in enumerate(got) if k != drop]}) == truth_plays(
+        {"tricks": others}
+    )
+    assert {drop, drop + 1, drop + 2} <= deal.doubtful  # no alert rests on it or the tricks beside it
+    # the tracker's tricks after it are the log's one further on (their crops, their agreement)
+    assert deal.log_trick(drop) == drop and deal.log_trick(drop + 1) == drop + 2
+    assert all(t != drop + 1 for t, _, _ in deal.agreement)
+    # the whole log, nothing dropped: the same deal read with every trick needs no repair
+    assert build_deal(_tracked_from_log(log), log["bottom"], info).unseen == ()
+
+
+def test_a_single_hand_short_is_not_an_unseen_trick() -> None:
+    log = simulate_deal("national-1deck", 3)
+    info = DealInfo("national-1deck", log["level"], log["trump"], log["dealer"])
+    tricks = _tracked_from_log(log)
+    last = tricks[-1]
+    tricks[-1] = TrackedTrick(last.plays[:3], True)  # one play of the last trick unseen: not a trick
+    short = TrackedTrick(
+        tuple(replace(p, cards=p.cards[:-1]) if i == 0 else p for i, p in enumerate(tricks[2].plays)), True
+    )
+    tricks[2] = short
+    deal = build_deal(tricks, log["bottom"], info)
+    assert deal.unseen == ()

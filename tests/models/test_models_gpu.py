@@ -210,7 +210,9 @@ def test_face_proposals_of_a_real_deck_lie_on_the_face_and_off_both_indices():
     cx, cy = (p[:, 0] + p[:, 2]) / 2, (p[:, 1] + p[:, 3]) / 2
     tl = boxes[np.nonzero(found)[0]]
     assert not ((cx >= tl[:, 0]) & (cx <= tl[:, 2]) & (cy >= tl[:, 1]) & (cy <= tl[:, 3])).any()
-    assert not ((1 - cx >= tl[:, 0]) & (1 - cx <= tl[:, 2]) & (1 - cy >= tl[:, 1]) & (1 - cy <= tl[:, 3])).any()
+    assert not (
+        (1 - cx >= tl[:, 0]) & (1 - cx <= tl[:, 2]) & (1 - cy >= tl[:, 1]) & (1 - cy <= tl[:, 3])
+    ).any()
     no_props = gpu.bank_job(gpu.BankJob(("anglo_modern",), proposals=False))[3]
     assert np.isnan(no_props).all()
 
