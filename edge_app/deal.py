@@ -49,7 +49,7 @@ from functools import cached_property
 from typing import Any
 
 from engine.cards import SUITS, AnyCard, parse_any, parse_rank
-from engine.deal_log import DealLog, DealLogError, Play, Trick
+from engine.deal_log import DealLog, DealLogError, LeaderError, Play, Trick
 from engine.rules import get_rule_set
 from engine.score import evaluate
 from engine.seats import SEAT_BY_NAME, SEAT_NAMES, SeatName, parse_seat
@@ -409,6 +409,18 @@ def decode_tricks(
     return out
 
 
+def _refused_lead(log: DealLog) -> int | None:
+    """The trick (1-based) the engine refuses ``log`` at for its leader (:class:`LeaderError`: the
+    seat cannot have won the trick before), else None."""
+    try:
+        evaluate(log.checked())
+    except LeaderError as exc:
+        return exc.trick
+    except (DealLogError, ValueError):
+        return None
+    return None
+
+
 def _score(log: DealLog) -> tuple[dict[str, Any] | None, str | None]:
     """The engine's score of ``log`` (the ``score`` output) and None, or None and its reason for
     refusing the log (reading or scoring it)."""
@@ -594,7 +606,35 @@ def build_deal(
                 break
     if problem is not None:
         # a leader picked among the seats that may have won the trick before by the order the
-        # plays settled in, which the whole deal's inventory then rules out: the other seats
+        # plays settled in, which the whole deal's inventory then rules out: first the trick the
+        # engine names, its other seats, following on to the next trick it names
+        leads: dict[int, SeatName] = {}
+        current, current_guessed, tries_left = log, guessed, REPAIR_TRIES
+        while problem is not None and tries_left > 0:
+            named = _refused_lead(current)
+            if named is None:
+                break
+            options = [seat for n, others in current_guessed if n == named for seat in others]
+            step: tuple[DealLog, list[tuple[int, list[SeatName]]]] | None = None
+            for seat in options[:tries_left]:
+                tries_left -= 1
+                trial_guessed: list[tuple[int, list[SeatName]]] = []
+                trial, trial_doubtful, _ = decode(tricks, {**leads, named: seat}, trial_guessed)
+                trial_result, trial_problem = _score(trial)
+                if trial_problem is None:
+                    leads[named] = seat
+                    log, result, problem = trial, trial_result, None
+                    doubtful = trial_doubtful | {n for k in leads for n in (k - 1, k)}
+                    break
+                later = _refused_lead(trial)
+                if step is None and later is not None and later > named:
+                    step = (trial, trial_guessed)
+                    leads[named] = seat
+            if problem is None or step is None:
+                break
+            current, current_guessed = step
+    if problem is not None:
+        # else each guess alone, the latest first
         tries = [(n, seat) for n, others in reversed(guessed) for seat in others][:REPAIR_TRIES]
         for number, seat in tries:
             trial, trial_doubtful, _ = decode(tricks, {number: seat})

@@ -6,7 +6,7 @@ scoring, trump declarations, match state and a deal simulator.
 """
 
 from engine.cards import Card, UnknownCardError, parse_card, parse_cards
-from engine.deal_log import DealLog, DealLogError, Play, Ruling, Trick, parse_deal_log
+from engine.deal_log import DealLog, DealLogError, LeaderError, Play, Ruling, Trick, parse_deal_log
 from engine.rules import RULE_SET_IDS, RULE_SETS, RuleSet, UnknownRuleSetError, get_rule_set
 from engine.score import DealResult, evaluate, score_log
 from engine.seats import Seat, parse_seat
@@ -15,6 +15,7 @@ __all__ = [
     "Card",
     "DealLog",
     "DealLogError",
+    "LeaderError",
     "DealResult",
     "Play",
     "RULE_SETS",

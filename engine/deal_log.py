@@ -44,6 +44,19 @@ class DealLogError(ValueError):
     """A deal log that cannot be read; the message is one line naming the trick and play at fault."""
 
 
+class LeaderError(DealLogError):
+    """A trick led by a seat that did not (or, with unknown cards, cannot have) won the trick
+    before; ``trick`` is the led trick's number (1-based).
+
+    >>> LeaderError("trick 6, play 1 (E): E led but S won trick 5", 6).trick
+    6
+    """
+
+    def __init__(self, message: str, trick: int) -> None:
+        super().__init__(message)
+        self.trick = trick
+
+
 #: A ruling's bounds: no penalty in the seeds comes near 1,000 points, and 13 levels take a side
 #: from 2 past A (the whole game).
 MAX_RULING_POINTS: Final = 1000

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from engine.cards import CARD_POINTS, Card
 from engine.context import TrumpContext, trump_context
-from engine.deal_log import DealLog, DealLogError, parse_deal_log
+from engine.deal_log import DealLog, DealLogError, LeaderError, parse_deal_log
 from engine.evidence import TrickView, Violation, find_violations
 from engine.scoring import bottom_multiplier, outcome, points
 from engine.seats import Seat
@@ -204,8 +204,8 @@ def evaluate(log: DealLog) -> DealResult:
         plays = trick.plays
         leader = plays[0].seat
         if prev_winner is not None and leader is not prev_winner:
-            raise DealLogError(
-                f"trick {t + 1}, play 1 ({leader}): {leader} led but {prev_winner} won trick {t}"
+            raise LeaderError(
+                f"trick {t + 1}, play 1 ({leader}): {leader} led but {prev_winner} won trick {t}", t + 1
             )
         cards = cast("list[_Cards]", [p.cards for p in plays])  # every card named (see above)
         lead = read_lead(cards[0], None, ctx) if plays[0].split is None else _lead(log, t, ctx)

@@ -30,7 +30,7 @@ from typing import Final, cast
 
 from engine.cards import ALL_CARDS, CARD_POINTS, N_CODES, Card, UnknownCard
 from engine.context import TrumpContext, trump_context
-from engine.deal_log import DealLog, DealLogError, Play, Where
+from engine.deal_log import DealLog, DealLogError, LeaderError, Play, Where
 from engine.evidence import TrickView, find_violations
 from engine.inventory import options
 from engine.score import (
@@ -327,10 +327,11 @@ def _check_winner(log: DealLog, t: int, tc: _TrickCards, ctx: TrumpContext) -> R
     raise AssertionError("unreachable: the completion at lo was won")
 
 
-def _not_won(t: int, leader: Seat) -> DealLogError:
-    return DealLogError(
+def _not_won(t: int, leader: Seat) -> LeaderError:
+    return LeaderError(
         f"trick {t + 2}, play 1 ({leader}): {leader} led, but no reading of trick {t + 1}'s "
-        f"unknown cards lets {leader} win it"
+        f"unknown cards lets {leader} win it",
+        t + 2,
     )
 
 

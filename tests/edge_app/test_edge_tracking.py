@@ -3,7 +3,9 @@ table states; the comparison with the truth (edge_app.compare)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -616,3 +618,22 @@ def test_a_single_hand_short_is_not_an_unseen_trick() -> None:
     tricks[2] = short
     deal = build_deal(tricks, log["bottom"], info)
     assert deal.unseen == ()
+
+
+def test_a_leader_the_inventory_rules_out_is_replaced_where_the_engine_names_it() -> None:
+    """d6 as the general reader read it (guyenne-classic, whose court corners print no rank): S's
+    lead of two kings in trick 6 was never seen, so E's play settled first and the decoder guessed E
+    leads; only the whole deal's inventory shows that trick 5's unknown cards (S's and W's) cannot
+    let E win it. The engine names trick 6; its other seats are tried there first (the guesses of
+    the latest tricks alone did not reach it), and the log is accepted with S leading."""
+    data = json.loads((Path(__file__).parent / "data" / "d6_tracked.json").read_text())
+    tricks = [
+        TrackedTrick(tuple(TrackedPlay(s, tuple(c), r, a, f) for s, c, r, a, f in t["plays"]), t["complete"])
+        for t in data["tricks"]
+    ]
+    deal = build_deal(tricks, data["loose"], DealInfo(**data["info"]))
+    assert deal.problem is None and deal.refusal is None
+    leaders = [t["plays"][0][0] for t in deal.log.to_json()["tricks"]]
+    assert len(leaders) == len(data["truth_leaders"]) == 30
+    assert leaders[5] == data["truth_leaders"][5] == "S"
+    assert {5, 6} <= deal.doubtful  # no alert rests on a lead the decoding chose
