@@ -20,8 +20,12 @@ because its unconstrained pick traded plays for precision; ``docs/gpu.md``, run 
 reader replaces the shipped one only if, at that pick, its pooled F1 is better *and*
 its F1 on the unseen-design sets (pooled; ``--unseen``) is not lower than the shipped reader's
 (unseen designs must not get worse), and its pooled per-play exact match is not lower (the bars are
-exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose whole plays), and then only if it passes the real-photo gate (rank precision ≥ 95 %,
-``tractorcam eval --n 0``). :func:`compare` states the first three; the gate needs the photos.
+exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose whole plays), and then only if it passes the real-photo gate
+(``tractorcam eval --n 0`` at the pick's thresholds, the shipped reader beside it: rank precision
+≥ 95 % on the rank-labelled photos, and card precision on the card-labelled photos of designs other
+than the gold-on-black deck not lower than the shipped reader's, since a false card on a real photo
+is what a false alert is made of; ``docs/gpu.md``, run 4). :func:`compare` states the first three;
+the gate needs the photos.
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (0.01 pt is one card in 5,313).
 
