@@ -94,8 +94,9 @@ def test_tractorcam_lists_the_training_groups() -> None:
     assert _commands(_help("heads")) == {"classifier", "orientation", "upright"}
     assert {"dataset", "deal", "tiles", "facetiles", "kennard"} <= _commands(_help("synth"))
     # `localiser` is the run's own subprocess: there, not listed
-    assert _commands(_help("gpu")) == {"pack", "train", "check", "soup"}
-    assert "--minutes" in _help("gpu", "localiser")
+    assert _commands(_help("gpu")) == {"pack", "train", "localisers", "check", "soup"}
+    assert "--minutes" in _help("gpu", "localiser") and "--arch" in _help("gpu", "localiser")
+    assert "--variant" in _help("gpu", "localisers")
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
