@@ -416,14 +416,36 @@ def select_command(
             "refused when --shipped says the candidate does not replace the shipped reader",
         ),
     ] = None,
+    real: Annotated[
+        Path | None,
+        typer.Option(
+            "--real", help="the candidate's `tractorcam eval --n 0` output at its pick (the real-photo gate)"
+        ),
+    ] = None,
+    shipped_real: Annotated[
+        Path | None,
+        typer.Option("--shipped-real", help="the shipped reader's `tractorcam eval --n 0` output"),
+    ] = None,
 ) -> None:
     """Pick a reader's thresholds from pooled `eval --sweep` outputs (models.selection).
 
     With --shipped, also say whether the candidate replaces the shipped reader."""
-    from models.selection import SweepFormatError, compare, describe, parse_sweep, pick, pool, write_pick
+    from models.selection import (
+        SweepFormatError,
+        compare,
+        describe,
+        parse_sweep,
+        pick,
+        pool,
+        real_gate,
+        write_pick,
+    )
     from vision.settings import SettingsError
 
+    if (real is None) != (shipped_real is None):
+        raise _fail("--real and --shipped-real go together (the gate compares the two readers)")
     try:
+        gate = real_gate(real.read_text(), shipped_real.read_text()) if real and shipped_real else None
         cand = [parse_sweep(f.read_text()) for f in sweeps]
         ship = [parse_sweep(f.read_text()) for f in shipped] if shipped else None
         best = pick(pool(cand).values(), joker_floor=joker_floor)
@@ -450,7 +472,11 @@ def select_command(
             f"exact match not worse: {v.exact_not_worse}; "
             + ("go on to the real-photo gate" if v.replaces else "keep the shipped reader")
         )
+    if gate is not None:
+        typer.echo("real-photo gate: " + ("passed" if not gate else "failed: " + "; ".join(gate)))
     if write is not None:
+        if gate:
+            raise _fail(f"--write {write}: the candidate fails the real-photo gate; nothing written")
         if verdict is not None and not verdict.replaces:
             raise _fail(
                 f"--write {write}: the candidate does not replace the shipped reader; nothing written"

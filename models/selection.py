@@ -25,7 +25,8 @@ exact match *and* F1, and a reader that buys F1 with a lower ``conf`` can lose w
 ≥ 95 % on the rank-labelled photos, and card precision on the card-labelled photos of designs other
 than the gold-on-black deck not lower than the shipped reader's, since a false card on a real photo
 is what a false alert is made of; ``docs/gpu.md``, run 4). :func:`compare` states the first three;
-the gate needs the photos.
+:func:`real_gate` the gate, from the two readers' ``eval --n 0`` outputs (``tractorcam select …
+--real CANDIDATE.txt --shipped-real SHIPPED.txt``; ``--write`` is then refused when it fails).
 "Better" uses the pick's own notion of equal F1: more than :data:`WINDOW` higher, or within
 :data:`WINDOW` and more precise (0.01 pt is one card in 5,313).
 
@@ -213,6 +214,67 @@ def compare(
         c = pick(rows, joker_floor=joker_floor)
     cu, su = pool(candidate[-unseen:]), pool(shipped[-unseen:])
     return Verdict(c, s, cu[c.setting], su[s.setting])
+
+
+#: The card-labelled photos' view whose card precision the real-photo gate holds (designs other than
+#: the gold-on-black deck, which no reader reads yet).
+GATE_VIEW = "phone2022"
+#: The least rank precision on the rank-labelled photos.
+GATE_RANK_PRECISION = 0.95
+
+_RANK = re.compile(r"^\s+rank precision [^\n]*\(micro; tp (?P<tp>\d+) fp (?P<fp>\d+) fn (?P<fn>\d+)\)", re.M)
+_VIEW = re.compile(
+    r"^\s+(?P<view>[\w-]+): \d+ photos, \d+ cards: [^\n]*?\(tp (?P<tp>\d+) fp (?P<fp>\d+) fn (?P<fn>\d+)\)",
+    re.M,
+)
+
+
+def parse_real(text: str) -> tuple[Tally, dict[str, Tally]]:
+    r"""The rank tally and the card tallies per view (and ``all``) of ``tractorcam eval --n 0``'s
+    printed real-photo reports. Raises :class:`SweepFormatError` when either report is missing.
+
+    >>> rank, views = parse_real(
+    ...     "real photos: 2 photos, 3 labelled cards\n  rank precision 100.00% recall 66.67% (micro; tp 2 fp 0 fn 1)\n"
+    ...     "real card-labelled photos: 1 photos, 2 labelled cards\n"
+    ...     "  phone2022: 1 photos, 2 cards: P 50.00% R 50.00% F1 50.00% (tp 1 fp 1 fn 1); jokers P – R – (tp 0 fp 0 fn 0)")
+    >>> rank, views["phone2022"]
+    (Tally(tp=2, fp=0, fn=1), Tally(tp=1, fp=1, fn=1))
+    """
+    rank = _RANK.search(text)
+    views = {m["view"]: Tally(int(m["tp"]), int(m["fp"]), int(m["fn"])) for m in _VIEW.finditer(text)}
+    if rank is None or not views:
+        raise SweepFormatError("no real-photo reports found (expected `tractorcam eval --n 0` output)")
+    return Tally(int(rank["tp"]), int(rank["fp"]), int(rank["fn"])), views
+
+
+def real_gate(candidate: str, shipped: str, view: str = GATE_VIEW) -> list[str]:
+    r"""The real-photo gate on ``tractorcam eval --n 0`` outputs of the candidate (at its pick's
+    thresholds) and of the shipped reader: the reasons it fails, none when it passes. Rank precision
+    at least :data:`GATE_RANK_PRECISION`, and card precision on ``view`` not lower than the shipped
+    reader's (a false card on a real photo is what a false alert is made of).
+
+    >>> ship = ("  rank precision 96.67% recall 99.05% (micro; tp 522 fp 18 fn 5)\n"
+    ...         "  phone2022: 420 photos, 505 cards: P 82.80% R 77.23% F1 79.92% (tp 390 fp 81 fn 115)")
+    >>> cand = ("  rank precision 99.43% recall 99.43% (micro; tp 524 fp 3 fn 3)\n"
+    ...         "  phone2022: 420 photos, 505 cards: P 75.91% R 78.61% F1 77.24% (tp 397 fp 126 fn 108)")
+    >>> real_gate(cand, ship)
+    ["card precision on phone2022 75.91% is lower than the shipped reader's 82.80%"]
+    >>> real_gate(ship, ship)
+    []
+    """
+    c_rank, c_views = parse_real(candidate)
+    _, s_views = parse_real(shipped)
+    reasons = []
+    if c_rank.precision < GATE_RANK_PRECISION:
+        reasons.append(f"rank precision {c_rank.precision:.2%} is under {GATE_RANK_PRECISION:.0%}")
+    if view not in c_views or view not in s_views:
+        reasons.append(f"no card-labelled figures for {view!r} in both outputs")
+    elif c_views[view].precision < s_views[view].precision:
+        reasons.append(
+            f"card precision on {view} {c_views[view].precision:.2%} is lower than the shipped "
+            f"reader's {s_views[view].precision:.2%}"
+        )
+    return reasons
 
 
 def write_pick(row: SweepRow, path: Path) -> ReaderSettings:

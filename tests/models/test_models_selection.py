@@ -20,6 +20,7 @@ from models.selection import (
     parse_sweep,
     pick,
     pool,
+    real_gate,
     sweep_label,
 )
 
@@ -248,3 +249,52 @@ def test_the_candidate_is_picked_among_settings_that_keep_the_shipped_exact_play
     fewer = [{a: row(a, 905, 58, 95, 230), b: row(b, 903, 54, 97, 236)}]
     v = compare(fewer, shipped, joker_floor=0.0)
     assert v.candidate.setting == b and not v.exact_not_worse and not v.replaces
+
+
+def _real_text(rank: Tally, fp: int, fn: int) -> str:
+    """What ``tractorcam eval --n 0`` prints: the rank report, then the card-labelled one with a
+    phone2022 view of 10 cards of which ``fn`` are missed and ``fp`` false ones read."""
+    from collections import Counter
+
+    from models.evaluate import CardPhotoReport, format_real_cards_report, format_real_report
+    from models.metrics import RealReport
+
+    ranks = RealReport()
+    ranks.add(rank)
+    cards = CardPhotoReport()
+    truth = Counter({"AS": 10})
+    cards.add(Counter({"AS": 10 - fn, "KH": fp}), truth, "phone2022")
+    cards.add(Counter({"KD": 3}), Counter({"QD": 1}), "phone")  # the gold-on-black view: not gated
+    return format_real_report(ranks) + "\n" + format_real_cards_report(cards)
+
+
+def test_the_real_photo_gate_holds_rank_precision_and_card_precision_on_other_designs(tmp_path: Path) -> None:
+    from tractorcam_cli.main import app
+    from vision.settings import SETTINGS_FILE
+
+    shipped = _real_text(Tally(96, 4, 1), fp=2, fn=2)  # phone2022 precision 8/10
+    assert real_gate(shipped, shipped) == []
+    assert real_gate(_real_text(Tally(99, 1, 0), fp=1, fn=3), shipped) == []  # 7/8: more precise
+    more_false = real_gate(_real_text(Tally(99, 1, 0), fp=3, fn=1), shipped)  # 9/12 < 8/10
+    assert len(more_false) == 1 and "phone2022" in more_false[0]
+    low_rank = real_gate(_real_text(Tally(90, 10, 0), fp=2, fn=2), shipped)
+    assert len(low_rank) == 1 and "rank precision" in low_rank[0]
+    with pytest.raises(SweepFormatError):
+        real_gate("no report here", shipped)
+    # on the command line: a candidate the sweeps let through writes nothing when the gate fails
+    settings = tmp_path / "reader.json"
+    settings.write_text(SETTINGS_FILE.read_text())
+    sweep = tmp_path / "val.txt"
+    sweep.write_text(_sweep_text({(0.25, 0.45, 0.85): _report(930, 50, 70)}))
+    files = {}
+    for name, text in (("cand", _real_text(Tally(99, 1, 0), fp=3, fn=1)), ("ship", shipped)):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text(text)
+    runner = CliRunner()
+    args = ["select", str(sweep), "--real", str(files["cand"]), "--shipped-real", str(files["ship"])]
+    before = settings.read_text()
+    result = runner.invoke(app, [*args, "--write", str(settings)])
+    assert result.exit_code == 2 and "real-photo gate" in result.stderr and settings.read_text() == before
+    assert "real-photo gate: failed" in result.output
+    result = runner.invoke(app, ["select", str(sweep), "--real", str(files["ship"])])
+    assert result.exit_code == 2 and "go together" in result.stderr
