@@ -409,25 +409,22 @@ def decode_tricks(
     return out
 
 
-def _refused_lead(log: DealLog) -> int | None:
-    """The trick (1-based) the engine refuses ``log`` at for its leader (:class:`LeaderError`: the
-    seat cannot have won the trick before), else None."""
+def _check(log: DealLog) -> tuple[dict[str, Any] | None, str | None, int | None]:
+    """:func:`_score`, and the trick (1-based) the engine refuses ``log`` at for its leader
+    (:class:`LeaderError`: the seat cannot have won the trick before), else None."""
     try:
-        evaluate(log.checked())
+        return evaluate(log.checked()).to_json(), None, None
     except LeaderError as exc:
-        return exc.trick
-    except (DealLogError, ValueError):
-        return None
-    return None
+        return None, str(exc), exc.trick
+    except (DealLogError, ValueError) as exc:
+        return None, str(exc), None
 
 
 def _score(log: DealLog) -> tuple[dict[str, Any] | None, str | None]:
     """The engine's score of ``log`` (the ``score`` output) and None, or None and its reason for
     refusing the log (reading or scoring it)."""
-    try:
-        return evaluate(log.checked()).to_json(), None
-    except (DealLogError, ValueError) as exc:
-        return None, str(exc)
+    result, problem, _ = _check(log)
+    return result, problem
 
 
 #: The most alternative readings :func:`_alternatives` offers.
@@ -596,7 +593,7 @@ def build_deal(
 
     guessed: list[tuple[int, list[SeatName]]] = []  # the leaders the tracker's own reading guessed
     log, doubtful, swaps = decode(tricks, guesses=guessed)
-    result, problem = _score(log)
+    result, problem, named = _check(log)
     if problem is not None and swaps:
         for alternative, places in _alternatives(tricks, swaps):
             trial, trial_doubtful, _ = decode(alternative)
@@ -609,30 +606,26 @@ def build_deal(
         # plays settled in, which the whole deal's inventory then rules out: first the trick the
         # engine names, its other seats, following on to the next trick it names
         leads: dict[int, SeatName] = {}
-        current, current_guessed, tries_left = log, guessed, REPAIR_TRIES
-        while problem is not None and tries_left > 0:
-            named = _refused_lead(current)
-            if named is None:
-                break
+        current_guessed, tries_left = guessed, REPAIR_TRIES
+        while named is not None and tries_left > 0:
             options = [seat for n, others in current_guessed if n == named for seat in others]
-            step: tuple[DealLog, list[tuple[int, list[SeatName]]]] | None = None
+            step: tuple[int, list[tuple[int, list[SeatName]]], SeatName] | None = None
             for seat in options[:tries_left]:
                 tries_left -= 1
                 trial_guessed: list[tuple[int, list[SeatName]]] = []
                 trial, trial_doubtful, _ = decode(tricks, {**leads, named: seat}, trial_guessed)
-                trial_result, trial_problem = _score(trial)
+                trial_result, trial_problem, later = _check(trial)
                 if trial_problem is None:
                     leads[named] = seat
                     log, result, problem = trial, trial_result, None
                     doubtful = trial_doubtful | {n for k in leads for n in (k - 1, k)}
                     break
-                later = _refused_lead(trial)
                 if step is None and later is not None and later > named:
-                    step = (trial, trial_guessed)
-                    leads[named] = seat
+                    step = (later, trial_guessed, seat)
             if problem is None or step is None:
                 break
-            current, current_guessed = step
+            leads[named] = step[2]
+            named, current_guessed = step[0], step[1]
     if problem is not None:
         # else each guess alone, the latest first
         tries = [(n, seat) for n, others in reversed(guessed) for seat in others][:REPAIR_TRIES]

@@ -846,6 +846,68 @@ def train_localiser(
     return project / name / "weights" / "last.pt"
 
 
+def _run_log(out: Path, t0: float | None = None) -> Callable[[str], None]:
+    """A run's log: each line printed and appended to ``out/log.txt``, stamped with the clock (and
+    the seconds since ``t0`` when given)."""
+    logf = (out / "log.txt").open("a")
+
+    def log(msg: str) -> None:
+        since = "" if t0 is None else f" [{time.time() - t0:5.0f}s]"
+        line = f"{time.strftime('%H:%M:%S')}{since} {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    return log
+
+
+def _start_localiser(
+    data: Path, project: str, minutes: float, device: str, batch: int, workers: int, log: Path, *extra: str
+) -> subprocess.Popen[bytes]:
+    """The ``gpu localiser`` subprocess (:func:`train_localiser`), its output in ``log``."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "models.gpu",
+            "localiser",
+            str(data),
+            project,
+            "--minutes",
+            f"{minutes:.3f}",
+            "--device",
+            device,
+            "--batch",
+            str(batch),
+            "--workers",
+            str(workers),
+            *extra,
+        ],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        cwd=REPO,
+    )
+
+
+def _finish_localiser(
+    proc: subprocess.Popen[bytes], deadline: float, weights: Path, dest: Path
+) -> str | None:
+    """Wait for a localiser until ``deadline`` (then interrupt it, then kill it), and copy its
+    ``last.pt`` (else ``best.pt``) from ``weights`` to ``dest``; the name copied, or None."""
+    try:
+        proc.wait(timeout=max(1.0, deadline - time.time()))
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    found = [p for p in (weights / "last.pt", weights / "best.pt") if p.is_file()]
+    if found:
+        shutil.copy(found[0], dest)
+    return found[0].name if found else None
+
+
 @dataclass(frozen=True)
 class LocVariant:
     """One localiser of a ``gpu localisers`` run: ``NAME:ARCH:LR``."""
@@ -882,14 +944,7 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     end = t0 + args.budget
-    logf = (out / "log.txt").open("a")
-
-    def log(msg: str) -> None:
-        line = f"{time.strftime('%H:%M:%S')} [{time.time() - t0:5.0f}s] {msg}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
-
+    log = _run_log(out, t0)
     variants = [LocVariant.parse(v) for v in args.variant]
     if not variants:
         raise GpuRunError("no localiser variant given (--variant NAME:ARCH:LR)")
@@ -936,34 +991,15 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
     procs: dict[str, subprocess.Popen[bytes]] = {}
     for v in variants:
         log(f"localiser {v.name} ({v.arch}, lr {v.lr}) trains for {minutes:.2f} min, {workers} loaders")
-        procs[v.name] = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "models.gpu",
-                "localiser",
-                str(data),
-                str(args.loc_project),
-                "--minutes",
-                f"{minutes:.3f}",
-                "--device",
-                args.device,
-                "--batch",
-                str(args.batch),
-                "--workers",
-                str(workers),
-                "--arch",
-                v.arch,
-                "--lr",
-                str(v.lr),
-                "--name",
-                v.name,
-                "--cache",
-                args.cache,
-            ],
-            stdout=(out / f"localiser_{v.name}.txt").open("wb"),
-            stderr=subprocess.STDOUT,
-            cwd=REPO,
+        procs[v.name] = _start_localiser(
+            data,
+            str(args.loc_project),
+            minutes,
+            args.device,
+            args.batch,
+            workers,
+            out / f"localiser_{v.name}.txt",
+            *("--arch", v.arch, "--lr", str(v.lr), "--name", v.name, "--cache", args.cache),
         )
     metrics: dict[str, Any] = {
         "budget_s": args.budget,
@@ -976,25 +1012,16 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
     # 3. wait, stop what overruns, keep each one's weights
     for v in variants:
         proc = procs[v.name]
-        try:
-            proc.wait(timeout=max(1.0, end - 8 - time.time()))
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        weights = Path(args.loc_project) / v.name / "weights"
-        found = [p for p in (weights / "last.pt", weights / "best.pt") if p.is_file()]
-        if found:
-            shutil.copy(found[0], out / f"loc_{v.name}.pt")
+        kept = _finish_localiser(
+            proc, end - 8, Path(args.loc_project) / v.name / "weights", out / f"loc_{v.name}.pt"
+        )
         metrics["variants"][v.name] = {
             "arch": v.arch,
             "lr": v.lr,
             "rc": proc.returncode,
-            "weights": found[0].name if found else None,
+            "weights": kept,
         }
-        log(f"localiser {v.name}: rc {proc.returncode}, weights {found[0].name if found else None}")
+        log(f"localiser {v.name}: rc {proc.returncode}, weights {kept}")
     metrics["wall_s"] = round(time.time() - t0, 1)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(json.dumps({k: v for k, v in metrics.items() if k != "args"}))
@@ -1012,14 +1039,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     end = t0 + args.budget
-    logf = (out / "log.txt").open("a")
-
-    def log(msg: str) -> None:
-        line = f"{time.strftime('%H:%M:%S')} {msg}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
-
+    log = _run_log(out)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     art, rand = art_designs(), random_designs()
     if not art:
@@ -1146,26 +1166,14 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
             log(
                 f"[{time.time() - t0:5.0f}s] localiser starts on {stats['loc_scenes']} scenes for {minutes:.1f} min"
             )
-            loc_proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "models.gpu",
-                    "localiser",
-                    str(loc_dir),
-                    str(args.loc_project),
-                    "--minutes",
-                    f"{minutes:.3f}",
-                    "--device",
-                    "0" if device == "cuda" else "cpu",
-                    "--batch",
-                    str(args.loc_batch),
-                    "--workers",
-                    str(args.loc_workers),
-                ],
-                stdout=(out / "localiser.txt").open("wb"),
-                stderr=subprocess.STDOUT,
-                cwd=REPO,
+            loc_proc = _start_localiser(
+                loc_dir,
+                str(args.loc_project),
+                minutes,
+                "0" if device == "cuda" else "cpu",
+                args.loc_batch,
+                args.loc_workers,
+                out / "localiser.txt",
             )
 
     # 2. and 3. classifiers on the growing pool; the localiser once its scenes are in
@@ -1216,20 +1224,10 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         }
         log(f"{v.name}: {v.steps} steps, selection crop accuracy {acc:.4f}")
     if loc_proc is not None:
-        try:
-            loc_proc.wait(timeout=max(1.0, t0 + args.budget - 5 - time.time()))
-        except subprocess.TimeoutExpired:
-            loc_proc.send_signal(signal.SIGINT)
-            try:
-                loc_proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                loc_proc.kill()
+        metrics["localiser_weights"] = _finish_localiser(
+            loc_proc, t0 + args.budget - 5, Path(args.loc_project) / "loc" / "weights", out / "loc.pt"
+        )
         metrics["localiser_rc"] = loc_proc.returncode
-        weights = Path(args.loc_project) / "loc" / "weights"
-        found = [p for p in (weights / "last.pt", weights / "best.pt") if p.is_file()]
-        if found:
-            shutil.copy(found[0], out / "loc.pt")
-        metrics["localiser_weights"] = found[0].name if found else None
         log(f"localiser rc {loc_proc.returncode}, weights {metrics['localiser_weights']}")
     metrics["wall_s"] = round(time.time() - t0, 1)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
