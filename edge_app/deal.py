@@ -281,18 +281,24 @@ def hands_played_out(tricks: Sequence[TrackedTrick], rules_id: str) -> bool:
 
 def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
     """The lead's length: the leader's play if seen, unless at least two followers agree on a longer
-    one (a card of the lead the camera missed is likelier than two follows read long); else the
-    length most seen (a tie: the longer).
+    one (a card of the lead the camera missed is likelier than two follows read long), or all three
+    followers were seen and agree on a shorter one (a card read into the lead is likelier than
+    three follows each missing one); else the length most seen (a tie: the longer).
 
     >>> _lead_length({"S": ["BJ"], "E": ["4C", "8C"], "N": ["5S", "QS"], "W": ["3S"]}, "S")
     2
     >>> _lead_length({"S": ["BJ"], "E": ["4C", "8C"], "N": ["5S"], "W": ["3S"]}, "S")
+    1
+    >>> _lead_length({"S": ["7H", "KH"], "E": ["2C"], "N": ["6S"], "W": ["10D"]}, "S")
     1
     """
     if leader in seen:
         size = len(seen[leader])
         longer = Counter(len(c) for s, c in seen.items() if s != leader and len(c) > size)
         agreed = [n for n, k in longer.items() if k >= 2]
+        follows = {len(c) for s, c in seen.items() if s != leader}
+        if not agreed and len(seen) == 4 and len(follows) == 1 and 0 < min(follows) < size:
+            return min(follows)
         return max(agreed) if agreed else size
     lengths = Counter(len(c) for c in seen.values())
     return max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
@@ -368,12 +374,14 @@ def decode_tricks(
     # there are decks is the likeliest extra card of a follow read longer than its lead
     totals: Counter[str] = Counter(c for t in tricks for p in t.plays for c in p.cards if "?" not in c)
     for t in tricks:
-        seen: dict[str, list[str]] = {p.seat: list(p.cards) for p in in_turn(t)}
+        seen: dict[str, list[str]] = {p.seat: within_decks(p.cards, decks) for p in in_turn(t)}
         if not seen:
             continue
         first = in_turn(t)[0].seat
         settled = [p.seat for p in t.plays]
         number = len(out) + 1
+        if any(len(seen[p.seat]) < len(p.cards) for p in t.plays):
+            doubt.add(number)  # a card read more often than the decks hold it
         leader: SeatName = _likeliest_leader(leaders, settled) if leaders else first
         if leads is not None and leads.get(number) in leaders:
             leader = leads[number]
@@ -406,6 +414,24 @@ def decode_tricks(
         out.append(plays)
         doubt.update(_fit_inventory(out, size, decks, counts, agreement, totals, swaps))
         leaders = _winners(head, out) if t.complete else []
+    return out
+
+
+def within_decks(cards: Sequence[str], decks: int) -> list[str]:
+    """``cards`` with no card more often than ``decks`` copies (a play read with one card's two
+    corners as two cards holds a copy no deck has; the extra copies go).
+
+    >>> within_decks(["2D", "SJ", "SJ"], 1)
+    ['2D', 'SJ']
+    >>> within_decks(["SJ", "SJ", "??", "??"], 2)
+    ['SJ', 'SJ', '??', '??']
+    """
+    kept: Counter[str] = Counter()
+    out = []
+    for c in cards:
+        if "?" in c or kept[c] < decks:
+            kept[c] += 1
+            out.append(c)
     return out
 
 
@@ -467,14 +493,15 @@ def _fit_inventory(
     totals: Counter[str] | None = None,
     swaps: list[tuple[str, int, int, int]] | None = None,
 ) -> set[int]:
-    """Make the newest trick fit the deck inventory: a follow longer than the lead drops an unknown
-    card, else a card the log already holds ``decks`` times, else one the whole deal's readings
-    (``totals``) hold more often than that; then a card named more often than there are decks loses its
+    """Make the newest trick fit the deck inventory: a play longer than the lead's length (a follow,
+    or a lead the follows all read shorter) drops an unknown card, else a card the log already holds
+    ``decks`` times, else one the whole deal's readings (``totals``) hold more often than that (a lead
+    none of these fits is left all unknown); then a card named more often than there are decks loses its
     least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``.
     Returns the tricks (1-based) it changed."""
     changed: set[int] = set()
     newest = out[-1]
-    for play in newest[1:]:
+    for k, play in enumerate(newest):
         while len(play[1]) > size:
             extra = (
                 next((c for c in play[1] if "?" in c), None)
@@ -482,6 +509,9 @@ def _fit_inventory(
                 or next((c for c in play[1] if totals is not None and totals[c] > decks), None)
             )
             if extra is None:
+                if k == 0:  # a lead read longer than every follow: which card was not there is open
+                    play[1][:] = ["??"] * size
+                    changed.add(len(out))
                 break
             play[1].remove(extra)
             changed.add(len(out))

@@ -174,9 +174,9 @@ MIN_AGREEMENT = 0.6
 
 
 def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
-    """The plays a violation rests on: the one that broke the rule, and those that prove it (the
-    offender's at ``proven_at`` for a revoke; for a failed throw, the plays there holding its
-    evidence)."""
+    """The plays a violation rests on: the one that broke the rule, and those that prove it (for a
+    revoke, the lead that named the suit and the offender's play at ``proven_at``; for a failed
+    throw, the plays there holding its evidence)."""
     trick, proven = int(v["trick"]), int(v.get("proven_at") or v["trick"])
     tricks = deal.log.tricks
     if v["kind"] == "failed_throw":
@@ -188,9 +188,12 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
             if p.seat.name != leader and evidence & set(format_any(p.cards))
         ]
         return [(trick, leader), *proving]
-    plays = [(trick, str(v["seat"]))]
+    seat = str(v["seat"])
+    leader = tricks[trick - 1].leader.name if trick <= len(tricks) else seat
+    # a misread lead names another suit: the revoke rests on it as much as on the offender's play
+    plays = [(trick, leader), (trick, seat)] if leader != seat else [(trick, seat)]
     if proven != trick:
-        plays.append((proven, str(v["seat"])))
+        plays.append((proven, seat))
     return plays
 
 

@@ -9,7 +9,10 @@ Two steps, each a small typed piece:
   Frigate-style with **zone inertia**: a zone counts as holding a play only after ``inertia``
   consecutive readings show cards there. The trick ends at the first reading with every zone empty
   (the clear; a play the reader never saw must not merge two tricks), unless the next reading shows
-  the same plays again: then that empty reading was a misread and the trick goes on. A play's cards are then decided by **votes over every reading**
+  the same plays again: then that empty reading was a misread and the trick goes on. A clear that
+  a misread zone kept from looking empty ends the trick too: when a seat's zone and another
+  play's emptied together for ``inertia`` readings and the seat then lays cards none of its play's,
+  a seat plays once a trick, so a new trick began where the zones emptied. A play's cards are then decided by **votes over every reading**
   taken while it lay on the table (the multiset read most often), so one bad frame (an arm over
   the cards, a glare) neither starts a play nor changes what was played.
 
@@ -119,6 +122,18 @@ class _Open:
     seat: Seat
     first_frame: int
     votes: Counter[tuple[str, ...]] = field(default_factory=Counter)
+    #: every reading of the play, (frame, cards), in order
+    history: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    #: the frame at which the seat's zone last went empty while the play was open (None: it shows
+    #: cards), how many readings it has been empty since, and whether another play's zone was
+    #: empty in one of them too
+    gap_from: int | None = None
+    gap: int = 0
+    gap_shared: bool = False
+
+    def add(self, frame: int, cards: tuple[str, ...]) -> None:
+        self.votes[cards] += 1
+        self.history.append((frame, cards))
 
     def decide(self) -> TrackedPlay:
         total = sum(self.votes.values())
@@ -216,22 +231,78 @@ class TrickTracker:
             self._open = self._reopen
         self._reopen = []
         self._empty_streak = 0
+        gone = {p.seat for p in self._open if not state.zones.get(p.seat)}
         for seat in SEATS:
             cards = state.zones.get(seat, ())
+            play = next((p for p in self._open if p.seat == seat), None)
             if not cards:
                 self._pending[seat] = []
+                if play is not None:
+                    play.gap_from = state.frame if play.gap_from is None else play.gap_from
+                    play.gap += 1
+                    play.gap_shared |= len(gone) > 1
                 continue
-            play = next((p for p in self._open if p.seat == seat), None)
             if play is not None:
-                play.votes[cards] += 1
+                if self._laid_again(play, cards):
+                    self._pending[seat].append(state)
+                    if len(self._pending[seat]) >= self.inertia:
+                        self._split(seat, play.gap_from or state.frame)
+                    continue
+                self._pending[seat] = []
+                play.gap_from, play.gap, play.gap_shared = None, 0, False
+                play.add(state.frame, cards)
                 continue
             self._pending[seat].append(state)
             if len(self._pending[seat]) >= self.inertia:
-                first = self._pending[seat][0]
-                self._open.append(_Open(seat, first.frame))
-                for s in self._pending[seat]:
-                    self._open[-1].votes[s.zones[seat]] += 1
-                self._pending[seat] = []
+                self._open_play(seat)
+
+    def _open_play(self, seat: Seat) -> None:
+        """The seat's pending readings become its play in the trick on the table."""
+        play = _Open(seat, self._pending[seat][0].frame)
+        for s in self._pending[seat]:
+            play.add(s.frame, s.zones[seat])
+        self._open.append(play)
+        self._pending[seat] = []
+
+    def _laid_again(self, play: _Open, cards: tuple[str, ...]) -> bool:
+        """Whether ``cards`` in the seat's zone are a new play rather than more readings of ``play``:
+        the zone was empty for at least ``inertia`` readings, another play's zone was empty with it
+        (the table was cleared, though a misread elsewhere kept a reading from looking empty), and
+        none of the cards is one the play was read as."""
+        return play.gap >= self.inertia and play.gap_shared and not set(cards) & set(play.decide().cards)
+
+    def _split(self, seat: Seat, cleared: int) -> None:
+        """``seat`` laid a new play after its zone and another were emptied from frame ``cleared``
+        on: a clear the tracker did not see as an empty table. The trick on the table ends there.
+        A play's readings before ``cleared`` stay in it, as do later ones that share a card with
+        it; a seat whose later readings (``inertia`` or more) share none laid a play in the next
+        trick, as did a seat first seen after the clear. ``seat``'s pending readings are its play
+        in the next trick."""
+        old: list[_Open] = []
+        new: list[_Open] = []
+        for p in self._open:
+            before = [(f, c) for f, c in p.history if f < cleared]
+            if not before:
+                new.append(p)
+                continue
+            kept = _Open(p.seat, before[0][0])
+            for f, c in before:
+                kept.add(f, c)
+            cards = set(kept.decide().cards)
+            moved = [(f, c) for f, c in p.history if f >= cleared and not set(c) & cards]
+            for f, c in p.history:
+                if f >= cleared and set(c) & cards:
+                    kept.add(f, c)
+            old.append(kept)
+            if len(moved) >= self.inertia:
+                later = _Open(p.seat, moved[0][0])
+                for f, c in moved:
+                    later.add(f, c)
+                new.append(later)
+        self._open = old
+        self._close()
+        self._open = sorted(new, key=lambda p: p.first_frame)
+        self._open_play(seat)
 
     @staticmethod
     def _same_table(state: TableState, plays: list[_Open]) -> bool:

@@ -309,8 +309,9 @@ def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
 
 
 def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
-    """Issue 39: a revoke alert shows the play that broke the rule and the one that proves it; when
-    one of them was read with doubt, the referee is asked to look instead of told of a revoke."""
+    """Issue 39: a revoke alert shows the lead, the play that broke the rule and the one that proves
+    it; when one of them was read with doubt, the referee is asked to look instead of told of a
+    revoke."""
     from edge_app.deal import RecognisedDeal
     from edge_app.events import EventStream
 
@@ -331,14 +332,24 @@ def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
         e for e in EventStream().update(RecognisedDeal(as_read(log), None, sure, crops)) if e.type == "alert"
     ]
     assert (alert.kind, alert.seat, alert.trick, alert.proven_at) == ("revoke", "E", 1, 2)
-    assert [i.caption for i in alert.images] == ["trick 1, E", "trick 2, E"]
-    doubtful = tuple((t, s, 0.4 if (t, s) == (2, "E") else 1.0) for t in (1, 2) for s in "SENW")
+    # the lead that named the suit, the play that broke the rule, the play that proves it
+    assert [i.caption for i in alert.images] == ["trick 1, S", "trick 1, E", "trick 2, E"]
+    for play in ((2, "E"), (1, "E"), (1, "S")):  # a lead read with doubt may have named another suit
+        doubtful = tuple((t, s, 0.4 if (t, s) == play else 1.0) for t in (1, 2) for s in "SENW")
+        [alert] = [
+            e
+            for e in EventStream().update(RecognisedDeal(as_read(log), None, doubtful, crops))
+            if e.type == "alert"
+        ]
+        assert alert.kind == "look" and "40%" in alert.reasoning and len(alert.images) == 3
+    # the other plays of the trick do not carry it
+    doubtful = tuple((t, s, 0.4 if (t, s) == (1, "N") else 1.0) for t in (1, 2) for s in "SENW")
     [alert] = [
         e
         for e in EventStream().update(RecognisedDeal(as_read(log), None, doubtful, crops))
         if e.type == "alert"
     ]
-    assert alert.kind == "look" and "40%" in alert.reasoning and len(alert.images) == 2
+    assert alert.kind == "revoke"
 
 
 def test_no_alert_rests_on_a_trick_the_decoding_questioned():

@@ -637,3 +637,68 @@ def test_a_leader_the_inventory_rules_out_is_replaced_where_the_engine_names_it(
     assert len(leaders) == len(data["truth_leaders"]) == 30
     assert leaders[5] == data["truth_leaders"][5] == "S"
     assert {5, 6} <= deal.doubtful  # no alert rests on a lead the decoding chose
+
+
+def _run(states: list[dict[str, list[str]]]) -> list[list[tuple[str, tuple[str, ...]]]]:
+    tracker = TrickTracker(inertia=2)
+    for frame, zones in enumerate(states):
+        tracker.update(TableState(zones={s: tuple(sorted(zones.get(s, ()))) for s in SEATS}, frame=frame))
+    return [[(p.seat, p.cards) for p in t.plays] for t in tracker.tricks()]
+
+
+def test_a_clear_hidden_by_a_misread_zone_still_ends_the_trick() -> None:
+    """The table was cleared, but a misread kept N's zone from ever reading empty (filmed deal p2,
+    enrolled plastic deck): W's and S's zones emptied together, then W laid a card none of its
+    play's, so a new trick began where the zones emptied; N's new card is its play in it."""
+    trick1 = (
+        [{"W": ["JC"]}] * 3
+        + [{"W": ["JC"], "S": ["2C"]}] * 3
+        + [{"W": ["JC"], "S": ["2C"], "N": ["KC", "KH"]}] * 3
+    )
+    gap = [{"N": ["KH"]}] * 3  # the clear: only a misread left in N's zone
+    trick2 = (
+        [{"N": ["2S"]}] * 3 + [{"N": ["2S"], "W": ["AD"]}] * 3 + [{"N": ["2S"], "W": ["AD"], "S": ["JS"]}] * 3
+    )
+    tricks = _run(trick1 + gap + trick2)
+    assert tricks == [
+        [("W", ("JC",)), ("S", ("2C",)), ("N", ("KC", "KH"))],
+        [("N", ("2S",)), ("W", ("AD",)), ("S", ("JS",))],
+    ]
+
+
+def test_a_zone_emptied_alone_or_showing_its_card_again_is_the_same_play() -> None:
+    # an arm over W's zone for a few readings, then the same card: one play
+    same = (
+        [{"W": ["JC"]}] * 2
+        + [{"W": ["JC"], "S": ["2C"]}] * 3
+        + [{"S": ["2C"]}] * 3
+        + [{"W": ["JC"], "S": ["2C"]}] * 3
+    )
+    assert _run(same) == [[("W", ("JC",)), ("S", ("2C",))]]
+    # W's zone alone read empty, then another card: a misread of the same play, not a new trick
+    alone = (
+        [{"W": ["JC"]}] * 2
+        + [{"W": ["JC"], "S": ["2C"]}] * 4
+        + [{"S": ["2C"]}] * 3
+        + [{"W": ["JS"], "S": ["2C"]}] * 2
+    )
+    assert _run(alone) == [[("W", ("JC",)), ("S", ("2C",))]]
+
+
+def test_a_lead_read_longer_than_every_follow_is_cut_to_their_length() -> None:
+    """Filmed deal p1 (enrolled plastic): S's lead of one card read as two, the three follows one
+    card each. Three follows each missing a card are far less likely than a card read into the lead,
+    so the trick is one card a seat; which of the lead's two cards was there is left open."""
+    from edge_app.deal import decode_tricks
+
+    head = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"})
+    p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)  # noqa: E731
+    trick = TrackedTrick((p("S", "7H", "KH"), p("E", "2C"), p("N", "6S"), p("W", "10D")), True)
+    doubtful: set[int] = set()
+    assert decode_tricks([trick], head, doubtful) == [
+        [("S", ["??"]), ("E", ["2C"]), ("N", ["6S"]), ("W", ["10D"])]
+    ]
+    assert doubtful == {1}
+    # one follow read short is still a card the camera missed, not a lead read long
+    short = TrackedTrick((p("S", "7H", "KH"), p("E", "2C", "3C"), p("N", "6S"), p("W", "10D", "JD")), True)
+    assert decode_tricks([short], head)[0][2] == ("N", ["6S", "??"])
