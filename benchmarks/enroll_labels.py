@@ -6,13 +6,16 @@ The photos of ``--view`` in ``../shared/real/cardcounterml-phone/labels.jsonl`` 
 halves (alternate lines); ``tractorcam enroll --labels`` learns the deck on the first
 (:func:`models.enroll.learn_from_photos`: the look and the despeckle size, then the index classifier fine-tuned on the
 indices the labels name); card precision, recall and F1 are measured on the second half, for the
-shipped reader, the shipped reader in the learned look, and the learned deck (``--model DIR``).
+shipped reader, the shipped reader in the learned look, the learned classifier, and with ``--localiser-epochs`` the
+localiser taught on pseudo-boxes too (:mod:`models.deck_localiser`; the learned deck, ``--model
+DIR``).
 The learned model is written to ``--out`` (not shipped: the photos are third-party and validation
 only).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -26,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import typer  # noqa: E402
 
+from models.deck_localiser import EPOCHS, learn_localiser  # noqa: E402
 from models.enroll import learn_from_photos  # noqa: E402
 from models.evaluate import REAL_CARDS_DIR, CardPhotoReport, evaluate_real_cards, load_real_cards  # noqa: E402
 from vision.capture import read_image  # noqa: E402
@@ -48,6 +52,12 @@ def main(
     out: Annotated[Path, typer.Option(help="the learned deck's folder")] = Path("runs/gold-deck"),
     view: Annotated[str, typer.Option(help="the deck's photos (labels' view)")] = "phone",
     folder: Annotated[Path, typer.Option(help="folder with labels.jsonl and images/")] = REAL_CARDS_DIR,
+    localiser_epochs: Annotated[
+        int, typer.Option(help="then teach the localiser for this many epochs (0: not)")
+    ] = EPOCHS,
+    reuse: Annotated[
+        bool, typer.Option(help="keep the look and classifier already learned in --out")
+    ] = False,
 ) -> None:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     photos = [p for p in load_real_cards(folder) if p.view == view]
@@ -57,21 +67,32 @@ def main(
         f"{len(test_half)}; {date.today()}, {os.cpu_count()}-core {platform.machine()}"
     )
     start = time.perf_counter()
-    record = learn_from_photos(
-        [(read_image(p.path), p.cards) for p in learn_half], out, minutes, log=lambda s: print(s, flush=True)
-    )
+    learning = [(read_image(p.path), p.cards) for p in learn_half]
+    (out / "localiser.onnx").unlink(missing_ok=True)
+    if reuse and (out / "learned.json").is_file():
+        record = json.loads((out / "learned.json").read_text())
+    else:
+        record = learn_from_photos(learning, out, minutes, log=lambda s: print(s, flush=True))
     print(f"learned in {time.perf_counter() - start:.0f} s: {record}")
-    print(
-        "| reader | photos | cards | precision | recall | F1 | jokers found | false jokers | read exactly |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
     readers = {
         "shipped": default_reader_config("onnx"),
         f"shipped, look {record['look']}, despeckle {record['despeckle']}": default_reader_config(
             "onnx", look=record["look"], despeckle=record["despeckle"]
         ),
-        "learned (--model)": default_reader_config("onnx", **model_options(out)),  # type: ignore[arg-type]
+        "learned classifier": default_reader_config("onnx", **model_options(out)),  # type: ignore[arg-type]
     }
+    if localiser_epochs:
+        start = time.perf_counter()
+        taught = learn_localiser(learning, out, localiser_epochs, log=lambda s: print(s, flush=True))
+        print(f"localiser taught in {time.perf_counter() - start:.0f} s: {taught}")
+        readers["learned classifier and localiser (--model)"] = default_reader_config(
+            "onnx",
+            **model_options(out),  # type: ignore[arg-type]
+        )
+    print(
+        "| reader | photos | cards | precision | recall | F1 | jokers found | false jokers | read exactly |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, config in readers.items():
         print(row(name, evaluate_real_cards(CardReader(config), test_half)), flush=True)
 

@@ -51,6 +51,15 @@ def enroll(
     minutes: Annotated[
         float, typer.Option("--minutes", help="--labels: fine-tuning time (CPU)", min=0.1, max=240)
     ] = 10.0,
+    localiser_epochs: Annotated[
+        int,
+        typer.Option(
+            "--localiser-epochs",
+            help="--labels: then teach the localiser on the photos for this many epochs (0: keep the shipped one)",
+            min=0,
+            max=100,
+        ),
+    ] = 8,
 ) -> None:
     """Cut the 54 faces of the event's deck from the photos of ``enroll sheet`` (or, with
     ``--labels``, learn the deck from labelled photos of it in play)."""
@@ -59,7 +68,7 @@ def enroll(
     if labels is not None:
         if out is None:
             raise fail("give --out DIR for the deck learned from --labels")
-        _learn_labelled(labels, out, minutes)
+        _learn_labelled(labels, out, minutes, localiser_epochs)
         return
     import json
     import time
@@ -105,9 +114,12 @@ def enroll(
     )
 
 
-def _learn_labelled(labels: Path, out: Path, minutes: float) -> None:
+def _learn_labelled(labels: Path, out: Path, minutes: float, localiser_epochs: int) -> None:
     """``enroll --labels FILE --out DIR``: the look and the index classifier learned from the
-    photos FILE lists (:func:`models.enroll.learn_from_photos`)."""
+    photos FILE lists (:func:`models.enroll.learn_from_photos`), then the localiser taught on them
+    with pseudo-boxes (:func:`models.deck_localiser.learn_localiser`) unless ``localiser_epochs``
+    is 0."""
+    from models.deck_localiser import LocaliserLearnError, learn_localiser
     from models.enroll import LearnError, learn_from_photos
     from models.evaluate import EvaluationDataError, load_real_cards
     from vision.capture import UnreadableImageError, read_image
@@ -122,13 +134,24 @@ def _learn_labelled(labels: Path, out: Path, minutes: float) -> None:
             photos.append((read_image(photo.path), photo.cards))
         except UnreadableImageError as exc:
             raise fail(str(exc)) from None
+    (out / "localiser.onnx").unlink(missing_ok=True)  # a localiser taught before this deck's classifier
     try:
         record = learn_from_photos(photos, out, minutes, log=lambda line: typer.echo(line, err=True))
-    except LearnError as exc:
+        taught = (
+            learn_localiser(photos, out, localiser_epochs, log=lambda line: typer.echo(line, err=True))
+            if localiser_epochs
+            else None
+        )
+    except (LearnError, LocaliserLearnError) as exc:
         raise fail(str(exc)) from None
+    localiser = (
+        f"; localiser taught on {taught['indices']} indices in {taught['minutes']:g} min"
+        if taught is not None
+        else ""
+    )
     typer.echo(
         f"{out / 'classifier.onnx'}: look {record['look']}, {record['indices']} indices of "
-        f"{record['photos']} photos, {record['steps']} steps in {record['minutes']:g} min; "
+        f"{record['photos']} photos, {record['steps']} steps in {record['minutes']:g} min{localiser}; "
         f"use it with tractorcam run --model {out}"
     )
 

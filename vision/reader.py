@@ -83,7 +83,7 @@ class ModelFolderError(ValueError):
 def model_options(folder: Path | None) -> dict[str, object]:
     """The options of :func:`default_reader_config` for an enrolled deck's folder (``tractorcam
     enroll learn`` or ``enroll --labels``): its learned index classifier in place of the shipped
-    one, and the deck's look (:mod:`vision.look`) when its ``deck.json`` names one; none for no
+    one, its localiser when it has one (``localiser.onnx``), and the deck's look (:mod:`vision.look`) when its ``deck.json`` names one; none for no
     folder.
 
     >>> model_options(None)
@@ -95,6 +95,8 @@ def model_options(folder: Path | None) -> dict[str, object]:
     if not classifier.is_file():
         raise ModelFolderError(f"--model {folder}: no classifier.onnx (tractorcam enroll learn {folder})")
     options: dict[str, object] = {"classifier": classifier}
+    if (Path(folder) / "localiser.onnx").is_file():  # taught from labelled photos of the deck
+        options["weights"] = Path(folder) / "localiser.onnx"
     if (Path(folder) / "faces" / "KS.png").is_file():
         options["court_faces"] = Path(folder) / "faces"
     deck = Path(folder) / "deck.json"

@@ -166,11 +166,30 @@ def _labelled_photos(tmp_path: Path, look: str, seeds: tuple[int, ...] = (1, 2))
 @pytest.mark.slow
 def test_a_light_on_dark_deck_is_learned_from_labelled_photos(tmp_path: Path) -> None:
     """``enroll --labels``: the photos of a deck printed light on dark read best inverted with red
-    and blue swapped; the deck's folder keeps that look, and ``--model`` reads with it."""
+    and blue swapped; the deck's folder keeps that look and a localiser taught on the photos, and
+    ``--model`` reads with both."""
     labels = _labelled_photos(tmp_path, "inverted-swapped")
     deck = tmp_path / "deck"
-    r = runner.invoke(app, ["enroll", "--labels", str(labels), "--out", str(deck), "--minutes", "0.1"])
+    r = runner.invoke(
+        app,
+        [
+            "enroll",
+            "--labels",
+            str(labels),
+            "--out",
+            str(deck),
+            "--minutes",
+            "0.1",
+            "--localiser-epochs",
+            "1",
+        ],
+    )
     assert r.exit_code == 0, r.output
+    # the localiser taught on the photos' pseudo-boxes, which --model then localises with
+    taught = json.loads((deck / "localiser.json").read_text())
+    assert taught["epochs"] == 1 and taught["indices"] > 0 and taught["index_tiles"] > 0
+    assert taught["cards_found"] <= taught["cards"]
+    assert (deck / "localiser.onnx").stat().st_size > 100_000
     learned = json.loads((deck / "learned.json").read_text())
     assert learned["look"] == "inverted-swapped" and learned["indices"] > 0 and learned["steps"] > 0
     assert learned["looks_f1"]["inverted-swapped"] > learned["looks_f1"]["plain"]
