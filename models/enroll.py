@@ -196,6 +196,42 @@ def learn(
     return record
 
 
+def check_learned(
+    folder: Path, photos: Sequence[tuple[npt.NDArray[np.uint8], Sequence[str]]]
+) -> dict[str, Any]:
+    """Card F1 on labelled photos of the deck (:func:`photo_f1`) of the reader with the classifier
+    learned in ``folder`` and with the shipped one (both with the deck's look and faces: ``--model
+    folder`` otherwise). When the learned classifier reads them worse, it is set aside as
+    ``classifier.refused.onnx`` (and ``.pt``) and the shipped one copied in its place, so ``--model
+    folder`` reads with the shipped classifier. Writes and returns the record (``checked.json``)."""
+    import shutil
+
+    from vision.reader import CardReader, default_reader_config, model_options
+    from vision.settings import WEIGHTS_DIR
+
+    if not photos:
+        raise LearnError("no labelled photo to check the learned deck with")
+    options = model_options(folder)
+    learned = photo_f1(CardReader(default_reader_config("onnx", **options)), photos)  # type: ignore[arg-type]
+    shipped_options = {**options, "classifier": WEIGHTS_DIR / "classifier.onnx"}
+    shipped = photo_f1(CardReader(default_reader_config("onnx", **shipped_options)), photos)  # type: ignore[arg-type]
+    kept = "learned" if learned >= shipped else "shipped"
+    if kept == "shipped":
+        for suffix in (".onnx", ".pt"):
+            made = folder / f"classifier{suffix}"
+            if made.is_file():
+                made.replace(folder / f"classifier.refused{suffix}")
+        shutil.copyfile(WEIGHTS_DIR / "classifier.onnx", folder / "classifier.onnx")
+    record = {
+        "photos": len(photos),
+        "shipped_f1": round(shipped, 4),
+        "learned_f1": round(learned, 4),
+        "kept": kept,
+    }
+    (folder / "checked.json").write_text(json.dumps(record, indent=1))
+    return record
+
+
 #: Jittered crops cut from each harvested index box of a labelled photo.
 PHOTO_JITTER = 6
 #: A box whose probability of being each of its photo's cards is below this is taken as background.

@@ -12,7 +12,7 @@ which ``run --model DIR`` and ``detect --model DIR`` read with.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -114,13 +114,9 @@ def enroll(
     )
 
 
-def _learn_labelled(labels: Path, out: Path, minutes: float, localiser_epochs: int) -> None:
-    """``enroll --labels FILE --out DIR``: the look and the index classifier learned from the
-    photos FILE lists (:func:`models.enroll.learn_from_photos`), then the localiser taught on them
-    with pseudo-boxes (:func:`models.deck_localiser.learn_localiser`) unless ``localiser_epochs``
-    is 0."""
-    from models.deck_localiser import LocaliserLearnError, learn_localiser
-    from models.enroll import LearnError, learn_from_photos
+def _labelled_photos(labels: Path) -> list[tuple[Any, list[str]]]:
+    """The photos a labels file lists (``enroll --labels``), each with its cards; exit 2 naming
+    what cannot be read."""
     from models.evaluate import EvaluationDataError, load_real_cards
     from vision.capture import UnreadableImageError, read_image
 
@@ -131,9 +127,21 @@ def _learn_labelled(labels: Path, out: Path, minutes: float, localiser_epochs: i
     photos = []
     for photo in listed:
         try:
-            photos.append((read_image(photo.path), photo.cards))
+            photos.append((read_image(photo.path), list(photo.cards)))
         except UnreadableImageError as exc:
             raise fail(str(exc)) from None
+    return photos
+
+
+def _learn_labelled(labels: Path, out: Path, minutes: float, localiser_epochs: int) -> None:
+    """``enroll --labels FILE --out DIR``: the look and the index classifier learned from the
+    photos FILE lists (:func:`models.enroll.learn_from_photos`), then the localiser taught on them
+    with pseudo-boxes (:func:`models.deck_localiser.learn_localiser`) unless ``localiser_epochs``
+    is 0."""
+    from models.deck_localiser import LocaliserLearnError, learn_localiser
+    from models.enroll import LearnError, learn_from_photos
+
+    photos = _labelled_photos(labels)
     (out / "localiser.onnx").unlink(missing_ok=True)  # a localiser taught before this deck's classifier
     try:
         record = learn_from_photos(photos, out, minutes, log=lambda line: typer.echo(line, err=True))
@@ -186,16 +194,37 @@ def learn_cmd(
         float, typer.Option("--minutes", help="fine-tuning time (CPU)", min=0.1, max=240)
     ] = 20.0,
     seed: Annotated[int, typer.Option("--seed", help="the crops' and the network's seed")] = 0,
+    check: Annotated[
+        Path | None,
+        typer.Option(
+            "--check",
+            help="labelled photos of the deck in play (as enroll --labels reads them): keep the learned "
+            "classifier only if it reads them at least as well as the shipped one",
+        ),
+    ] = None,
 ) -> None:
     """Teach the reader the enrolled deck: the index classifier fine-tuned on crops cut from its
     faces, written as DIR/classifier.onnx for run --model DIR and detect --model DIR."""
-    from models.enroll import LearnError, learn
+    from models.enroll import LearnError, check_learned, learn
 
+    photos = _labelled_photos(check) if check is not None else []
     try:
         record = learn(folder, minutes, seed=seed, log=lambda line: typer.echo(line, err=True))
+        checked = check_learned(folder, photos) if check is not None else None
     except LearnError as exc:
         raise fail(str(exc)) from None
     typer.echo(
         f"{folder / 'classifier.onnx'}: {record['steps']} steps over {record['crops']} crops in "
         f"{record['minutes']:g} min; use it with tractorcam run --model {folder}"
     )
+    if checked is not None:
+        verdict = (
+            "the learned classifier is kept"
+            if checked["kept"] == "learned"
+            else "the learned classifier reads them worse: set aside as classifier.refused.onnx, "
+            "the shipped one reads the deck (with its faces and look)"
+        )
+        typer.echo(
+            f"checked on {checked['photos']} labelled photos: card F1 learned {100 * checked['learned_f1']:.1f} %, "
+            f"shipped {100 * checked['shipped_f1']:.1f} %; {verdict}"
+        )

@@ -130,11 +130,16 @@ def test_a_learned_deck_is_read_with_by_detect_and_run(tmp_path: Path) -> None:
     assert runner.invoke(app, ["enroll", *args, "--out", str(deck)]).exit_code == 0
     r = runner.invoke(app, ["detect", "--model", str(deck), args[1]])
     assert r.exit_code == 2 and "no classifier.onnx" in r.stderr
-    r = runner.invoke(app, ["enroll", "learn", str(deck), "--minutes", "0.1"])
+    (tmp_path / "check").mkdir()
+    labels = _labelled_photos(tmp_path / "check", "plain")
+    r = runner.invoke(app, ["enroll", "learn", str(deck), "--minutes", "0.1", "--check", str(labels)])
     assert r.exit_code == 0, r.output
     assert (deck / "classifier.onnx").is_file() and json.loads((deck / "learned.json").read_text())[
         "steps"
     ] > 0
+    checked = json.loads((deck / "checked.json").read_text())
+    assert f"card F1 learned {100 * checked['learned_f1']:.1f} %" in r.stdout
+    assert checked["kept"] in ("learned", "shipped") and checked["photos"] == 2
     r = runner.invoke(app, ["detect", "--json", "--model", str(deck), args[1]])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout.splitlines()[0])["image"] == args[1]
@@ -274,3 +279,34 @@ def test_enrollment_despeckles_a_deck_on_glittering_stock() -> None:
     got = harvest(photos, log=lambda _line: None)
     assert got.look == "plain" and got.despeckle in (3, 5)
     assert got.scores[f"plain, despeckle {got.despeckle}"] > got.scores["plain"] + 0.05
+
+
+@pytest.mark.slow
+def test_a_learned_classifier_that_reads_the_decks_photos_worse_is_set_aside(tmp_path: Path) -> None:
+    """``enroll learn --check``: on labelled photos of the deck, a learned classifier that reads
+    them worse than the shipped one is set aside and the shipped one reads the deck; one at least
+    as good is kept."""
+    import shutil
+
+    from models.classifier import build_net, export_onnx
+    from models.enroll import check_learned
+    from vision.crops import CROP_PAD, CROP_SIZE
+    from vision.settings import WEIGHTS_DIR
+
+    labels = _labelled_photos(tmp_path, "plain")
+    photos = [
+        (cv2.imread(str(tmp_path / json.loads(line)["image"])), json.loads(line)["cards"])
+        for line in labels.read_text().splitlines()
+    ]
+    deck = tmp_path / "deck"
+    deck.mkdir()
+    shutil.copyfile(WEIGHTS_DIR / "classifier.onnx", deck / "classifier.onnx")  # as good: kept
+    record = check_learned(deck, photos)
+    assert record["kept"] == "learned" and record["learned_f1"] == record["shipped_f1"] > 0.3
+    export_onnx(build_net(width=2.0), CROP_SIZE, deck / "classifier.onnx", CROP_PAD)  # untrained: worse
+    made = (deck / "classifier.onnx").read_bytes()
+    record = check_learned(deck, photos)
+    assert record["kept"] == "shipped" and record["learned_f1"] < record["shipped_f1"]
+    assert (deck / "classifier.refused.onnx").read_bytes() == made
+    assert (deck / "classifier.onnx").read_bytes() == (WEIGHTS_DIR / "classifier.onnx").read_bytes()
+    assert json.loads((deck / "checked.json").read_text())["kept"] == "shipped"
