@@ -179,8 +179,9 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
     throw, the plays there holding its evidence)."""
     trick, proven = int(v["trick"]), int(v.get("proven_at") or v["trick"])
     tricks = deal.log.tricks
+    seat = str(v["seat"])
+    leader = tricks[trick - 1].leader.name if trick <= len(tricks) else seat
     if v["kind"] == "failed_throw":
-        leader = tricks[trick - 1].leader.name if trick <= len(tricks) else v["seat"]
         evidence = set(v.get("evidence") or [])
         proving = [
             (proven, p.seat.name)
@@ -188,8 +189,6 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
             if p.seat.name != leader and evidence & set(format_any(p.cards))
         ]
         return [(trick, leader), *proving]
-    seat = str(v["seat"])
-    leader = tricks[trick - 1].leader.name if trick <= len(tricks) else seat
     # a misread lead names another suit: the revoke rests on it as much as on the offender's play
     plays = [(trick, leader), (trick, seat)] if leader != seat else [(trick, seat)]
     if proven != trick:

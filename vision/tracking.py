@@ -121,7 +121,6 @@ class TrackedTrick:
 class _Open:
     seat: Seat
     first_frame: int
-    votes: Counter[tuple[str, ...]] = field(default_factory=Counter)
     #: every reading of the play, (frame, cards), in order
     history: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     #: the frame at which the seat's zone last went empty while the play was open (None: it shows
@@ -132,18 +131,23 @@ class _Open:
     gap_shared: bool = False
 
     def add(self, frame: int, cards: tuple[str, ...]) -> None:
-        self.votes[cards] += 1
         self.history.append((frame, cards))
 
+    @property
+    def votes(self) -> Counter[tuple[str, ...]]:
+        """How many readings read each multiset, in the order first read."""
+        return Counter(cards for _, cards in self.history)
+
     def decide(self) -> TrackedPlay:
-        total = sum(self.votes.values())
-        if not any(_is_unknown(c) for key in self.votes for c in key):
+        votes = self.votes
+        total = sum(votes.values())
+        if not any(_is_unknown(c) for key in votes for c in key):
             # the multiset read most often; a tie goes to the one with more cards (a card hidden in
             # one frame is likelier than one invented), then to the one read first
-            order = {k: i for i, k in enumerate(self.votes)}
-            cards, n = max(self.votes.items(), key=lambda kv: (kv[1], len(kv[0]), -order[kv[0]]))
+            order = {k: i for i, k in enumerate(votes)}
+            cards, n = max(votes.items(), key=lambda kv: (kv[1], len(kv[0]), -order[kv[0]]))
             return TrackedPlay(self.seat, cards, total, n, self.first_frame)
-        return _decide_with_unknown(self.seat, self.votes, self.first_frame)
+        return _decide_with_unknown(self.seat, votes, self.first_frame)
 
 
 #: Readings that must name a card before a play with unknown cards takes that name.
@@ -285,20 +289,14 @@ class TrickTracker:
             if not before:
                 new.append(p)
                 continue
-            kept = _Open(p.seat, before[0][0])
-            for f, c in before:
-                kept.add(f, c)
+            kept = _Open(p.seat, before[0][0], before)
             cards = set(kept.decide().cards)
-            moved = [(f, c) for f, c in p.history if f >= cleared and not set(c) & cards]
-            for f, c in p.history:
-                if f >= cleared and set(c) & cards:
-                    kept.add(f, c)
+            moved: list[tuple[int, tuple[str, ...]]] = []
+            for f, c in p.history[len(before) :]:
+                (kept.history if set(c) & cards else moved).append((f, c))
             old.append(kept)
             if len(moved) >= self.inertia:
-                later = _Open(p.seat, moved[0][0])
-                for f, c in moved:
-                    later.add(f, c)
-                new.append(later)
+                new.append(_Open(p.seat, moved[0][0], moved))
         self._open = old
         self._close()
         self._open = sorted(new, key=lambda p: p.first_frame)
