@@ -1,12 +1,13 @@
 """Does the table service keep up with the camera? ``tractorcam run``'s pipeline on filmed deals.
 
-    .venv/bin/python benchmarks/realtime.py FILM [FILM ...] [--every 1] [--inertia 2]
+    .venv/bin/python benchmarks/realtime.py FILM [FILM ...] [--every 1] [--inertia 2] [--model DIR]
 
 Each FILM is a ``tractorcam synth deal --seed N --out FILM`` (1920×1440, 10 fps by default). The
 film is decoded and read as ``tractorcam run --table FILM/table.json`` reads a camera: every
 ``--every``-th frame through :class:`vision.zones.ZoneReader` (the changed, still areas of the
 rectified table at one scale), the tracker and the deal builder (:func:`edge_app.pipeline.run_pipeline`).
 The deal info (rules, level, trump, dealer) comes from ``truth.json`` as an operator enters it.
+``--model DIR`` reads with an event's enrolled deck, as ``tractorcam run --model DIR`` does.
 
 Prints per film and in total:
 
@@ -21,7 +22,7 @@ Prints per film and in total:
   publishes it when the table is cleared, once no further reading can change it);
 * plays exact, outcome, false and missed alerts (as ``benchmarks/deal.py``);
 * milliseconds by step: decoding, the change test per frame, and per area read (rectify,
-  localise, name, group).
+  localise, name, group; faces with an enrolled deck).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from edge_app.pipeline import run_pipeline  # noqa: E402
 from engine.deal_log import parse_deal_log  # noqa: E402
 from vision.capture import Frame, VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
-from vision.reader import CardReader, default_reader_config  # noqa: E402
+from vision.reader import CardReader, default_reader_config, model_options  # noqa: E402
 from vision.tracking import TableState, TrickTracker  # noqa: E402
 from vision.zones import ZoneConfig, ZoneReader  # noqa: E402
 
@@ -212,9 +213,13 @@ def main(
     every: Annotated[int, typer.Option(help="read every N-th frame")] = 1,
     inertia: Annotated[int, typer.Option(help="readings a zone must hold before it counts")] = 2,
     px_per_mm: Annotated[float, typer.Option(help="the rectified table's scale")] = ZoneConfig.px_per_mm,
+    model: Annotated[
+        Path | None,
+        typer.Option(help="an enrolled deck's folder (tractorcam enroll), as run --model reads it"),
+    ] = None,
 ) -> None:
     """Wall time against film time, readings per play, trick latency, plays exact, ms by step."""
-    reader = CardReader(default_reader_config("onnx"))
+    reader = CardReader(default_reader_config("onnx", **model_options(model)))  # type: ignore[arg-type]
     config = ZoneConfig(px_per_mm=px_per_mm)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     total: Counter[str] = Counter()

@@ -13,7 +13,6 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classifier import Adjust, IndexClassifier, named_boxes, proposals
-from vision.courts import CourtFaces, name_courts
 from vision.detections import Detections
 from vision.detectors.base import (
     ClassifierRequiredError,
@@ -25,6 +24,7 @@ from vision.detectors.base import (
     default_suit_head,
     default_upright_head,
 )
+from vision.faces import FaceMatcher, place_faces
 from vision.instances import (
     JOKER_CLASSES,
     CardInstance,
@@ -60,9 +60,9 @@ class ReaderConfig:
     #: the localiser sees the image through a median filter of this size (:func:`vision.look.despeckle`;
     #: an enrolled deck's ``deck.json``); 0: as it is
     despeckle: int = 0
-    #: an enrolled deck's faces folder: unsure court indices are named from the card's face
-    #: (:mod:`vision.courts`; with the classifier only); None: not
-    court_faces: Path | None = None
+    #: an enrolled deck's faces folder: its court cards and jokers are also found by their whole
+    #: face (:mod:`vision.faces`); None: not
+    faces: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,8 @@ class ModelFolderError(ValueError):
 def model_options(folder: Path | None) -> dict[str, object]:
     """The options of :func:`default_reader_config` for an enrolled deck's folder (``tractorcam
     enroll learn`` or ``enroll --labels``): its learned index classifier in place of the shipped
-    one, its localiser when it has one (``localiser.onnx``), and the deck's look (:mod:`vision.look`) when its ``deck.json`` names one; none for no
+    one, its localiser when it has one (``localiser.onnx``), its faces (``faces/``: the faces
+    step), and the deck's look (:mod:`vision.look`) when its ``deck.json`` names one; none for no
     folder.
 
     >>> model_options(None)
@@ -98,7 +99,7 @@ def model_options(folder: Path | None) -> dict[str, object]:
     if (Path(folder) / "localiser.onnx").is_file():  # taught from labelled photos of the deck
         options["weights"] = Path(folder) / "localiser.onnx"
     if (Path(folder) / "faces" / "KS.png").is_file():
-        options["court_faces"] = Path(folder) / "faces"
+        options["faces"] = Path(folder) / "faces"
     deck = Path(folder) / "deck.json"
     if deck.is_file():
         try:
@@ -127,7 +128,7 @@ def default_reader_config(
     settings: ReaderSettings = SHIPPED,
     look: Look = "plain",
     despeckle: int = 0,
-    court_faces: Path | None = None,
+    faces: Path | None = None,
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
@@ -153,7 +154,7 @@ def default_reader_config(
         tiling=TilingConfig(tile=detector.imgsz),
         look=look,
         despeckle=despeckle,
-        court_faces=court_faces,
+        faces=faces,
     )
 
 
@@ -176,8 +177,7 @@ class CardReader:
         # after merging the tiles, on the original image (vision.classifier)
         base = d.localiser_only() if self.classifier else d
         self.detector = detector or create_detector(base)
-        folder = self.config.court_faces
-        self.courts = CourtFaces.from_folder(folder) if folder is not None and self.classifier else None
+        self.faces = FaceMatcher.from_folder(self.config.faces) if self.config.faces is not None else None
         if self.classifier is None and self.detector.classes == 1:
             raise ClassifierRequiredError(
                 "this detector only localises indices (1 class): give it the index classifier"
@@ -228,10 +228,11 @@ class CardReader:
         localiser's boxes) → the **proposals** to name → **heads** (each proposal cropped and read
         by the crop networks, their readings fused: :meth:`IndexClassifier.box_probabilities`) →
         **pair** (a card's two corners named together: :mod:`vision.pairnaming`) → **decide**
-        (:func:`decide`: the thresholds) → **group** (corners into cards). With the second look
+        (:func:`decide`: the thresholds) → **group** (corners into cards) → with an enrolled deck,
+        **faces** (court cards and jokers found by their whole face: :mod:`vision.faces`). With the second look
         for jokers (:attr:`ReaderConfig.joker_det_conf`), the weaker boxes the proposals leave are
         read by the heads too and kept only as sure jokers. With ``seconds``, the time of
-        ``localise``, ``name`` (proposals to decide) and ``group`` is added to it."""
+        ``localise``, ``name`` (proposals to decide), ``group`` and ``faces`` is added to it."""
         clock = time.perf_counter()
 
         def lap(step: str) -> None:
@@ -253,16 +254,6 @@ class CardReader:
             boxes, p = self.classifier.read(image, boxes)
             if self.adjust is not None:
                 p = self.adjust(boxes, p)
-            if self.courts is not None:
-                size = self.config.instances.card_size_px
-                p = name_courts(
-                    image,
-                    boxes,
-                    p,
-                    self.courts,
-                    None if size is None else float(max(size)),
-                    self.config.instances.index_pair_ratio,
-                )
             floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
             corners, unsure = decide(boxes, p, d.conf, d.joker_conf, floor)
             if len(weak):
@@ -272,6 +263,9 @@ class CardReader:
         if unsure is not None and len(unsure):
             cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
         lap("group")
+        if self.faces is not None:
+            cards = place_faces(cards, self.faces.match(image, self.config.instances.card_size_px))
+            lap("faces")
         return Reading(corners, cards)
 
 

@@ -1,0 +1,161 @@
+"""The faces step (vision.faces): an enrolled deck's court cards and jokers found by their whole
+face, where the corners print too little to name them (guyenne-classic's courts: a lone suit sign)."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.synth.faces import load_faces
+from vision.faces import ART_CARDS, FaceMatch, FaceMatchConfig, FaceMatcher, FaceMatcherError, place_faces
+from vision.instances import CardInstance, InstanceConfig
+from vision.labels import CARD_CLASSES
+from vision.reader import CardReader, default_reader_config, model_options
+from vision.tiling import TilingConfig
+
+CARD_H = 176.0  # a 88 mm card at the zone reader's 2 px/mm
+CARD_W = 126.0
+CLOTH = (60, 110, 40)
+
+
+@pytest.fixture(scope="module")
+def guyenne():
+    return load_faces("guyenne-classic")
+
+
+@pytest.fixture(scope="module")
+def enrolled(guyenne, tmp_path_factory):
+    """The deck's faces as enrollment writes them (``CARD.png``), unlike the table's: blurred,
+    another brightness, some turned half round (a card laid the other way up on the sheet)."""
+    folder = tmp_path_factory.mktemp("deck") / "faces"
+    folder.mkdir()
+    for k, card in enumerate(CARD_CLASSES):
+        face = guyenne.faces[card][:, :, :3]
+        face = cv2.GaussianBlur(face, (5, 5), 0)
+        face = np.clip(face.astype(np.float32) * 0.85 + 20, 0, 255).astype(np.uint8)
+        if k % 5 == 0:
+            face = face[::-1, ::-1]
+        cv2.imwrite(str(folder / f"{card}.png"), face)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def matcher(enrolled):
+    return FaceMatcher.from_folder(enrolled)
+
+
+def lay(guyenne, cards, size=(700, 500), seed=0):
+    """An image of ``cards`` ((card, (cx, cy), angle in degrees) each, later ones over earlier
+    ones) at :data:`CARD_H`, with noise; and each card's outline (4 × 2)."""
+    image = np.full((size[1], size[0], 3), CLOTH, np.uint8)
+    quads = []
+    for card, centre, angle in cards:
+        face = np.ascontiguousarray(guyenne.faces[card][:, :, :3])
+        fh, fw = face.shape[:2]
+        s = CARD_H / fh
+        rot = cv2.getRotationMatrix2D((fw * s / 2, fh * s / 2), angle, 1.0)
+        m = rot @ np.array([[s, 0, 0], [0, s, 0], [0, 0, 1]])
+        m[:, 2] += np.array(centre) - np.array([fw * s / 2, fh * s / 2])
+        warped = cv2.warpAffine(face, m, size, flags=cv2.INTER_AREA)
+        mask = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), m, size) > 0
+        image[mask] = warped[mask]
+        quads.append(np.array([[0, 0, 1], [fw, 0, 1], [fw, fh, 1], [0, fh, 1]], np.float64) @ m.T)
+    noise = np.random.default_rng(seed).normal(0, 4, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8), quads
+
+
+def box_of(quad):
+    return np.array([*quad.min(0), *quad.max(0)])
+
+
+@pytest.mark.parametrize("angle", [0, 40, 175, 290])
+def test_each_court_card_and_joker_is_found_as_itself_where_it_lies(guyenne, matcher, angle):
+    for card in ART_CARDS:
+        image, quads = lay(guyenne, [(card, (350, 250), angle)])
+        found = matcher.match(image, (CARD_W, CARD_H))
+        assert [f.card for f in found] == [card], (card, angle)
+        assert np.abs(np.array(found[0].box) - box_of(quads[0])).max() < 6, (card, angle)
+
+
+def test_faces_alike_but_for_colour_are_twins(matcher):
+    """Guyenne's jokers print the same black art; only the big joker's corner emblems are red. In
+    grey they are one face (twins), told apart by colour (the test above finds each as itself)."""
+    twins = {(matcher.cards[i], matcher.cards[j]) for i, j in zip(*np.nonzero(matcher.twins)) if i != j}
+    assert twins == {("SJ", "BJ"), ("BJ", "SJ")}
+
+
+def test_identical_cards_of_a_multi_deck_game_are_each_found(guyenne, matcher):
+    image, quads = lay(
+        guyenne, [("KS", (180, 250), 10), ("KS", (420, 240), -20), ("QD", (600, 260), 90)], (800, 500)
+    )
+    found = sorted(matcher.match(image, (CARD_W, CARD_H)), key=lambda f: f.centre[0])
+    assert [f.card for f in found] == ["KS", "KS", "QD"]
+    for f, q in zip(found, quads, strict=True):
+        assert np.linalg.norm(f.centre - q.mean(0)) < 5
+
+
+def test_a_court_card_half_under_another_card_is_still_found(guyenne, matcher):
+    """A fanned play: the jack of clubs with the 9 of spades over its right half."""
+    image, _ = lay(guyenne, [("JC", (300, 250), 0), ("9S", (365, 255), 0)])
+    assert [f.card for f in matcher.match(image, (CARD_W, CARD_H))] == ["JC"]
+
+
+def test_number_cards_and_the_bare_cloth_give_no_art_card(guyenne, matcher):
+    cards = [(c, (110 + 160 * k, 250), 15 * k) for k, c in enumerate(["5H", "7C", "AS", "10D"])]
+    image, _ = lay(guyenne, cards, (700, 500))
+    assert matcher.match(image, (CARD_W, CARD_H)) == []
+    assert matcher.match(np.full((400, 400, 3), CLOTH, np.uint8)) == []
+
+
+def test_a_location_of_the_wrong_size_for_the_table_is_no_card(guyenne, matcher):
+    """The rectified table says how big a card is: a face matched at twice that size is refused."""
+    image, _ = lay(guyenne, [("KH", (350, 250), 30)])
+    assert [f.card for f in matcher.match(image)] == ["KH"]  # no size given: any card-like outline
+    assert matcher.match(image, (CARD_W / 2, CARD_H / 2)) == []
+
+
+def test_cards_found_by_face_replace_what_the_corners_made_of_them():
+    """A guyenne king read from its corners as "a spade of unknown rank" (one corner, ``??``) and
+    as a wrong court from both corners is the king; a card lying over its middle is another card."""
+    quad = np.array([[100, 100], [226, 100], [226, 276], [100, 276]], np.float64)
+    king = FaceMatch("KS", 40, quad)
+    one_corner = CardInstance("??", -1, 0.4, (105.0, 108.0, 120.0, 130.0), 1)
+    both_corners = CardInstance("JS", 9, 0.7, (104.0, 106.0, 222.0, 272.0), 2)
+    over = CardInstance("5H", 16, 0.95, (150.0, 200.0, 276.0, 376.0), 2)
+    other_corner = CardInstance("7C", 44, 0.9, (200.0, 300.0, 215.0, 322.0), 1)
+    out = place_faces([one_corner, both_corners, over, other_corner], [king])
+    assert [c.card for c in out] == ["5H", "7C", "KS"]
+    assert out[-1].box == (100.0, 100.0, 226.0, 276.0) and out[-1].corners == 2
+    assert place_faces([one_corner], []) == [one_corner]
+
+
+def test_an_enrolled_folder_with_faces_turns_the_faces_step_on(tmp_path: Path, enrolled):
+    (tmp_path / "classifier.onnx").write_bytes(b"")
+    assert "faces" not in model_options(tmp_path)
+    (tmp_path / "faces").symlink_to(enrolled)
+    assert model_options(tmp_path)["faces"] == tmp_path / "faces"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FaceMatcherError, match="JS.png"):
+        FaceMatcher.from_folder(empty)
+    with pytest.raises(FaceMatcherError, match="min_matches"):
+        FaceMatchConfig(min_matches=2)
+
+
+def test_the_reader_with_an_enrolled_deck_names_a_court_card_its_corners_cannot(guyenne, enrolled):
+    """The whole chain on a guyenne king of clubs and a 7 of hearts: without the faces step the
+    king's corners (a lone club sign) do not name it; with it the king is read, once, and the 7
+    still from its corners."""
+    image, _ = lay(guyenne, [("KC", (200, 250), 8), ("7H", (480, 250), -12)])
+    config = default_reader_config("onnx", faces=enrolled)
+    config = replace(
+        config,
+        tiling=TilingConfig(tile=config.detector.imgsz, levels=(1.0,)),  # one scale, as on a rectified table
+        instances=InstanceConfig(card_size_px=(CARD_W, CARD_H)),
+    )
+    with_faces = [c.card for c in CardReader(config).read(image).cards]
+    without = [c.card for c in CardReader(replace(config, faces=None)).read(image).cards]
+    assert "KC" not in without and "7H" in without
+    assert sorted(with_faces) == ["7H", "KC"]

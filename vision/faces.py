@@ -1,0 +1,361 @@
+"""Art cards found by their whole face, for an enrolled deck (the reader's ``faces`` step).
+
+A corner index is all the localiser and the heads look at, and some decks print too little there:
+guyenne-classic's jacks, queens and kings show only a suit sign in their corners, tigullio's jokers
+a small star. An enrolled deck (``tractorcam enroll``) brings the card's whole face
+(``DIR/faces/CARD.png``), and the art of a court card or a joker is a picture rich in detail and
+unlike any other card's, the textbook case for local-feature instance recognition: SIFT keypoints of
+each art face (:data:`ART_CARDS`) are matched with those of the image read (nearest neighbour over
+every face's descriptors, Lowe's ratio test), and each face with enough matches is located by a
+RANSAC homography. A location counts as a card when enough matches agree with it and the face's
+outline lands where a card could lie: convex, the card's proportions, and its size in pixels when
+the rectified table gives it. The matches a card explains are set aside and the search goes on, so
+two or three identical cards of a multi-deck game are each found. A card half under another is
+still found from the half that shows.
+
+Every card found this way takes the place of whatever the corner indices made of it (a card whose
+box centre lies at the face's middle or at one of its corners, where indices are printed): a court
+card its corner called "a spade", or ``??``, becomes the king of spades it is.
+
+>>> ART_CARDS[:3], ART_CARDS[-2:]
+(('JS', 'QS', 'KS'), ('SJ', 'BJ'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.instances import CardInstance
+from vision.labels import SUITS, class_id
+
+#: The cards whose art is matched: the court cards (suit by suit) and the two jokers.
+ART_CARDS: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in "JQK") + ("SJ", "BJ")
+
+
+class FaceMatcherError(ValueError):
+    """An enrolled deck's faces folder that lacks an art face (one line)."""
+
+
+@dataclass(frozen=True)
+class FaceMatchConfig:
+    """Settings of :class:`FaceMatcher`.
+
+    ``template_h``: the height (pixels) the faces are described at (SIFT finds them at other sizes);
+    ``ratio``: Lowe's ratio test (the best face keypoint's distance under this share of the second
+    best's); ``ransac_px``: how far (pixels of the image read) a match may lie from where the
+    homography puts it; ``min_matches``: matches that must agree on a location; ``size_tolerance``:
+    how far (a share) each side of the face's outline may differ from the card's size in pixels
+    (when given) and, always, from the face's proportions; ``same_card``: two locations whose
+    middles lie within this share of the card's width are one card (the better kept);
+    ``neighbours``: face keypoints looked at per
+    image keypoint; ``max_tries``: locations tried per face (one refused as no card is set aside
+    and the next tried).
+
+    >>> FaceMatchConfig(min_matches=3)
+    Traceback (most recent call last):
+    ...
+    vision.faces.FaceMatcherError: min_matches must be at least 4 (a homography's points), got 3
+    """
+
+    template_h: int = 264
+    ratio: float = 0.8
+    ransac_px: float = 4.0
+    min_matches: int = 12
+    size_tolerance: float = 0.25
+    same_card: float = 0.5
+    neighbours: int = 4
+    max_tries: int = 6
+
+    def __post_init__(self) -> None:
+        if self.min_matches < 4:
+            raise FaceMatcherError(
+                f"min_matches must be at least 4 (a homography's points), got {self.min_matches}"
+            )
+        if not 0 < self.ratio <= 1:
+            raise FaceMatcherError(f"ratio must lie in (0, 1], got {self.ratio}")
+
+
+@dataclass(frozen=True)
+class FaceMatch:
+    """One card found by its face: the card, how many matches agree on it, and the face's outline in
+    the image (4 × 2, the face's top-left, top-right, bottom-right, bottom-left corners)."""
+
+    card: str
+    matches: int
+    quad: npt.NDArray[np.float64]
+
+    @property
+    def centre(self) -> npt.NDArray[np.float64]:
+        """The middle of the card."""
+        return np.asarray(self.quad.mean(axis=0), np.float64)
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """The axis-aligned box round the card (x1, y1, x2, y2)."""
+        lo, hi = self.quad.min(axis=0), self.quad.max(axis=0)
+        return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+
+    @property
+    def score(self) -> float:
+        """A confidence from the number of agreeing matches: ``m / (m + 4)`` (12 → 0.75, 36 → 0.9).
+
+        >>> FaceMatch("KS", 36, np.zeros((4, 2))).score
+        0.9
+        """
+        return self.matches / (self.matches + 4)
+
+    def index_points(self) -> npt.NDArray[np.float64]:
+        """Where a corner index's middle lies on this card: a tenth of the card in from each corner
+        (4 × 2), the places a corner reading of this card puts its box."""
+        q = self.quad
+        u, v = (0.1, 0.9), (0.1, 0.9)
+        pts = []
+        for a, b in ((u[0], v[0]), (u[1], v[0]), (u[1], v[1]), (u[0], v[1])):
+            top = q[0] + a * (q[1] - q[0])
+            bottom = q[3] + a * (q[2] - q[3])
+            pts.append(top + b * (bottom - top))
+        return np.array(pts, np.float64)
+
+    def width(self) -> float:
+        """The card's shorter side in pixels (the mean of the face's top and bottom edges)."""
+        q = self.quad
+        return float((np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2)
+
+
+class FaceMatcher:
+    """Finds an enrolled deck's art cards (:data:`ART_CARDS`) in an image by their whole face.
+
+    An image keypoint is matched when its nearest face keypoint is clearly nearer than the nearest
+    one that would tell another story (Lowe's ratio test), and every face keypoint that tells the
+    same story as the nearest, about as near, is a match too: the same face's keypoint half a turn
+    round (most court cards are printed twice, head to foot), or a keypoint of a face whose art
+    differs only in colour (a deck's two jokers, often: *twin* faces, found when the faces are
+    described). Each face's matches are located by RANSAC. A card found as a face with twins is
+    the twin nearest in colour to the image cut in the face's frame."""
+
+    def __init__(
+        self, faces: dict[str, npt.NDArray[np.uint8]], config: FaceMatchConfig | None = None
+    ) -> None:
+        self.config = config or FaceMatchConfig()
+        self.sift = cv2.SIFT_create()  # type: ignore[attr-defined]
+        self.cards: list[str] = []
+        self.colour: list[npt.NDArray[np.uint8]] = []  # each face as described, BGR
+        points, descriptors, owners = [], [], []
+        for card, face in faces.items():
+            bgr = face if face.ndim == 3 else cv2.cvtColor(face, cv2.COLOR_GRAY2BGR)
+            h = self.config.template_h
+            w = max(8, int(round(bgr.shape[1] * h / bgr.shape[0])))
+            small = np.asarray(cv2.resize(bgr, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
+            keypoints, desc = self.sift.detectAndCompute(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), None)
+            if desc is None or len(keypoints) < self.config.min_matches:
+                continue  # a face too plain to be found by its art (its corners still read it)
+            points.append(np.array([k.pt for k in keypoints], np.float32))
+            descriptors.append(desc)
+            owners.append(np.full(len(keypoints), len(self.cards), np.int64))
+            self.cards.append(card)
+            self.colour.append(small)
+        self.points = np.concatenate(points) if points else np.zeros((0, 2), np.float32)
+        self.descriptors = np.concatenate(descriptors) if descriptors else np.zeros((0, 128), np.float32)
+        self.owners = np.concatenate(owners) if owners else np.zeros(0, np.int64)
+        self.matcher = cv2.BFMatcher(cv2.NORM_L2)
+        self.twins = self._twin_faces()
+
+    @classmethod
+    def from_folder(cls, faces_dir: Path, config: FaceMatchConfig | None = None) -> FaceMatcher:
+        """The art faces of ``faces_dir`` (``CARD.png`` as ``tractorcam enroll`` writes them)."""
+        faces: dict[str, npt.NDArray[np.uint8]] = {}
+        for card in ART_CARDS:
+            image = cv2.imread(str(Path(faces_dir) / f"{card}.png"), cv2.IMREAD_COLOR)
+            if image is None:
+                raise FaceMatcherError(f"{faces_dir}: no readable {card}.png (tractorcam enroll)")
+            faces[card] = np.asarray(image, np.uint8)
+        return cls(faces, config)
+
+    def _twin_faces(self) -> npt.NDArray[np.bool_]:
+        """Which faces tell the same story in grey (F × F, each face its own twin): a face is
+        another's twin when a quarter or more of its keypoints have their nearest other-face
+        keypoint there, passing the ratio test."""
+        n = len(self.cards)
+        twins = np.eye(n, dtype=bool)
+        for face in range(n):
+            mine = self.owners == face
+            others = np.flatnonzero(~mine)
+            if len(others) < 2:
+                continue
+            pairs = self.matcher.knnMatch(self.descriptors[mine], self.descriptors[others], k=2)
+            hits = [
+                int(self.owners[others[a.trainIdx]])
+                for a, b in (p for p in pairs if len(p) == 2)
+                if a.distance < self.config.ratio * b.distance
+            ]
+            counts = np.bincount(np.array(hits, np.int64), minlength=n) if hits else np.zeros(n, np.int64)
+            twins[face] |= counts >= 0.25 * int(mine.sum())
+        return twins | twins.T
+
+    def match(
+        self, image: npt.NDArray[np.uint8], card_size_px: tuple[float, float] | None = None
+    ) -> list[FaceMatch]:
+        """The art cards in ``image`` (BGR), best first, one per card (``card_size_px``: a card's
+        width and height in pixels, when the table gives it)."""
+        if not self.cards:
+            return []
+        bgr = np.asarray(image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
+        keypoints, desc = self.sift.detectAndCompute(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), None)
+        if desc is None or len(keypoints) < self.config.min_matches:
+            return []
+        where = np.array([k.pt for k in keypoints], np.float32)
+        face_of, train, query = self._matches(desc)
+        found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]] = []
+        for face in np.unique(face_of):
+            mine = face_of == face
+            src, dst = self.points[train[mine]], where[query[mine]]
+            left = np.ones(len(src), bool)
+            for _ in range(self.config.max_tries):
+                if left.sum() < self.config.min_matches:
+                    break
+                h, inliers = cv2.findHomography(src[left], dst[left], cv2.RANSAC, self.config.ransac_px)
+                if h is None:
+                    break
+                agree = inliers.ravel().astype(bool)
+                if int(agree.sum()) < self.config.min_matches:
+                    break
+                left[np.flatnonzero(left)[agree]] = False  # explained: the search goes on without them
+                fh, w = self.colour[face].shape[:2]
+                corners = np.array([[[0, 0], [w, 0], [w, fh], [0, fh]]], np.float32)
+                quad = cv2.perspectiveTransform(corners, h)[0].astype(np.float64)
+                if self._card_like(int(face), quad, card_size_px):
+                    card = FaceMatch(self.cards[face], int(agree.sum()), quad)
+                    found.append((int(face), card, np.asarray(h, np.float64)))
+        return self._one_each(found, bgr)
+
+    def _matches(
+        self, desc: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The matches of the image's keypoints (class docstring): each as (face, face keypoint,
+        image keypoint), in three arrays."""
+        k = min(self.config.neighbours, len(self.descriptors))
+        pairs = self.matcher.knnMatch(desc, self.descriptors, k=k)
+        rows = [p for p in pairs if len(p) == k]
+        if not rows:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty
+        dist = np.array([[m.distance for m in p] for p in rows], np.float64)
+        train = np.array([[m.trainIdx for m in p] for p in rows], np.int64)
+        query = np.array([p[0].queryIdx for p in rows], np.int64)
+        face = self.owners[train]
+        same = self.twins[face[:, :1], face]  # the neighbours that tell the nearest's story
+        other = np.where(same, np.inf, dist).min(axis=1)  # the nearest other story (none: inf)
+        taken = same & (dist < self.config.ratio * other[:, None])
+        taken &= taken[:, :1]  # the nearest itself must pass
+        i, j = np.nonzero(taken)
+        return face[i, j], train[i, j], query[i]
+
+    def _card_like(
+        self, face: int, quad: npt.NDArray[np.float64], card_size_px: tuple[float, float] | None
+    ) -> bool:
+        """Whether a face's outline could be a card lying on the table (see :class:`FaceMatchConfig`)."""
+        if not cv2.isContourConvex(quad.astype(np.float32)):
+            return False
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)  # top, right, bottom, left
+        tol = self.config.size_tolerance
+        width, height = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+        if min(width, height) < 8:
+            return False
+        if abs(sides[0] / sides[2] - 1) > tol or abs(sides[1] / sides[3] - 1) > tol:
+            return False  # opposite sides unequal: seen far too askew to be a card lying flat
+        fh, fw = self.colour[face].shape[:2]
+        if abs((width / height) / (fw / fh) - 1) > tol:
+            return False
+        if card_size_px is not None:
+            expected = np.array(card_size_px, np.float64)
+            if np.any(np.abs(np.array([width, height]) / expected - 1) > tol):
+                return False
+        return True
+
+    def _colour_distance(self, face: int, h: npt.NDArray[np.float64], image: npt.NDArray[np.uint8]) -> float:
+        """How far the image, cut in the located face's frame by ``h``, lies in colour from ``face``
+        (its face turned either way up): the mean absolute difference of their chroma (Lab's a and
+        b, each less its median, so a colour cast of the light counts for nothing), both smoothed
+        over a few pixels so a pixel's misplacement does not count either."""
+        fh, fw = self.colour[face].shape[:2]
+        cut = np.asarray(
+            cv2.warpPerspective(image, h, (fw, fh), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR), np.uint8
+        )
+
+        def chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+            lab = cv2.cvtColor(cv2.GaussianBlur(bgr, (0, 0), 2.0), cv2.COLOR_BGR2LAB)[..., 1:].astype(
+                np.float64
+            )
+            return np.asarray(lab - np.median(lab.reshape(-1, 2), axis=0), np.float64)
+
+        mine, theirs = chroma(cut), chroma(self.colour[face])
+        return float(min(np.abs(mine - theirs).mean(), np.abs(mine - theirs[::-1, ::-1]).mean()))
+
+    def _one_each(
+        self, found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]], image: npt.NDArray[np.uint8]
+    ) -> list[FaceMatch]:
+        """One card per place: the locations with the most matches first, each taking the weaker
+        ones on its card; a card whose face has twins (:meth:`_twin_faces`) is the twin nearest in
+        colour (:meth:`_colour_distance`)."""
+        order = sorted(found, key=lambda f: -f[1].matches)
+        out: list[FaceMatch] = []
+        for face, best, h in order:
+            if any(
+                float(np.linalg.norm(best.centre - k.centre)) <= self.config.same_card * k.width()
+                for k in out
+            ):
+                continue
+            twins = np.flatnonzero(self.twins[face])
+            if len(twins) > 1:
+                card = self.cards[min(twins, key=lambda g: self._colour_distance(int(g), h, image))]
+                best = FaceMatch(card, best.matches, best.quad)
+            out.append(best)
+        return out
+
+
+def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardInstance]:
+    """The faces step: each card found by its face (``found``) replaces the cards the corner
+    indices made of it, and is added as a card read from both corners. A card read from both
+    corners is the found one when their boxes overlap by half (intersection over union); one read
+    from a single corner, when its box's middle lies within a fifth of the card's width of one of
+    the face's index places (:meth:`FaceMatch.index_points`).
+
+    >>> quad = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64)
+    >>> corner = CardInstance("??", -1, 0.3, (2.0, 4.0, 10.0, 14.0), 1)
+    >>> other = CardInstance("5H", 16, 0.9, (40.0, 60.0, 90.0, 150.0), 2)
+    >>> [c.card for c in place_faces([corner, other], [FaceMatch("KS", 30, quad)])]
+    ['5H', 'KS']
+    """
+    if not found:
+        return cards
+    out = []
+    for card in cards:
+        x1, y1, x2, y2 = card.box
+        if card.corners >= 2:
+            covered = any(_iou(card.box, f.box) >= 0.5 for f in found)
+        else:
+            at = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+            covered = any(
+                float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width() for f in found
+            )
+        if not covered:
+            out.append(card)
+    return out + [CardInstance(f.card, class_id(f.card), f.score, f.box, 2) for f in found]
+
+
+def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two boxes.
+
+    >>> _iou((0, 0, 2, 2), (1, 0, 3, 2))
+    0.3333333333333333
+    """
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
