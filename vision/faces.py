@@ -7,7 +7,8 @@ a small star. An enrolled deck (``tractorcam enroll``) brings the card's whole f
 unlike any other card's, the textbook case for local-feature instance recognition: SIFT keypoints of
 each art face (:data:`ART_CARDS`) are matched with those of the image read (nearest neighbour over
 every face's descriptors, Lowe's ratio test), and each face with enough matches is located by a
-RANSAC homography. A location counts as a card when enough matches agree with it and the face's
+RANSAC similarity (a turn, a size and a shift: a card lying flat, seen from above as the rectified
+table shows it; two matches make a guess, so RANSAC needs few tries). A location counts as a card when enough matches agree with it and the face's
 outline lands where a card could lie: convex, the card's proportions, and its size in pixels when
 the rectified table gives it. The matches a card explains are set aside and the search goes on, so
 two or three identical cards of a multi-deck game are each found. A card half under another is
@@ -46,9 +47,11 @@ class FaceMatchConfig:
     """Settings of :class:`FaceMatcher`.
 
     ``template_h``: the height (pixels) the faces are described at (SIFT finds them at other sizes);
+    ``image_scale``: the image read is described at this share of its size (SIFT doubles an image
+    first, so half the zone reader's 2 px/mm loses little and costs a quarter);
     ``ratio``: Lowe's ratio test (the best face keypoint's distance under this share of the second
     best's); ``ransac_px``: how far (pixels of the image read) a match may lie from where the
-    homography puts it; ``min_matches``: matches that must agree on a location; ``size_tolerance``:
+    similarity puts it; ``min_matches``: matches that must agree on a location; ``size_tolerance``:
     how far (a share) each side of the face's outline may differ from the card's size in pixels
     (when given) and, always, from the face's proportions; ``same_card``: two locations whose
     middles lie within this share of the card's width are one card (the better kept);
@@ -59,7 +62,7 @@ class FaceMatchConfig:
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
     ...
-    vision.faces.FaceMatcherError: min_matches must be at least 4 (a homography's points), got 3
+    vision.faces.FaceMatcherError: min_matches must be at least 4, got 3
     """
 
     template_h: int = 264
@@ -69,13 +72,12 @@ class FaceMatchConfig:
     size_tolerance: float = 0.25
     same_card: float = 0.5
     neighbours: int = 4
+    image_scale: float = 0.5
     max_tries: int = 6
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
-            raise FaceMatcherError(
-                f"min_matches must be at least 4 (a homography's points), got {self.min_matches}"
-            )
+            raise FaceMatcherError(f"min_matches must be at least 4, got {self.min_matches}")
         if not 0 < self.ratio <= 1:
             raise FaceMatcherError(f"ratio must lie in (0, 1], got {self.ratio}")
 
@@ -205,10 +207,19 @@ class FaceMatcher:
         if not self.cards:
             return []
         bgr = np.asarray(image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
-        keypoints, desc = self.sift.detectAndCompute(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), None)
+        grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        if self.config.image_scale != 1.0:
+            grey = cv2.resize(
+                grey,
+                None,
+                fx=self.config.image_scale,
+                fy=self.config.image_scale,
+                interpolation=cv2.INTER_AREA,
+            )
+        keypoints, desc = self.sift.detectAndCompute(grey, None)
         if desc is None or len(keypoints) < self.config.min_matches:
             return []
-        where = np.array([k.pt for k in keypoints], np.float32)
+        where = np.array([k.pt for k in keypoints], np.float32) / self.config.image_scale
         face_of, train, query = self._matches(desc)
         found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]] = []
         for face in np.unique(face_of):
@@ -218,19 +229,21 @@ class FaceMatcher:
             for _ in range(self.config.max_tries):
                 if left.sum() < self.config.min_matches:
                     break
-                h, inliers = cv2.findHomography(src[left], dst[left], cv2.RANSAC, self.config.ransac_px)
-                if h is None:
+                m, inliers = cv2.estimateAffinePartial2D(
+                    src[left], dst[left], method=cv2.RANSAC, ransacReprojThreshold=self.config.ransac_px
+                )
+                if m is None:
                     break
                 agree = inliers.ravel().astype(bool)
                 if int(agree.sum()) < self.config.min_matches:
                     break
                 left[np.flatnonzero(left)[agree]] = False  # explained: the search goes on without them
+                h = np.vstack([np.asarray(m, np.float64), [0.0, 0.0, 1.0]])
                 fh, w = self.colour[face].shape[:2]
-                corners = np.array([[[0, 0], [w, 0], [w, fh], [0, fh]]], np.float32)
-                quad = cv2.perspectiveTransform(corners, h)[0].astype(np.float64)
+                corners = np.array([[0, 0, 1], [w, 0, 1], [w, fh, 1], [0, fh, 1]], np.float64)
+                quad = corners @ h[:2].T
                 if self._card_like(int(face), quad, card_size_px):
-                    card = FaceMatch(self.cards[face], int(agree.sum()), quad)
-                    found.append((int(face), card, np.asarray(h, np.float64)))
+                    found.append((int(face), FaceMatch(self.cards[face], int(agree.sum()), quad), h))
         return self._one_each(found, bgr)
 
     def _matches(
