@@ -142,12 +142,51 @@ class _Open:
         votes = self.votes
         total = sum(votes.values())
         if not any(_is_unknown(c) for key in votes for c in key):
-            # the multiset read most often; a tie goes to the one with more cards (a card hidden in
-            # one frame is likelier than one invented), then to the one read first
+            # the multiset read most often, a play laid card by card counted as it grew
+            # (:func:`grown_votes`); a tie goes to the one with more cards (a card hidden in one
+            # frame is likelier than one invented), then to the one read first
             order = {k: i for i, k in enumerate(votes)}
-            cards, n = max(votes.items(), key=lambda kv: (kv[1], len(kv[0]), -order[kv[0]]))
-            return TrackedPlay(self.seat, cards, total, n, self.first_frame)
+            grown = grown_votes(self.history)
+            cards = max(grown, key=lambda k: (grown[k], len(k), -order[k]))
+            return TrackedPlay(self.seat, cards, total, votes[cards], self.first_frame)
         return _decide_with_unknown(self.seat, votes, self.first_frame)
+
+
+def grown_votes(history: Sequence[tuple[int, tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
+    """The votes of a play's readings (frame, cards), where a play laid one card at a time counts as
+    what it grew to: the readings of cards that were all read again, with more, in at least
+    :data:`MIN_SUPPORT` readings that all came later are votes for that larger play. Without it the
+    first card's readings outvote the whole play until it has lain as long, and the trick's result
+    waits. A card that goes missing later (an arm over it) is not growth: those readings vote for
+    themselves.
+
+    >>> h = [(f, ("KS",)) for f in range(5)] + [(5, ("3C", "KS")), (6, ("3C", "KS"))]
+    >>> grown_votes(h)
+    Counter({('3C', 'KS'): 7, ('KS',): 0})
+    >>> grown_votes(h[:6])[("KS",)]  # the larger play read once: perhaps a misread, not yet growth
+    5
+    """
+    votes = Counter(cards for _, cards in history)
+    first: dict[tuple[str, ...], int] = {}
+    last: dict[tuple[str, ...], int] = {}
+    for i, (_, cards) in enumerate(history):
+        first.setdefault(cards, i)
+        last[cards] = i
+    out = Counter(votes)
+    for small in sorted(votes, key=lambda k: first[k]):
+        later = [
+            big
+            for big in votes
+            if len(big) > len(small)
+            and votes[big] >= MIN_SUPPORT
+            and first[big] > last[small]
+            and not Counter(small) - Counter(big)
+        ]
+        if later:
+            grew = min(later, key=lambda k: first[k])
+            out[grew] += out[small]
+            out[small] = 0
+    return out
 
 
 #: Readings that must name a card before a play with unknown cards takes that name.

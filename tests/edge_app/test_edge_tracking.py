@@ -135,6 +135,29 @@ def test_tie_goes_to_more_cards() -> None:
     assert t.tricks()[0].plays[0].cards == ("QD", "QD")
 
 
+def test_a_play_laid_card_by_card_is_decided_as_soon_as_it_has_grown() -> None:
+    """N lays the king of spades, five readings later the 3 of clubs beside it: two readings of
+    both make the play both cards (it grew), while the earlier readings keep their own count as
+    agreement; one reading of both is not yet enough (a misread adds a card as easily)."""
+    t = TrickTracker(inertia=1)
+    for _ in range(5):
+        t.update(state(N=["KS"]))
+    t.update(state(N=["KS", "3C"]))
+    assert t.current("N").cards == ("KS",)  # type: ignore[union-attr]
+    t.update(state(N=["KS", "3C"]))
+    play = t.current("N")
+    assert play is not None and play.cards == ("3C", "KS") and (play.readings, play.agreeing) == (7, 2)
+
+
+def test_a_card_covered_later_is_not_growth() -> None:
+    """Both cards read first, then an arm over one of them for longer: the readings of one card
+    came after, so they are not a play that grew; they outvote as before."""
+    t = TrickTracker(inertia=1)
+    for cards in [["KS", "3C"]] * 3 + [["KS"]] * 4:
+        t.update(state(N=cards))
+    assert t.current("N").cards == ("KS",)  # type: ignore[union-attr]
+
+
 def test_trick_ends_at_the_first_empty_table() -> None:
     t = TrickTracker(inertia=2)
     for s in ("S", "E", "N", "W"):

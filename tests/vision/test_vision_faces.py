@@ -82,7 +82,11 @@ def test_each_court_card_and_joker_is_found_as_itself_where_it_lies(guyenne, mat
 def test_faces_alike_but_for_colour_are_twins(matcher):
     """Guyenne's jokers print the same black art; only the big joker's corner emblems are red. In
     grey they are one face (twins), told apart by colour (the test above finds each as itself)."""
-    twins = {(matcher.cards[i], matcher.cards[j]) for i, j in zip(*np.nonzero(matcher.twins)) if i != j}
+    twins = {
+        (matcher.cards[i], matcher.cards[j])
+        for i, j in zip(*np.nonzero(matcher.twins), strict=True)
+        if i != j
+    }
     assert twins == {("SJ", "BJ"), ("BJ", "SJ")}
 
 
@@ -159,3 +163,25 @@ def test_the_reader_with_an_enrolled_deck_names_a_court_card_its_corners_cannot(
     without = [c.card for c in CardReader(replace(config, faces=None)).read(image).cards]
     assert "KC" not in without and "7H" in without
     assert sorted(with_faces) == ["7H", "KC"]
+
+
+def test_jokers_whose_corners_print_only_a_star_are_read_by_their_face(tmp_path):
+    """Tigullio's jokers print a small star in their corners, no index: the localiser and the
+    heads rarely name them. With the deck's faces the reader finds both, each as itself (their
+    art differs from each other only in colour)."""
+    tigullio = load_faces("tigullio")
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for card in ART_CARDS:
+        face = cv2.GaussianBlur(tigullio.faces[card][:, :, :3], (5, 5), 0)
+        cv2.imwrite(str(folder / f"{card}.png"), face)
+    image, _ = lay(tigullio, [("BJ", (200, 250), 20), ("SJ", (480, 250), -70)])
+    config = default_reader_config("onnx", faces=folder)
+    config = replace(
+        config,
+        tiling=TilingConfig(tile=config.detector.imgsz, levels=(1.0,)),
+        instances=InstanceConfig(card_size_px=(CARD_W, CARD_H)),
+    )
+    cards = sorted((c.card, round((c.box[0] + c.box[2]) / 2)) for c in CardReader(config).read(image).cards)
+    assert [c for c, _ in cards] == ["BJ", "SJ"]
+    assert abs(cards[0][1] - 200) < 10 and abs(cards[1][1] - 480) < 10
