@@ -13,7 +13,7 @@ Two steps, each a small typed piece:
   a misread zone kept from looking empty ends the trick too: when a seat's zone and another
   play's emptied together for ``inertia`` readings and the seat then lays cards none of its play's,
   a seat plays once a trick, so a new trick began where the zones emptied. A play's cards are then decided by **votes over every reading**
-  taken while it lay on the table (the multiset read most often), so one bad frame (an arm over
+  taken while it lay on the table (the multiset read most often; a play laid card by card counts as what it grew to), so one bad frame (an arm over
   the cards, a glare) neither starts a play nor changes what was played.
 
 The tracker knows nothing of the rules; the table service turns its tricks into a deal log.
