@@ -36,6 +36,7 @@ from vision.labels import SUITS, class_id
 
 #: The cards whose art is matched: the court cards (suit by suit) and the two jokers.
 ART_CARDS: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in "JQK") + ("SJ", "BJ")
+JOKERS = ("SJ", "BJ")
 
 
 class FaceMatcherError(ValueError):
@@ -74,6 +75,7 @@ class FaceMatchConfig:
     neighbours: int = 4
     image_scale: float = 0.5
     max_tries: int = 6
+    colour_margin: float = 0.8
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
@@ -138,7 +140,8 @@ class FaceMatcher:
     round (most court cards are printed twice, head to foot), or a keypoint of a face whose art
     differs only in colour (a deck's two jokers, often: *twin* faces, found when the faces are
     described). Each face's matches are located by RANSAC. A card found as a face with twins is
-    the twin nearest in colour to the image cut in the face's frame."""
+    the twin clearly nearest in colour to the image cut in the face's frame (else a joker of unknown
+    size, ``?J``, or, for other twins, nothing: the corners' reading stands)."""
 
     def __init__(
         self, faces: dict[str, npt.NDArray[np.uint8]], config: FaceMatchConfig | None = None
@@ -325,7 +328,13 @@ class FaceMatcher:
                 continue
             twins = np.flatnonzero(self.twins[face])
             if len(twins) > 1:
-                card = self.cards[min(twins, key=lambda g: self._colour_distance(int(g), h, image))]
+                far = sorted((self._colour_distance(int(g), h, image), self.cards[g]) for g in twins)
+                if far[0][0] <= self.config.colour_margin * far[1][0]:
+                    card = far[0][1]
+                elif all(self.cards[g] in JOKERS for g in twins):
+                    card = "?J"  # a joker, but which the colours do not say
+                else:
+                    continue  # twins the colours do not tell apart: the corners' reading stands
                 best = FaceMatch(card, best.matches, best.quad)
             out.append(best)
         return out
@@ -358,7 +367,9 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             )
         if not covered:
             out.append(card)
-    return out + [CardInstance(f.card, class_id(f.card), f.score, f.box, 2) for f in found]
+    return out + [
+        CardInstance(f.card, -1 if "?" in f.card else class_id(f.card), f.score, f.box, 2) for f in found
+    ]
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:

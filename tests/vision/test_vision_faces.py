@@ -185,3 +185,18 @@ def test_jokers_whose_corners_print_only_a_star_are_read_by_their_face(tmp_path)
     cards = sorted((c.card, round((c.box[0] + c.box[2]) / 2)) for c in CardReader(config).read(image).cards)
     assert [c for c, _ in cards] == ["BJ", "SJ"]
     assert abs(cards[0][1] - 200) < 10 and abs(cards[1][1] - 480) < 10
+
+
+def test_jokers_the_colours_do_not_tell_apart_are_a_joker_of_unknown_size(guyenne, tmp_path):
+    """Enrolled jokers whose faces are the same picture (here: the small joker's face twice): the
+    card found is a joker, ``?J``, never a guess at its size (a big joker read wrongly is a wrong
+    top trump)."""
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for card in ART_CARDS:
+        cv2.imwrite(str(folder / f"{card}.png"), guyenne.faces["SJ" if card == "BJ" else card][:, :, :3])
+    image, _ = lay(guyenne, [("BJ", (350, 250), 30)])
+    found = FaceMatcher.from_folder(folder).match(image, (CARD_W, CARD_H))
+    assert [f.card for f in found] == ["?J"]
+    (card,) = place_faces([], found)
+    assert (card.card, card.class_id) == ("?J", -1)
