@@ -345,31 +345,46 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     indices made of it, and is added as a card read from both corners. A card read from both
     corners is the found one when their boxes overlap by half (intersection over union); one read
     from a single corner, when its box's middle lies within a fifth of the card's width of one of
-    the face's index places (:meth:`FaceMatch.index_points`).
+    the face's index places (:meth:`FaceMatch.index_points`). A joker found without its size
+    (``?J``) takes the size its corners named, when they named a joker.
 
     >>> quad = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64)
     >>> corner = CardInstance("??", -1, 0.3, (2.0, 4.0, 10.0, 14.0), 1)
     >>> other = CardInstance("5H", 16, 0.9, (40.0, 60.0, 90.0, 150.0), 2)
     >>> [c.card for c in place_faces([corner, other], [FaceMatch("KS", 30, quad)])]
     ['5H', 'KS']
+    >>> big = CardInstance("BJ", 53, 0.9, (2.0, 4.0, 10.0, 14.0), 1)
+    >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
+    ['BJ']
     """
     if not found:
         return cards
     out = []
+    named: dict[int, list[CardInstance]] = {}  # found card → the corner readings it replaces
     for card in cards:
         x1, y1, x2, y2 = card.box
-        if card.corners >= 2:
-            covered = any(_iou(card.box, f.box) >= 0.5 for f in found)
-        else:
-            at = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-            covered = any(
-                float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width() for f in found
+        at = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+        covering = [
+            k
+            for k, f in enumerate(found)
+            if (
+                _iou(card.box, f.box) >= 0.5
+                if card.corners >= 2
+                else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
             )
-        if not covered:
+        ]
+        for k in covering:
+            named.setdefault(k, []).append(card)
+        if not covering:
             out.append(card)
-    return out + [
-        CardInstance(f.card, -1 if "?" in f.card else class_id(f.card), f.score, f.box, 2) for f in found
-    ]
+    for k, f in enumerate(found):
+        name, cid = f.card, -1 if "?" in f.card else class_id(f.card)
+        jokers = [c for c in named.get(k, []) if c.card in JOKERS]
+        if name == "?J" and jokers:
+            name = max(jokers, key=lambda c: c.score).card
+            cid = class_id(name)
+        out.append(CardInstance(name, cid, f.score, f.box, 2))
+    return out
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
