@@ -117,11 +117,9 @@ class FaceMatch:
         """Where a corner index's middle lies on this card: a tenth of the card in from each corner
         (4 × 2), the places a corner reading of this card puts its box."""
         q = self.quad
-        u, v = (0.1, 0.9), (0.1, 0.9)
         pts = []
-        for a, b in ((u[0], v[0]), (u[1], v[0]), (u[1], v[1]), (u[0], v[1])):
-            top = q[0] + a * (q[1] - q[0])
-            bottom = q[3] + a * (q[2] - q[3])
+        for a, b in ((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)):  # across, down
+            top, bottom = q[0] + a * (q[1] - q[0]), q[3] + a * (q[2] - q[3])
             pts.append(top + b * (bottom - top))
         return np.array(pts, np.float64)
 
@@ -169,6 +167,7 @@ class FaceMatcher:
         self.owners = np.concatenate(owners) if owners else np.zeros(0, np.int64)
         self.matcher = cv2.BFMatcher(cv2.NORM_L2)
         self.twins = self._twin_faces()
+        self.chroma = [_chroma(face) for face in self.colour]  # for telling twins apart
 
     @classmethod
     def from_folder(cls, faces_dir: Path, config: FaceMatchConfig | None = None) -> FaceMatcher:
@@ -302,14 +301,7 @@ class FaceMatcher:
         cut = np.asarray(
             cv2.warpPerspective(image, h, (fw, fh), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR), np.uint8
         )
-
-        def chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
-            lab = cv2.cvtColor(cv2.GaussianBlur(bgr, (0, 0), 2.0), cv2.COLOR_BGR2LAB)[..., 1:].astype(
-                np.float64
-            )
-            return np.asarray(lab - np.median(lab.reshape(-1, 2), axis=0), np.float64)
-
-        mine, theirs = chroma(cut), chroma(self.colour[face])
+        mine, theirs = _chroma(cut), self.chroma[face]
         return float(min(np.abs(mine - theirs).mean(), np.abs(mine - theirs[::-1, ::-1]).mean()))
 
     def _one_each(
@@ -338,6 +330,13 @@ class FaceMatcher:
                 best = FaceMatch(card, best.matches, best.quad)
             out.append(best)
         return out
+
+
+def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """Lab's a and b of an image smoothed over a few pixels, each less its median (a colour cast of
+    the light counts for nothing)."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(bgr, (0, 0), 2.0), cv2.COLOR_BGR2LAB)[..., 1:].astype(np.float64)
+    return np.asarray(lab - np.median(lab.reshape(-1, 2), axis=0), np.float64)
 
 
 def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardInstance]:

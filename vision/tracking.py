@@ -173,7 +173,7 @@ def grown_votes(history: Sequence[tuple[int, tuple[str, ...]]]) -> Counter[tuple
         first.setdefault(cards, i)
         last[cards] = i
     out = Counter(votes)
-    for small in sorted(votes, key=lambda k: first[k]):
+    for small in votes:  # in the order first read
         later = [
             big
             for big in votes
