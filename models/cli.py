@@ -974,6 +974,13 @@ def gpu_localisers_command(
     art_share: Annotated[
         float, typer.Option("--art-share", help="share of scenes drawn from the training art decks")
     ] = 0.5,
+    tiles: Annotated[
+        float,
+        typer.Option(
+            "--tiles",
+            help="share of the render jobs that make face tiles with bare-surface and empty negatives",
+        ),
+    ] = 0.0,
     cache: Annotated[str, typer.Option("--cache", help="ultralytics image cache: ram, disk or none")] = "ram",
     device: Annotated[str, typer.Option("--device", help="ultralytics device")] = "0",
     variant: Annotated[
@@ -987,7 +994,8 @@ def gpu_localisers_command(
         str, typer.Option("--loc-project", help="folder of the localisers' ultralytics runs")
     ] = "/tmp/gpu_loc_runs",
 ) -> None:
-    """Render scenes on every core, then train localiser variants side by side (there).
+    """Render scenes (and face tiles, --tiles) on every core, then train localiser variants side by
+    side (there).
 
     Writes loc_NAME.pt for each variant, their logs, metrics.json and log.txt; evaluate here with
     `tractorcam export`, `gpu check --localiser` and the selection rule (docs/gpu.md)."""
@@ -996,6 +1004,8 @@ def gpu_localisers_command(
     from models.gpu import GpuRunError, run_localisers
 
     _cache(cache)
+    if not 0.0 <= tiles <= 1.0:
+        raise typer.BadParameter(f"--tiles {tiles}: a share from 0 to 1")
     args = SimpleNamespace(
         out=out,
         budget=budget,
@@ -1006,6 +1016,7 @@ def gpu_localisers_command(
         tail=tail,
         batch=batch,
         art_share=art_share,
+        tiles=tiles,
         cache=cache,
         device=device,
         variant=list(variant or GPU_LOC_VARIANTS),

@@ -40,6 +40,11 @@ class FaceTileSettings:
     joker_share: float | None = None
     #: chance that a tile also shows printed matter (text on paper, no label) under its cards
     text_share: float = 0.0
+    #: chance that the tile's surface is a bare one (:func:`models.synth.textures.bare_surface`:
+    #: speckled, stone, plain, paper) instead of a table texture
+    bare_share: float = 0.0
+    #: chance that the tile shows no card face (no card, or only backs): a negative for the localiser
+    empty_share: float = 0.0
 
 
 def _card_drawer(rng: np.random.Generator, names: list[str], joker_share: float | None) -> Callable[[], str]:
@@ -73,7 +78,12 @@ def compose_tile(
     ix1, iy1, ix2, iy2 = fs.index_box
     target = float(np.exp(rng.uniform(np.log(settings.index_px[0]), np.log(settings.index_px[1]))))
     scale = target / max(iy2 - iy1, ix2 - ix1)  # face px → tile px
-    canvas = table_texture(rng, 900.0, px=t)[:t, :t].astype(np.float32)
+    if settings.bare_share > 0 and rng.random() < settings.bare_share:
+        from models.synth.textures import bare_surface
+
+        canvas = bare_surface(rng, t)
+    else:
+        canvas = table_texture(rng, 900.0, px=t)[:t, :t].astype(np.float32)
     if canvas.shape[:2] != (t, t):
         canvas = cv2.resize(canvas, (t, t))
     if settings.text_share > 0 and rng.random() < settings.text_share:
@@ -82,6 +92,9 @@ def compose_tile(
         for _ in range(int(rng.integers(1, 3))):
             lay_printed(canvas, rng, float(rng.uniform(0.4, 1.2)) * target)
     n = int(rng.integers(settings.cards[0], settings.cards[1] + 1))
+    empty = settings.empty_share > 0 and rng.random() < settings.empty_share
+    if empty:
+        n = int(rng.integers(0, 4))
     draw = _card_drawer(rng, list(fs.cards()), settings.joker_share)
     if rng.random() < settings.duplicate_share:
         pick = draw()
@@ -92,7 +105,7 @@ def compose_tile(
         chosen = [draw() for _ in range(n)]
     kind = ["fan", "fan", "row", "pile"][int(rng.integers(4))] if n > 1 else "single"
     card_w_mm = 63.0
-    offs = shape_offsets(rng, n, kind, card_w_mm)
+    offs = shape_offsets(rng, n, kind, card_w_mm) if n else []
     mm = fh * scale / 88.0  # tile px per mm
     centre = rng.uniform(0.2 * t, 0.8 * t, 2)
     base = float(rng.uniform(0, 360))
@@ -101,7 +114,7 @@ def compose_tile(
     a = np.deg2rad(base)
     r = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
     for k, (card, (dx, dy, da)) in enumerate(zip(chosen, offs, strict=True)):
-        face_up = rng.random() >= settings.face_down_share
+        face_up = rng.random() >= settings.face_down_share and not empty
         img = fs.faces[card] if face_up else fs.back
         pos = centre + r @ (np.array([dx, dy]) * mm)
         m = cv2.getRotationMatrix2D((fw / 2, fh / 2), base + da, scale)

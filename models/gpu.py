@@ -271,6 +271,45 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
     return np.concatenate(xs), np.concatenate(ys), len(job.seeds)
 
 
+def _localiser_tiles() -> Any:
+    """The face tiles a ``gpu localisers --tiles`` run adds to its scenes: 640-px tiles of one to
+    nine cards, their indices 14-90 px tall, a quarter of the cards jokers, and the negatives the
+    scenes lack: bare surfaces (speckled, stone, plain, paper) under 40 % of them, printed text under
+    30 %, and 15 % with no card face at all."""
+    from models.facetiles import FaceTileSettings
+
+    return FaceTileSettings(
+        tile=640,
+        index_px=(14.0, 90.0),
+        cards=(1, 9),
+        joker_share=0.25,
+        text_share=0.3,
+        bare_share=0.4,
+        empty_share=0.15,
+    )
+
+
+@dataclass(frozen=True)
+class TileJob:
+    """A few face tiles for one worker, written as detection data: the decks they draw from (one
+    art deck and one randomised deck, say), how many, and their seed."""
+
+    seed: int
+    designs: tuple[str, ...]
+    n: int
+    loc_dir: str
+    loc_split: str = "train"
+
+
+def tile_job(job: TileJob) -> int:
+    """Write ``job.n`` face tiles (:func:`_localiser_tiles`) into ``job.loc_dir``; returns how many."""
+    from models.facetiles import make_face_tiles
+
+    return make_face_tiles(
+        Path(job.loc_dir), job.loc_split, job.n, list(job.designs), job.seed, _localiser_tiles()
+    )
+
+
 def scene_seeds(run_seed: int, start: int, n: int) -> tuple[int, ...]:
     """Seeds of scenes ``start`` … ``start + n - 1`` of a run (disjoint from the documented datasets',
     which :func:`models.synth.dataset.image_seed` derives from three numbers)."""
@@ -936,7 +975,8 @@ class LocVariant:
 
 
 def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
-    """``gpu localisers``: every core renders detection scenes first (``args.render`` seconds), then
+    """``gpu localisers``: every core renders detection scenes first (``args.render`` seconds; a share
+    ``args.tiles`` of the jobs make face tiles instead, :func:`tile_job`), then
     each localiser variant trains on them in its own ultralytics subprocess with an equal share of
     the cores, until the budget's end less ``args.tail``. Writes ``loc_<name>.pt``,
     ``localiser_<name>.txt``, ``metrics.json`` and ``log.txt`` into ``args.out``."""
@@ -957,8 +997,9 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
             (data / k / split).mkdir(parents=True, exist_ok=True)
     log(f"{len(art)} art decks, {len(rand)} random decks; {args.workers} workers render for {args.render}s")
     # 1. every core renders scenes (no classifier crops: a scene is only an image and its labels)
-    scenes = 0
+    scenes = tiles = 0
     next_scene = 0
+    tiles_rng = np.random.default_rng([args.seed, 640])
     stop = t0 + args.render
     with ProcessPoolExecutor(
         args.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
@@ -967,8 +1008,17 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
         while time.time() < stop or futures:
             while time.time() < stop and len(futures) < args.workers * 2:
                 split = "val" if next_scene % (50 * args.chunk) == 0 else "train"
+                seeds = scene_seeds(args.seed, next_scene, args.chunk)
+                next_scene += args.chunk
+                if tiles_rng.random() < args.tiles:
+                    decks = (art[int(tiles_rng.integers(len(art)))],)
+                    if rand:
+                        decks += (rand[int(tiles_rng.integers(len(rand)))],)
+                    tile = TileJob(seeds[0], decks, args.chunk, str(data), split)
+                    futures.add(ex.submit(tile_job, tile))
+                    continue
                 job = RenderJob(
-                    scene_seeds(args.seed, next_scene, args.chunk),
+                    seeds,
                     art,
                     rand,
                     jitter=0,
@@ -978,13 +1028,17 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
                     loc_split=split,
                     art_share=args.art_share,
                 )
-                next_scene += args.chunk
                 futures.add(ex.submit(render_job, job))
             done, futures = wait(futures, timeout=1.0, return_when=FIRST_COMPLETED)
-            scenes += sum(f.result()[2] for f in done)
+            for f in done:
+                made = f.result()
+                if isinstance(made, int):
+                    tiles += made
+                else:
+                    scenes += made[2]
     n_train = len(list((data / "images" / "train").glob("*.jpg")))
     n_val = len(list((data / "images" / "val").glob("*.jpg")))
-    log(f"{scenes} scenes rendered ({n_train} train, {n_val} val)")
+    log(f"{scenes} scenes and {tiles} face tiles rendered ({n_train} train, {n_val} val)")
     # 2. the variants train side by side, each with its share of the cores
     minutes = max(0.5, (end - args.tail - time.time()) / 60)
     workers = max(1, args.workers // len(variants))
@@ -1004,6 +1058,7 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
     metrics: dict[str, Any] = {
         "budget_s": args.budget,
         "scenes": scenes,
+        "face_tiles": tiles,
         "train_scenes": n_train,
         "val_scenes": n_val,
         "variants": {},

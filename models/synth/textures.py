@@ -122,3 +122,62 @@ def background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     low = smooth_noise(rng, sh, sw, 5)
     small = np.clip(base[None, None, :] * (1 + 0.3 * low[..., None]), 0, 255).astype(np.float32)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+#: Surfaces the table textures above do not draw, and on which a phone photo's cards often lie:
+#: drawn only where asked (:func:`bare_surface`), so every seeded table texture stays as it was.
+BARE_KINDS = ("speckled", "terrazzo", "granite", "plain", "paper")
+
+
+def bare_surface(rng: np.random.Generator, px: int, kind: str | None = None) -> np.ndarray:
+    """A ``px`` × ``px`` float32 BGR surface of a kind in :data:`BARE_KINDS`: counter tops and floors
+    speckled with small dark dots, stone chips, granite, plain bright laminate or paper with an
+    uneven light. Negatives for the localiser: nothing on them is a card.
+
+    >>> s = bare_surface(np.random.default_rng(0), 64, "speckled")
+    >>> s.shape, s.dtype.name, bool(s.min() >= 0 and s.max() <= 255)
+    ((64, 64, 3), 'float32', True)
+    """
+    kind = kind or BARE_KINDS[int(rng.integers(len(BARE_KINDS)))]
+    if kind not in BARE_KINDS:
+        raise ValueError(f"bare surface {kind!r}: one of {BARE_KINDS}")
+    h = w = px
+    light = float(rng.uniform(150, 250))
+    base = np.clip(light * rng.uniform(0.85, 1.1, 3), 0, 255).astype(np.float32)
+    if kind == "granite" or (kind == "terrazzo" and rng.random() < 0.3):
+        base = np.clip(rng.uniform(40, 200) * rng.uniform(0.8, 1.15, 3), 0, 255).astype(np.float32)
+    img = np.broadcast_to(base, (h, w, 3)).astype(np.float32).copy()
+    if kind == "speckled":  # small dark (or coloured) dots, 1-6 px across, hundreds to thousands
+        n = int(rng.integers(px * px // 800, px * px // 60 + 1))
+        xs, ys = rng.uniform(0, w, n), rng.uniform(0, h, n)
+        radii = np.exp(rng.uniform(np.log(0.6), np.log(3.2), n))
+        dark = rng.random() < 0.75
+        canvas = img.astype(np.uint8)  # drawn in 8 bits: OpenCV 5 draws on 8-bit images only
+        for x, y, r in zip(xs, ys, radii, strict=True):
+            c = rng.uniform(0, 90, 3) if dark else rng.uniform(0, 255, 3)
+            cv2.circle(canvas, (int(x * 4), int(y * 4)), max(1, int(r * 4)), c.tolist(), -1, cv2.LINE_AA, 2)
+        img = cv2.GaussianBlur(canvas.astype(np.float32), (0, 0), float(rng.uniform(0.3, 0.9)))
+    elif kind == "terrazzo":  # stone chips of a few colours and sizes
+        colours = rng.uniform(0, 255, (int(rng.integers(2, 5)), 3))
+        canvas = img.astype(np.uint8)
+        for _ in range(int(rng.integers(px * px // 3000, px * px // 400 + 1))):
+            c = colours[int(rng.integers(len(colours)))]
+            centre = rng.uniform(0, px, 2)
+            k = int(rng.integers(3, 7))
+            r = float(np.exp(rng.uniform(np.log(1.5), np.log(max(2.0, px / 40)))))
+            ang = np.sort(rng.uniform(0, 2 * np.pi, k))
+            pts = centre + np.stack([np.cos(ang), np.sin(ang)], 1) * r * rng.uniform(0.5, 1.0, (k, 1))
+            cv2.fillPoly(canvas, [pts.astype(np.int32)], c.tolist(), cv2.LINE_AA)
+        img = canvas.astype(np.float32)
+    elif kind == "granite":  # crystals: thresholded noise at two scales, three tones
+        for scale, tone in ((px / 60, rng.uniform(0, 80, 3)), (px / 150, rng.uniform(120, 255, 3))):
+            noise = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), max(0.5, scale))
+            mask = (noise > np.quantile(noise, rng.uniform(0.6, 0.85))).astype(np.float32)[..., None]
+            img = img * (1 - mask) + tone[None, None, :] * mask
+    elif kind == "paper":  # fibres: faint streaks along one direction
+        streak = cv2.resize(rng.standard_normal((h, max(2, w // 30))).astype(np.float32), (w, h))
+        img *= (1 + 0.03 * streak)[..., None]
+    # uneven light across the surface, and grain
+    img *= (1 + rng.uniform(0.05, 0.3) * smooth_noise(rng, h, w, 2))[..., None]
+    img += rng.normal(0, rng.uniform(1, 5), img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.float32)

@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -89,3 +90,47 @@ def test_cli_refuses_a_bad_index_range(tmp_path, bad):
     result = CliRunner().invoke(synth_app, ["facetiles", str(tmp_path), "--index-px", *bad])
     assert result.exit_code == 2 and "--index-px" in result.stderr
     assert not (tmp_path / "data.yaml").exists()
+
+
+def test_empty_tiles_show_no_card_face_and_carry_no_label():
+    fs = load_faces("proc0")
+    rng = np.random.default_rng(8)
+    settings = FaceTileSettings(face_down_share=0.0, index_px=(30.0, 40.0), empty_share=1.0)
+    for _ in range(6):
+        image, labels = compose_tile(rng, [fs], settings)
+        assert labels == [] and image.shape == (320, 320, 3)
+    # the same settings without the empty share label cards on most tiles
+    full = [compose_tile(rng, [fs], replace(settings, empty_share=0.0))[1] for _ in range(6)]
+    assert sum(bool(labels) for labels in full) >= 4
+
+
+def test_bare_surfaces_replace_the_table_and_keep_the_cards_labelled():
+    fs = load_faces("proc0")
+    settings = FaceTileSettings(face_down_share=0.0, index_px=(30.0, 40.0), bare_share=1.0)
+    labelled = [compose_tile(np.random.default_rng(k), [fs], settings)[1] for k in range(6)]
+    assert sum(bool(labels) for labels in labelled) >= 4
+    table = compose_tile(np.random.default_rng(2), [fs], replace(settings, bare_share=0.0))[0]
+    bare = compose_tile(np.random.default_rng(2), [fs], settings)[0]
+    assert not np.array_equal(table, bare)
+
+
+@pytest.mark.parametrize("kind", ["speckled", "terrazzo", "granite", "plain", "paper"])
+def test_each_bare_surface_is_a_valid_image_and_seeded(kind):
+    from models.synth.textures import bare_surface
+
+    a = bare_surface(np.random.default_rng(4), 96, kind)
+    b = bare_surface(np.random.default_rng(4), 96, kind)
+    assert a.shape == (96, 96, 3) and a.dtype == np.float32
+    assert 0 <= a.min() and a.max() <= 255
+    assert np.array_equal(a, b)
+    # dots, chips and crystals stand out of their surroundings; plain and paper do not
+    grey = bare_surface(np.random.default_rng(1), 160, kind).mean(2)
+    marks = float((np.abs(grey - cv2.GaussianBlur(grey, (0, 0), 4)) > 20).mean())
+    assert (marks > 0.001) if kind in ("speckled", "terrazzo", "granite") else (marks < 0.001)
+
+
+def test_an_unknown_bare_surface_is_refused():
+    from models.synth.textures import bare_surface
+
+    with pytest.raises(ValueError, match="bare surface"):
+        bare_surface(np.random.default_rng(0), 32, "marble")

@@ -75,6 +75,27 @@ def test_a_render_job_cuts_labelled_and_background_crops_and_writes_the_localise
     assert lines * 2 == named  # the same labels in both products
 
 
+def test_a_tile_job_writes_labelled_face_tiles_and_negatives_for_the_localisers(tmp_path):
+    job = gpu.TileJob(7, ("anglo", "proc1"), 12, str(tmp_path), "val")
+    assert gpu.tile_job(job) == 12
+    images = sorted((tmp_path / "images" / "val").glob("*.jpg"))
+    labels = sorted((tmp_path / "labels" / "val").glob("*.txt"))
+    assert len(images) == 12 and [p.stem for p in images] == [p.stem for p in labels]
+    rows = [line.split() for p in labels for line in p.read_text().splitlines()]
+    assert rows and all(len(r) == 5 and 0 <= int(r[0]) < 54 for r in rows)
+    assert all(0.0 <= float(v) <= 1.0 for r in rows for v in r[1:])
+    import cv2
+
+    assert cv2.imread(str(images[0])).shape == (640, 640, 3)
+    # bare-surface and empty tiles are part of the mix: some tiles of a job carry no label
+    settings = gpu._localiser_tiles()
+    assert settings.empty_share > 0 and settings.bare_share > 0 and settings.joker_share > 0
+    more = gpu.TileJob(8, ("anglo",), 30, str(tmp_path / "b"))
+    gpu.tile_job(more)
+    empty = [p for p in (tmp_path / "b" / "labels" / "train").glob("*.txt") if not p.read_text()]
+    assert 1 <= len(empty) <= 15
+
+
 def test_gpu_jitter_keeps_range_shape_and_is_seeded():
     x = torch.randint(0, 256, (64, 3, 40, 40), dtype=torch.uint8)
     g1, g2 = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
