@@ -121,7 +121,7 @@ def test_each_bare_surface_is_a_valid_image_and_seeded(kind):
     a = bare_surface(np.random.default_rng(4), 96, kind)
     b = bare_surface(np.random.default_rng(4), 96, kind)
     assert a.shape == (96, 96, 3) and a.dtype == np.float32
-    assert 0 <= a.min() and a.max() <= 255
+    assert a.min() >= 0 and a.max() <= 255
     assert np.array_equal(a, b)
     # dots, chips and crystals stand out of their surroundings; plain and paper do not
     grey = bare_surface(np.random.default_rng(1), 160, kind).mean(2)
