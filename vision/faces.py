@@ -58,7 +58,9 @@ class FaceMatchConfig:
     middles lie within this share of the card's width are one card (the better kept);
     ``neighbours``: face keypoints looked at per
     image keypoint; ``max_tries``: locations tried per face (one refused as no card is set aside
-    and the next tried).
+    and the next tried); ``colour_margin``: twins are told apart when the nearest in colour is at
+    most this share of the next's distance; ``twin_chroma``: how far apart (Lab a + b) twins'
+    colours must be at a pixel for it to be one that tells them apart.
 
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
@@ -76,6 +78,7 @@ class FaceMatchConfig:
     image_scale: float = 0.5
     max_tries: int = 6
     colour_margin: float = 0.8
+    twin_chroma: float = 12.0
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
@@ -168,6 +171,7 @@ class FaceMatcher:
         self.matcher = cv2.BFMatcher(cv2.NORM_L2)
         self.twins = self._twin_faces()
         self.chroma = [_chroma(face) for face in self.colour]  # for telling twins apart
+        self.differ = self._where_twins_differ()
 
     @classmethod
     def from_folder(cls, faces_dir: Path, config: FaceMatchConfig | None = None) -> FaceMatcher:
@@ -292,17 +296,65 @@ class FaceMatcher:
                 return False
         return True
 
+    def _where_twins_differ(self) -> list[npt.NDArray[np.bool_] | None]:
+        """For each face with twins, where on the face a twin differs from it in colour once the
+        twin is laid onto it (a similarity fitted to their matching keypoints: twins' art may sit
+        a little apart on their faces): chroma apart by more than ``twin_chroma``, widened by a
+        pixel. These are the only pixels that tell twins apart. None for a face without twins, or
+        whose twins differ hardly anywhere (the whole face is compared then)."""
+        out: list[npt.NDArray[np.bool_] | None] = []
+        for face in range(len(self.cards)):
+            fh, fw = self.chroma[face].shape[:2]
+            mask = np.zeros((fh, fw), bool)
+            for g in np.flatnonzero(self.twins[face]):
+                if g == face:
+                    continue
+                onto = self._align(int(g), face)
+                if onto is None:
+                    continue
+                laid = cv2.warpAffine(
+                    self.chroma[g].astype(np.float32), onto, (fw, fh), flags=cv2.INTER_LINEAR
+                )
+                inside = cv2.warpAffine(np.ones(self.chroma[g].shape[:2], np.uint8), onto, (fw, fh)) > 0
+                mask |= inside & (np.abs(self.chroma[face] - laid).sum(-1) > self.config.twin_chroma)
+            mask = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+            out.append(mask if mask.mean() >= 0.002 else None)
+        return out
+
+    def _align(self, g: int, face: int) -> npt.NDArray[np.float64] | None:
+        """The similarity that lays face ``g`` onto ``face`` (2 × 3), from their keypoints' nearest
+        matches and RANSAC; None when too few agree."""
+        mine, theirs = self.owners == face, self.owners == g
+        pairs = self.matcher.knnMatch(self.descriptors[theirs], self.descriptors[mine], k=2)
+        good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < self.config.ratio * p[1].distance]
+        if len(good) < self.config.min_matches:
+            return None
+        src = self.points[theirs][[m.queryIdx for m in good]]
+        dst = self.points[mine][[m.trainIdx for m in good]]
+        m, inliers = cv2.estimateAffinePartial2D(
+            src, dst, method=cv2.RANSAC, ransacReprojThreshold=self.config.ransac_px
+        )
+        if m is None or int(inliers.sum()) < self.config.min_matches:
+            return None
+        return np.asarray(m, np.float64)
+
     def _colour_distance(self, face: int, h: npt.NDArray[np.float64], image: npt.NDArray[np.uint8]) -> float:
         """How far the image, cut in the located face's frame by ``h``, lies in colour from ``face``
         (its face turned either way up): the mean absolute difference of their chroma (Lab's a and
         b, each less its median, so a colour cast of the light counts for nothing), both smoothed
-        over a few pixels so a pixel's misplacement does not count either."""
+        over a few pixels so a pixel's misplacement does not count either; only where the face's
+        twins differ from it (:meth:`_where_twins_differ`), when that is known."""
         fh, fw = self.colour[face].shape[:2]
         cut = np.asarray(
             cv2.warpPerspective(image, h, (fw, fh), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR), np.uint8
         )
         mine, theirs = _chroma(cut), self.chroma[face]
-        return float(min(np.abs(mine - theirs).mean(), np.abs(mine - theirs[::-1, ::-1]).mean()))
+        mask = self.differ[face]
+        if mask is None or mine.shape != theirs.shape:
+            return float(min(np.abs(mine - theirs).mean(), np.abs(mine - theirs[::-1, ::-1]).mean()))
+        upright = np.abs(mine - theirs).sum(-1)[mask].mean()
+        turned = np.abs(mine - theirs[::-1, ::-1]).sum(-1)[mask[::-1, ::-1]].mean()
+        return float(min(upright, turned)) / 2
 
     def _one_each(
         self, found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]], image: npt.NDArray[np.uint8]
@@ -320,7 +372,22 @@ class FaceMatcher:
                 continue
             twins = np.flatnonzero(self.twins[face])
             if len(twins) > 1:
-                far = sorted((self._colour_distance(int(g), h, image), self.cards[g]) for g in twins)
+                # each twin cut where its own keypoints put it here (twins' art may sit a little
+                # apart on their faces), else where the best location's do
+                frame = {int(g): h for g in twins}
+                for g in twins:
+                    own = [
+                        (k.matches, hh)
+                        for f, k, hh in found
+                        if f == g
+                        and float(np.linalg.norm(best.centre - k.centre))
+                        <= self.config.same_card * best.width()
+                    ]
+                    if own:
+                        frame[int(g)] = max(own, key=lambda o: o[0])[1]
+                far = sorted(
+                    (self._colour_distance(int(g), frame[int(g)], image), self.cards[g]) for g in twins
+                )
                 if far[0][0] <= self.config.colour_margin * far[1][0]:
                     card = far[0][1]
                 elif all(self.cards[g] in JOKERS for g in twins):

@@ -200,3 +200,23 @@ def test_jokers_the_colours_do_not_tell_apart_are_a_joker_of_unknown_size(guyenn
     assert [f.card for f in found] == ["?J"]
     (card,) = place_faces([], found)
     assert (card.card, card.class_id) == ("?J", -1)
+
+
+@pytest.mark.parametrize("angle", [0, 35, 170, 260])
+def test_twin_jokers_whose_art_sits_a_little_apart_are_told_by_where_their_colours_differ(tmp_path, angle):
+    """gnomangelo_bitmap's jokers: one jester, drawn a few pixels apart on the two faces, under the
+    word JOKER in black (small) or red (big). Enrolled faces are blurred and lighter than the table's.
+    Cut in one joker's frame, the other's art lies misplaced and looks farther in colour than the
+    word makes it: each twin must be compared in its own frame, and only where the twins differ
+    once laid onto each other (the word). Read the other way, the small joker is the big one."""
+    deck = load_faces("gnomangelo_bitmap")
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for card in ART_CARDS:
+        face = cv2.GaussianBlur(deck.faces[card][:, :, :3], (7, 7), 0)
+        face = np.clip(face.astype(np.float32) * 0.85 + 20, 0, 255).astype(np.uint8)
+        cv2.imwrite(str(folder / f"{card}.png"), face)
+    matcher = FaceMatcher.from_folder(folder)
+    for card in ("SJ", "BJ"):
+        image, _ = lay(deck, [(card, (350, 250), angle)], seed=angle)
+        assert [f.card for f in matcher.match(image, (CARD_W, CARD_H))] == [card], (card, angle)
