@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +51,9 @@ import numpy.typing as npt
 from models.classifier import CropSet, jitter_boxes, negative_boxes, uint8_crops
 from vision.classifier import BACKGROUND
 from vision.crops import CROP_SIZE
+
+if TYPE_CHECKING:
+    from models.facetiles import FaceTileSettings
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "models" / "weights"
@@ -271,7 +274,7 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
     return np.concatenate(xs), np.concatenate(ys), len(job.seeds)
 
 
-def _localiser_tiles() -> Any:
+def _localiser_tiles() -> FaceTileSettings:
     """The face tiles a ``gpu localisers --tiles`` run adds to its scenes: 640-px tiles of one to
     nine cards, their indices 14-90 px tall, a quarter of the cards jokers, and the negatives the
     scenes lack: bare surfaces (speckled, stone, plain, paper) under 40 % of them, printed text under

@@ -31,12 +31,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from engine.cards import JOKER_NAMES
 from vision.instances import CardInstance
 from vision.labels import SUITS, class_id
 
 #: The cards whose art is matched: the court cards (suit by suit) and the two jokers.
-ART_CARDS: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in "JQK") + ("SJ", "BJ")
-JOKERS = ("SJ", "BJ")
+ART_CARDS: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in "JQK") + JOKER_NAMES
 
 
 class FaceMatcherError(ValueError):
@@ -352,9 +352,9 @@ class FaceMatcher:
         mask = self.differ[face]
         if mask is None or mine.shape != theirs.shape:
             return float(min(np.abs(mine - theirs).mean(), np.abs(mine - theirs[::-1, ::-1]).mean()))
-        upright = np.abs(mine - theirs).sum(-1)[mask].mean()
-        turned = np.abs(mine - theirs[::-1, ::-1]).sum(-1)[mask[::-1, ::-1]].mean()
-        return float(min(upright, turned)) / 2
+        upright = np.abs(mine - theirs)[mask].mean()
+        turned = np.abs(mine - theirs[::-1, ::-1])[mask[::-1, ::-1]].mean()
+        return float(min(upright, turned))
 
     def _one_each(
         self, found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]], image: npt.NDArray[np.uint8]
@@ -390,7 +390,7 @@ class FaceMatcher:
                 )
                 if far[0][0] <= self.config.colour_margin * far[1][0]:
                     card = far[0][1]
-                elif all(self.cards[g] in JOKERS for g in twins):
+                elif all(self.cards[g] in JOKER_NAMES for g in twins):
                     card = "?J"  # a joker, but which the colours do not say
                 else:
                     continue  # twins the colours do not tell apart: the corners' reading stands
@@ -445,7 +445,7 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             out.append(card)
     for k, f in enumerate(found):
         name, cid = f.card, -1 if "?" in f.card else class_id(f.card)
-        jokers = [c for c in named.get(k, []) if c.card in JOKERS]
+        jokers = [c for c in named.get(k, []) if c.card in JOKER_NAMES]
         if name == "?J" and jokers:
             name = max(jokers, key=lambda c: c.score).card
             cid = class_id(name)
