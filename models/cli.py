@@ -853,6 +853,19 @@ def gpu_train_command(
     bank_background: Annotated[
         float, typer.Option("--bank-background", help="share of the face bank's crops that are background")
     ] = 0.12,
+    bank_joker_share: Annotated[
+        float,
+        typer.Option(
+            "--bank-joker-share", help="share of the face bank's crops cut from jokers (every deck's, any style)"
+        ),
+    ] = 0.0,
+    tile_share: Annotated[
+        float,
+        typer.Option(
+            "--tile-share",
+            help="share of rendered examples that are face tiles (close, a quarter jokers, bare surfaces) not scenes",
+        ),
+    ] = 0.0,
     bank_proposals: Annotated[
         bool,
         typer.Option(
@@ -904,6 +917,8 @@ def gpu_train_command(
         art_share=art_share,
         bank_art_share=bank_art_share if bank_art_share >= 0 else None,
         bank_background=bank_background,
+        bank_joker_share=bank_joker_share,
+        tile_share=tile_share,
         bank_proposals=bank_proposals,
         loc_data=loc_data,
         loc_project=loc_project,

@@ -204,9 +204,41 @@ class RenderJob:
     loc_split: str = "train"
     printed: float = 0.15
     art_share: float = ART_SHARE
+    #: share of the job's seeds that make a face tile (:func:`_localiser_tiles`: cards seen close,
+    #: a quarter jokers, bare and printed surfaces) instead of a scene; tiles are not written as
+    #: localiser data
+    tile_share: float = 0.0
 
 
 _DETECTOR: Any = None
+_FACE_SETS: dict[str, Any] = {}
+
+
+def _face_set(name: str) -> Any:
+    """A design's FaceSet, kept by the worker (at most 64 decks)."""
+    from models.synth.faces import load_faces
+
+    if name not in _FACE_SETS:
+        if len(_FACE_SETS) >= 64:
+            _FACE_SETS.pop(next(iter(_FACE_SETS)))
+        _FACE_SETS[name] = load_faces(name)
+    return _FACE_SETS[name]
+
+
+def tile_example(
+    rng: np.random.Generator, art: tuple[str, ...], rand: tuple[str, ...]
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """One face tile (:func:`_localiser_tiles`) of an art deck and a randomised deck: the image, its
+    indices' classes and pixel boxes (N, 4)."""
+    from models.facetiles import compose_tile
+
+    decks = [art[int(rng.integers(len(art)))]] if art else []
+    if rand:
+        decks.append(rand[int(rng.integers(len(rand)))])
+    image, labels = compose_tile(rng, [_face_set(d) for d in decks], _localiser_tiles())
+    cls = np.array([c for c, _ in labels], np.int64)
+    boxes = np.array([b for _, b in labels], np.float32).reshape(-1, 4)
+    return image, cls, boxes
 
 
 def _worker_init(threads: int = 1) -> None:
@@ -240,12 +272,17 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
     ys: list[npt.NDArray[np.int64]] = []
     for seed in job.seeds:
         rng = np.random.default_rng(seed)
-        pool = job.art if (rng.random() < job.art_share or not job.rand) else job.rand
-        scene = render_example(int(rng.integers(1 << 62)), 640, pool, job.printed)
-        image = scene.image
-        h, w = image.shape[:2]
-        cls, boxes64 = index_boxes(scene.cards, w, h)
-        boxes = boxes64.astype(np.float32)
+        scene = None
+        if job.tile_share > 0 and rng.random() < job.tile_share:
+            image, cls, boxes = tile_example(rng, job.art, job.rand)
+            h, w = image.shape[:2]
+        else:
+            pool = job.art if (rng.random() < job.art_share or not job.rand) else job.rand
+            scene = render_example(int(rng.integers(1 << 62)), 640, pool, job.printed)
+            image = scene.image
+            h, w = image.shape[:2]
+            cls, boxes64 = index_boxes(scene.cards, w, h)
+            boxes = boxes64.astype(np.float32)
         for _ in range(job.jitter if len(cls) else 0):
             xs.append(uint8_crops(image, jitter_boxes(boxes, rng, 0.12)))
             ys.append(cls)
@@ -261,7 +298,7 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
                 keep = np.setdiff1d(np.arange(len(mined.y)), drop)
                 xs.append(mined.x[keep])
                 ys.append(mined.y[keep])
-        if job.loc_dir:
+        if job.loc_dir and scene is not None:
             root = Path(job.loc_dir)
             stem = f"s{seed}"
             cv2.imwrite(
@@ -502,6 +539,9 @@ class FaceBank:
         self.ids = torch.arange(len(valid), device=device)[torch.as_tensor(valid).to(device)]
         self.art_ids = self.ids[self.ids < art]
         self.rand_ids = self.ids[self.ids >= art]
+        joker = self.ids % 54 >= 52
+        self.art_jokers = self.ids[joker & (self.ids < art)]
+        self.rand_jokers = self.ids[joker & (self.ids >= art)]
         self.device = device
 
     def __len__(self) -> int:
@@ -533,9 +573,11 @@ class FaceBank:
         size: int = CROP_SIZE,
         background_share: float = 0.12,
         art_share: float | None = None,
+        joker_share: float = 0.0,
     ) -> tuple[Any, Any]:
         """``n`` crops as uint8 (n, 3, size, size) and their classes; ``art_share`` of them from the
-        art decks' faces when given (else every face alike)."""
+        art decks' faces when given (else every face alike), and ``joker_share`` of them from the
+        jokers of the same decks (every deck's jokers, whatever their style)."""
         import torch
         import torch.nn.functional as F
 
@@ -553,6 +595,16 @@ class FaceBank:
             idx = torch.where(from_art, pick_art, pick_rand)
         else:
             idx = self.ids[torch.randint(0, len(self), (n,), generator=gen, device=dev)]
+            from_art = idx < (int(self.art_ids.max()) + 1 if len(self.art_ids) else 0)
+        if joker_share > 0 and len(self.art_jokers) + len(self.rand_jokers):
+            art_j = self.art_jokers if len(self.art_jokers) else self.rand_jokers
+            rand_j = self.rand_jokers if len(self.rand_jokers) else self.art_jokers
+            pick = torch.where(
+                from_art,
+                art_j[torch.randint(0, len(art_j), (n,), generator=gen, device=dev)],
+                rand_j[torch.randint(0, len(rand_j), (n,), generator=gen, device=dev)],
+            )
+            idx = torch.where(torch.rand(n, generator=gen, device=dev) < joker_share, pick, idx)
         box = self.boxes[idx].clone()
         _, _, h, w = self.faces.shape
         turn = torch.rand(n, generator=gen, device=dev) < 0.5  # the bottom-right index: the face turned 180°
@@ -744,6 +796,7 @@ def train_classifiers(
     bank_share: float = 0.0,
     bank_art_share: float | None = None,
     bank_background: float = 0.12,
+    bank_joker_share: float = 0.0,
 ) -> None:
     """Train every variant on batches drawn from ``pool`` until ``end`` (``time.time()``), calling
     ``poll`` now and then to take in new crops and ``checkpoint`` to save; the learning rate follows
@@ -775,7 +828,13 @@ def train_classifiers(
             idx = torch.randint(0, n, (batch - made,), generator=gen, device=device)
             xb, yb = pool.x[idx], pool.y[idx]
             if made:
-                xs, ys = faces.crops(made, gen, background_share=bank_background, art_share=bank_art_share)  # type: ignore[union-attr]
+                xs, ys = faces.crops(  # type: ignore[union-attr]
+                    made,
+                    gen,
+                    background_share=bank_background,
+                    art_share=bank_art_share,
+                    joker_share=bank_joker_share,
+                )
                 xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
             x = augment_torch(xb, gen).contiguous(memory_format=torch.channels_last)
             for g in v.opt.param_groups:
@@ -1191,6 +1250,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                 mine_share=args.mine_share,
                 mined_background=args.mined_background,
                 art_share=args.art_share,
+                tile_share=args.tile_share,
             )
             next_scene += args.chunk
             futures.add(ex.submit(render_job, job))
@@ -1254,6 +1314,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         args.bank_share,
         args.bank_art_share,
         args.bank_background,
+        args.bank_joker_share,
     )
     for f in futures:
         f.cancel()

@@ -75,6 +75,40 @@ def test_a_render_job_cuts_labelled_and_background_crops_and_writes_the_localise
     assert lines * 2 == named  # the same labels in both products
 
 
+def test_a_render_job_can_cut_its_crops_from_face_tiles_and_writes_no_localiser_data_for_them(tmp_path):
+    for k in ("images", "labels"):
+        (tmp_path / k / "train").mkdir(parents=True)
+    seeds = gpu.scene_seeds(5, 0, 6)
+    job = gpu.RenderJob(
+        seeds, ("anglo",), ("proc1",), jitter=1, negatives=2, mine_share=0.0, loc_dir=str(tmp_path),
+        tile_share=1.0,
+    )
+    x, y, n = gpu.render_job(job)
+    assert n == 6 and x.shape[1:] == (3, CROP_SIZE, CROP_SIZE) and len(x) == len(y)
+    named = y[y < BACKGROUND]
+    assert len(named) > 6  # tiles of one to nine cards, each index cut once
+    assert (named >= 52).mean() > 0.08  # a quarter of a tile's cards are jokers (52 SJ, 53 BJ)
+    assert not list((tmp_path / "images" / "train").glob("*.jpg"))  # tiles are not localiser data
+    # the same seeds as scenes: other crops, and the scenes are written
+    scenes = gpu.render_job(
+        gpu.RenderJob(seeds, ("anglo",), ("proc1",), jitter=1, negatives=2, mine_share=0.0, loc_dir=str(tmp_path))
+    )
+    assert len(list((tmp_path / "images" / "train").glob("*.jpg"))) == 6
+    assert (named >= 52).mean() > (scenes[1][scenes[1] < BACKGROUND] >= 52).mean()
+
+
+def test_a_tile_example_labels_lie_on_the_tile():
+    rng = np.random.default_rng(4)
+    labelled = 0
+    for _ in range(5):
+        image, cls, boxes = gpu.tile_example(rng, ("anglo",), ("proc1",))
+        assert image.shape == (640, 640, 3) and image.dtype == np.uint8
+        assert len(cls) == len(boxes) and boxes.shape[1:] == (4,)
+        assert ((boxes >= 0) & (boxes <= 640)).all() and (boxes[:, 2] > boxes[:, 0]).all()
+        labelled += len(cls)
+    assert labelled > 0
+
+
 def test_a_tile_job_writes_labelled_face_tiles_and_negatives_for_the_localisers(tmp_path):
     job = gpu.TileJob(7, ("anglo", "proc1"), 12, str(tmp_path), "val")
     assert gpu.tile_job(job) == 12
@@ -274,6 +308,28 @@ def test_bank_crops_weight_the_art_decks_as_asked():
     assert dark_share(0.9) > 0.8
     assert 0.35 < dark_share(None) < 0.65
     assert dark_share(0.0) < 0.1
+
+
+def test_bank_crops_draw_jokers_as_asked_from_the_same_decks():
+    """Two decks, the first counted as art. With joker_share 0.5 about half the crops are jokers
+    (classes 52 and 53), of both decks; with 0 about 2 in 54."""
+    h, w = gpu.BANK_FACE
+    faces = np.full((108, 4, h, w), 255, np.uint8)
+    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (108, 1))
+    bank = gpu.FaceBank(faces, boxes, np.ones(108, bool), "cpu", art=54)
+    assert bank.art_jokers.tolist() == [52, 53] and bank.rand_jokers.tolist() == [106, 107]
+
+    def joker_share(share: float) -> float:
+        _, y = bank.crops(
+            2000, torch.Generator().manual_seed(5), background_share=0.0, art_share=0.5, joker_share=share
+        )
+        return float((y >= 52).float().mean())
+
+    assert 0.42 < joker_share(0.5) < 0.6
+    assert joker_share(0.0) < 0.08
+    # without art_share the jokers come from either deck too
+    _, y = bank.crops(400, torch.Generator().manual_seed(6), background_share=0.0, joker_share=1.0)
+    assert set(y.tolist()) == {52, 53}
 
 
 def test_interpolated_weights_lie_between_the_two_networks_and_refuse_other_architectures():
