@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from engine.cards import JOKER_NAMES
 from vision.instances import CardInstance
-from vision.labels import SUITS, class_id
+from vision.labels import CARD_CLASSES, SUITS, class_id
 
 #: The cards whose art is matched: the court cards (suit by suit) and the two jokers.
 ART_CARDS: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in "JQK") + JOKER_NAMES
@@ -62,6 +62,13 @@ class FaceMatchConfig:
     most this share of the next's distance; ``twin_chroma``: how far apart (Lab a + b) twins'
     colours must be at a pixel for it to be one that tells them apart.
 
+    A **covered copy** (:meth:`FaceMatcher.covered_copies`) is looked for under each card found, at
+    ``covered_h`` pixels a face: the copy's visible strip must correlate with the face at least
+    ``covered_ncc`` (normalised cross-correlation), ``covered_margin`` above every other face of the
+    deck at that place; between ``covered_visible`` (shares of the face) of it showing, its middle
+    at least ``covered_shift`` of a card's width from the top card's, turned by one of
+    ``covered_turns`` (degrees) from it.
+
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
     ...
@@ -79,6 +86,12 @@ class FaceMatchConfig:
     max_tries: int = 6
     colour_margin: float = 0.8
     twin_chroma: float = 12.0
+    covered_h: int = 64
+    covered_ncc: float = 0.7
+    covered_margin: float = 0.15
+    covered_visible: tuple[float, float] = (0.1, 0.6)
+    covered_shift: float = 0.12
+    covered_turns: tuple[float, ...] = (-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
@@ -145,8 +158,14 @@ class FaceMatcher:
     size, ``?J``, or, for other twins, nothing: the corners' reading stands)."""
 
     def __init__(
-        self, faces: dict[str, npt.NDArray[np.uint8]], config: FaceMatchConfig | None = None
+        self,
+        faces: dict[str, npt.NDArray[np.uint8]],
+        config: FaceMatchConfig | None = None,
+        deck: dict[str, npt.NDArray[np.uint8]] | None = None,
     ) -> None:
+        """``faces``: the art faces to find; ``deck``: every face of the deck (the art faces among
+        them), which a covered copy must resemble less than its own face (None: no covered copies
+        are looked for)."""
         self.config = config or FaceMatchConfig()
         self.sift = cv2.SIFT_create()  # type: ignore[attr-defined]
         self.cards: list[str] = []
@@ -172,6 +191,18 @@ class FaceMatcher:
         self.twins = self._twin_faces()
         self.chroma = [_chroma(face) for face in self.colour]  # for telling twins apart
         self.differ = self._where_twins_differ()
+        self.deck_grey: dict[str, npt.NDArray[np.float32]] = {}
+        self._turned_faces: dict[
+            tuple[str, float], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]
+        ] = {}
+        if deck is not None and self.cards:
+            h = self.config.covered_h
+            fh, fw = self.colour[0].shape[:2]
+            size = (max(8, int(round(fw * h / fh))), h)
+            for card, face in deck.items():
+                grey = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+                small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+                self.deck_grey[card] = np.asarray(cv2.GaussianBlur(small, (0, 0), 1.0), np.float32)
 
     @classmethod
     def from_folder(cls, faces_dir: Path, config: FaceMatchConfig | None = None) -> FaceMatcher:
@@ -182,7 +213,14 @@ class FaceMatcher:
             if image is None:
                 raise FaceMatcherError(f"{faces_dir}: no readable {card}.png (tractorcam enroll)")
             faces[card] = np.asarray(image, np.uint8)
-        return cls(faces, config)
+        deck = dict(faces)
+        for card in CARD_CLASSES:
+            if card not in deck:
+                image = cv2.imread(str(Path(faces_dir) / f"{card}.png"), cv2.IMREAD_COLOR)
+                if image is None:
+                    return cls(faces, config)  # an incomplete deck: no covered copies looked for
+                deck[card] = np.asarray(image, np.uint8)
+        return cls(faces, config, deck)
 
     def _twin_faces(self) -> npt.NDArray[np.bool_]:
         """Which faces tell the same story in grey (F × F, each face its own twin): a face is
@@ -250,7 +288,91 @@ class FaceMatcher:
                 quad = corners @ h[:2].T
                 if self._card_like(int(face), quad, card_size_px):
                     found.append((int(face), FaceMatch(self.cards[face], int(agree.sum()), quad), h))
-        return self._one_each(found, bgr)
+        cards = self._one_each(found, bgr)
+        return self.covered_copies(cards, bgr) if self.deck_grey else cards
+
+    def covered_copies(self, found: list[FaceMatch], image: npt.NDArray[np.uint8]) -> list[FaceMatch]:
+        """``found`` and, after it, the covered copy of each card found (:meth:`covered_copy`) that
+        no other card found already stands for.
+
+        A pair of court cards is often laid as a fan, one card over the other, and too little of the
+        lower one shows for its keypoints to locate it. What shows is the same face, a little
+        shifted and turned: each card found is cut out of the image with a margin in its own frame
+        (its face upright), and its face is slid over what lies round it, the card itself masked
+        out; where the visible strip correlates well with the face, and clearly better than with any
+        other face of the deck, a copy lies there."""
+        grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.float32)
+        out = list(found)
+        for top in found:
+            if top.card not in self.deck_grey:
+                continue  # a joker of unknown size
+            copy = self.covered_copy(top, grey)
+            if copy is not None and not any(
+                float(np.linalg.norm(copy.centre - k.centre)) <= self.config.same_card * k.width()
+                for k in out
+                if k is not top
+            ):
+                out.append(copy)
+        return out
+
+    def _turned(
+        self, card: str, degrees: float
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
+        """:func:`_turned` of a deck face, kept."""
+        key = (card, degrees)
+        if key not in self._turned_faces:
+            self._turned_faces[key] = _turned(self.deck_grey[card], degrees)
+        return self._turned_faces[key]
+
+    def covered_copy(self, top: FaceMatch, grey: npt.NDArray[np.float32]) -> FaceMatch | None:
+        """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`)."""
+        cfg = self.config
+        th, tw = self.deck_grey[top.card].shape
+        mx, my = 0.55, 0.35  # the margin round the top card, shares of its face
+        width, height = int(round((1 + 2 * mx) * tw)), int(round((1 + 2 * my) * th))
+        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        m, _ = cv2.estimateAffinePartial2D(corners, top.quad)
+        if m is None:
+            return None
+        shift = np.array([[1.0, 0.0, -mx * tw], [0.0, 1.0, -my * th], [0.0, 0.0, 1.0]])
+        to_image = (np.vstack([m, [0.0, 0.0, 1.0]]) @ shift)[:2]  # canvas → image
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        canvas = cv2.GaussianBlur(cv2.warpAffine(grey, to_image, (width, height), flags=flags), (0, 0), 1.0)
+        usable = cv2.warpAffine(np.ones_like(grey), to_image, (width, height), flags=flags) > 0.99
+        x0, y0 = int(mx * tw) - 2, int(my * th) - 2
+        usable[max(0, y0) : y0 + th + 5, max(0, x0) : x0 + tw + 5] = False  # the top card itself
+        if usable.sum() < 16:
+            return None
+        mean, std = canvas[usable].mean(), canvas[usable].std() + 1e-6
+        u = usable.astype(np.float32)
+        image = np.where(usable, (canvas - mean) / std, 0.0).astype(np.float32)
+        best: tuple[float, float, int, int, npt.NDArray[np.float64]] | None = None
+        for turn in cfg.covered_turns:
+            templ, alpha, rot = self._turned(top.card, turn)
+            ncc, n = _masked_ncc(image, u, templ, alpha)
+            ah, aw = alpha.shape
+            ys, xs = np.mgrid[0 : ncc.shape[0], 0 : ncc.shape[1]]
+            centre_x, centre_y = xs + aw / 2 - (mx + 0.5) * tw, ys + ah / 2 - (my + 0.5) * th
+            ok = (n >= cfg.covered_visible[0] * alpha.sum()) & (n <= cfg.covered_visible[1] * alpha.sum())
+            ok &= np.hypot(centre_x, centre_y) >= cfg.covered_shift * tw
+            if not ok.any():
+                continue
+            score = np.where(ok, ncc, -1.0)
+            y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+            if best is None or score[y, x] > best[0]:
+                best = (float(score[y, x]), turn, int(x), int(y), rot)
+        if best is None or best[0] < cfg.covered_ncc:
+            return None
+        value, turn, x, y, rot = best
+        others = [card for card in self.deck_grey if card != top.card]
+        if others:
+            templs = np.stack([self._turned(card, turn)[0] for card in others])
+            rival = _best_ncc_near(image, u, templs, self._turned(top.card, turn)[1], x, y)
+            if value - rival < cfg.covered_margin:
+                return None
+        quad_canvas = np.c_[corners, np.ones(4)] @ rot.T + np.array([x, y])  # the copy's face corners
+        quad = np.c_[quad_canvas, np.ones(4)] @ to_image.T
+        return FaceMatch(top.card, cfg.min_matches, quad)
 
     def _matches(
         self, desc: npt.NDArray[np.float32]
@@ -397,6 +519,96 @@ class FaceMatcher:
                 best = FaceMatch(card, best.matches, best.quad)
             out.append(best)
         return out
+
+
+def _turned(
+    face: npt.NDArray[np.float32], degrees: float
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
+    """A face turned by ``degrees`` about its middle on a canvas that holds it whole: the face (its
+    visible pixels standardised), where it lies (0 or 1), and the 2 × 3 map face → that canvas."""
+    h, w = face.shape
+    a = np.deg2rad(degrees)
+    ch = int(np.ceil(abs(w * np.sin(a)) + abs(h * np.cos(a))))
+    cw = int(np.ceil(abs(w * np.cos(a)) + abs(h * np.sin(a))))
+    rot = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    rot[:, 2] += (cw / 2 - w / 2, ch / 2 - h / 2)
+    templ = cv2.warpAffine(face, rot, (cw, ch), flags=cv2.INTER_LINEAR)
+    alpha = (cv2.warpAffine(np.ones_like(face), rot, (cw, ch), flags=cv2.INTER_LINEAR) > 0.99).astype(np.float32)
+    inside = alpha > 0
+    templ = np.where(inside, (templ - templ[inside].mean()) / (templ[inside].std() + 1e-6), 0.0)
+    return templ.astype(np.float32), alpha, np.asarray(rot, np.float64)
+
+
+def _masked_ncc(
+    image: npt.NDArray[np.float32],
+    usable: npt.NDArray[np.float32],
+    templ: npt.NDArray[np.float32],
+    alpha: npt.NDArray[np.float32],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Normalised cross-correlation of ``templ`` (where ``alpha``) with ``image`` (where ``usable``)
+    at every place the template fits wholly, over the pixels both cover; and how many those are.
+
+    >>> rng = np.random.default_rng(0)
+    >>> img = rng.normal(size=(30, 30)).astype(np.float32)
+    >>> t = img[5:15, 8:20].copy()
+    >>> ncc, n = _masked_ncc(img, np.ones_like(img), t, np.ones_like(t))
+    >>> tuple(int(v) for v in np.unravel_index(np.argmax(ncc), ncc.shape)), round(float(ncc.max()), 3)
+    ((5, 8), 1.0)
+    """
+
+    def corr(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        return np.asarray(cv2.matchTemplate(a, b, cv2.TM_CCORR), np.float64)
+
+    ui, ui2 = usable * image, usable * image * image
+    at, at2 = alpha * templ, alpha * templ * templ
+    n = corr(usable, alpha)
+    s_i, s_i2 = corr(ui, alpha), corr(ui2, alpha)
+    s_t, s_t2 = corr(usable, at), corr(usable, at2)
+    s_ti = corr(ui, at)
+    safe = np.maximum(n, 1.0)
+    cov = s_ti - s_t * s_i / safe
+    var = (s_t2 - s_t**2 / safe) * (s_i2 - s_i**2 / safe)
+    ncc = np.where((n >= 16) & (var > 1e-9), cov / np.sqrt(np.maximum(var, 1e-9)), -1.0)
+    return ncc, n
+
+
+def _best_ncc_near(
+    image: npt.NDArray[np.float32],
+    usable: npt.NDArray[np.float32],
+    templs: npt.NDArray[np.float32],
+    alpha: npt.NDArray[np.float32],
+    x: int,
+    y: int,
+    reach: int = 3,
+) -> float:
+    """The best :func:`_masked_ncc` of any of ``templs`` (F, h, w, all lying where ``alpha``) placed
+    within ``reach`` pixels of (``x``, ``y``).
+
+    >>> rng = np.random.default_rng(1)
+    >>> img = rng.normal(size=(40, 40)).astype(np.float32)
+    >>> templs = np.stack([rng.normal(size=(10, 8)), img[12:22, 20:28]]).astype(np.float32)
+    >>> round(_best_ncc_near(img, np.ones_like(img), templs, np.ones((10, 8), np.float32), 18, 10), 3)
+    1.0
+    """
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    h, w = alpha.shape
+    y0, x0 = max(0, y - reach), max(0, x - reach)
+    window = (slice(y0, y + reach + h), slice(x0, x + reach + w))
+    img, use = image[window], usable[window]
+    if img.shape[0] < h or img.shape[1] < w:
+        return -1.0
+    patches = sliding_window_view(img, (h, w)).reshape(-1, h * w)  # (places, pixels)
+    mask = (sliding_window_view(use, (h, w)) * alpha).reshape(-1, h * w)
+    t = templs.reshape(len(templs), h * w).T  # (pixels, F)
+    n = mask.sum(1)[:, None]
+    s_i = (mask * patches).sum(1)[:, None]
+    s_i2 = (mask * patches * patches).sum(1)[:, None]
+    s_t, s_t2, s_ti = mask @ t, mask @ (t * t), (mask * patches) @ t
+    safe = np.maximum(n, 1.0)
+    var = (s_t2 - s_t**2 / safe) * (s_i2 - s_i**2 / safe)
+    ncc = np.where((n >= 16) & (var > 1e-9), (s_ti - s_t * s_i / safe) / np.sqrt(np.maximum(var, 1e-9)), -1.0)
+    return float(ncc.max())
 
 
 def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:

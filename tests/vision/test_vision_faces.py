@@ -220,3 +220,47 @@ def test_twin_jokers_whose_art_sits_a_little_apart_are_told_by_where_their_colou
     for card in ("SJ", "BJ"):
         image, _ = lay(deck, [(card, (350, 250), angle)], seed=angle)
         assert [f.card for f in matcher.match(image, (CARD_W, CARD_H))] == [card], (card, angle)
+
+
+@pytest.mark.parametrize(
+    ("card", "shift", "turn"),
+    [("KH", (0.3, 0.03), 0), ("JD", (0.22, 0.0), 5), ("QC", (-0.28, 0.05), -6), ("KS", (0.05, 0.25), 3)],
+)
+def test_the_covered_copy_of_a_fanned_pair_is_found_under_the_top_card(guyenne, matcher, card, shift, turn):
+    """A pair laid as a fan: the lower card shows a strip too narrow for its keypoints (a fifth to
+    a third of it); it is found as the top card's copy where it lies."""
+    base = 20
+    lower = (300.0, 250.0)
+    offset = np.array(shift) * np.array([CARD_W, CARD_H])
+    a = np.deg2rad(-base)  # the offset in the top card's frame, turned with it
+    top = np.array(lower) + np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ offset
+    image, quads = lay(guyenne, [(card, lower, base - turn), (card, tuple(top), base)])
+    found = matcher.match(image, (CARD_W, CARD_H))
+    assert [f.card for f in found] == [card, card]
+    centres = sorted((f.centre for f in found), key=lambda c: float(np.linalg.norm(c - quads[0].mean(0))))
+    assert np.linalg.norm(centres[0] - quads[0].mean(0)) < 6  # the copy where the lower card lies
+    assert np.linalg.norm(centres[1] - quads[1].mean(0)) < 6
+
+
+@pytest.mark.parametrize("under", ["5H", "QH", "KD", "10S"])
+def test_another_card_under_a_court_card_is_no_copy_of_it(guyenne, matcher, under):
+    """What shows of the lower card is another card's (a number card, another court, the same
+    rank in another suit): no copy of the top card is made of it."""
+    image, _ = lay(guyenne, [(under, (300, 250), 0), ("KH", (300 + 0.3 * CARD_W, 252), 2)])
+    found = [f.card for f in matcher.match(image, (CARD_W, CARD_H))]
+    assert found.count("KH") == 1, found
+
+
+def test_court_cards_side_by_side_have_no_covered_copies(guyenne, matcher):
+    cards = [("KH", (150, 250), 0), ("KH", (330, 250), 5), ("JS", (520, 250), -5)]
+    image, _ = lay(guyenne, cards, (700, 500))
+    assert sorted(f.card for f in matcher.match(image, (CARD_W, CARD_H))) == ["JS", "KH", "KH"]
+
+
+def test_a_faces_folder_without_every_card_looks_for_no_covered_copies(guyenne, enrolled, tmp_path):
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for card in ART_CARDS:
+        (folder / f"{card}.png").write_bytes((enrolled / f"{card}.png").read_bytes())
+    assert FaceMatcher.from_folder(folder).deck_grey == {}
+    assert len(FaceMatcher.from_folder(enrolled).deck_grey) == 54
