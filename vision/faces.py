@@ -358,9 +358,9 @@ class FaceMatcher:
             if not ok.any():
                 continue
             score = np.where(ok, ncc, -1.0)
-            y, x = np.unravel_index(int(np.argmax(score)), score.shape)
-            if best is None or score[y, x] > best[0]:
-                best = (float(score[y, x]), turn, int(x), int(y), rot)
+            row, col = np.unravel_index(int(np.argmax(score)), score.shape)
+            if best is None or score[row, col] > best[0]:
+                best = (float(score[row, col]), turn, int(col), int(row), rot)
         if best is None or best[0] < cfg.covered_ncc:
             return None
         value, turn, x, y, rot = best
