@@ -1073,7 +1073,7 @@ def run_localisers(args: types.SimpleNamespace) -> dict[str, Any]:
                 seeds = scene_seeds(args.seed, next_scene, args.chunk)
                 next_scene += args.chunk
                 if tiles_rng.random() < args.tiles:
-                    decks = (art[int(tiles_rng.integers(len(art)))],)
+                    decks: tuple[str, ...] = (art[int(tiles_rng.integers(len(art)))],)
                     if rand:
                         decks += (rand[int(tiles_rng.integers(len(rand)))],)
                     tile = TileJob(seeds[0], decks, args.chunk, str(data), split)
