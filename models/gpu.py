@@ -30,6 +30,7 @@ The commands are :data:`models.cli.gpu_app`'s; ``python -m models.gpu`` runs tha
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -211,18 +212,14 @@ class RenderJob:
 
 
 _DETECTOR: Any = None
-_FACE_SETS: dict[str, Any] = {}
 
 
+@functools.lru_cache(maxsize=64)
 def _face_set(name: str) -> Any:
-    """A design's FaceSet, kept by the worker (at most 64 decks)."""
+    """A design's FaceSet, kept by the worker (the 64 last used)."""
     from models.synth.faces import load_faces
 
-    if name not in _FACE_SETS:
-        if len(_FACE_SETS) >= 64:
-            _FACE_SETS.pop(next(iter(_FACE_SETS)))
-        _FACE_SETS[name] = load_faces(name)
-    return _FACE_SETS[name]
+    return load_faces(name)
 
 
 def tile_example(
@@ -275,14 +272,13 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
         scene = None
         if job.tile_share > 0 and rng.random() < job.tile_share:
             image, cls, boxes = tile_example(rng, job.art, job.rand)
-            h, w = image.shape[:2]
         else:
             pool = job.art if (rng.random() < job.art_share or not job.rand) else job.rand
             scene = render_example(int(rng.integers(1 << 62)), 640, pool, job.printed)
             image = scene.image
-            h, w = image.shape[:2]
-            cls, boxes64 = index_boxes(scene.cards, w, h)
+            cls, boxes64 = index_boxes(scene.cards, image.shape[1], image.shape[0])
             boxes = boxes64.astype(np.float32)
+        h, w = image.shape[:2]
         for _ in range(job.jitter if len(cls) else 0):
             xs.append(uint8_crops(image, jitter_boxes(boxes, rng, 0.12)))
             ys.append(cls)
@@ -539,6 +535,7 @@ class FaceBank:
         self.ids = torch.arange(len(valid), device=device)[torch.as_tensor(valid).to(device)]
         self.art_ids = self.ids[self.ids < art]
         self.rand_ids = self.ids[self.ids >= art]
+        self.art = art
         joker = self.ids % 54 >= 52
         self.art_jokers = self.ids[joker & (self.ids < art)]
         self.rand_jokers = self.ids[joker & (self.ids >= art)]
@@ -595,8 +592,8 @@ class FaceBank:
             idx = torch.where(from_art, pick_art, pick_rand)
         else:
             idx = self.ids[torch.randint(0, len(self), (n,), generator=gen, device=dev)]
-            from_art = idx < (int(self.art_ids.max()) + 1 if len(self.art_ids) else 0)
         if joker_share > 0 and len(self.art_jokers) + len(self.rand_jokers):
+            from_art = idx < self.art  # a joker of the same kind of deck as the face it replaces
             art_j = self.art_jokers if len(self.art_jokers) else self.rand_jokers
             rand_j = self.rand_jokers if len(self.rand_jokers) else self.art_jokers
             pick = torch.where(

@@ -565,11 +565,23 @@ def _masked_ncc(
     s_i, s_i2 = corr(ui, alpha), corr(ui2, alpha)
     s_t, s_t2 = corr(usable, at), corr(usable, at2)
     s_ti = corr(ui, at)
+    return _ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti), n
+
+
+def _ncc_of_sums(
+    n: npt.NDArray[np.float64],
+    s_i: npt.NDArray[np.float64],
+    s_i2: npt.NDArray[np.float64],
+    s_t: npt.NDArray[np.float64],
+    s_t2: npt.NDArray[np.float64],
+    s_ti: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Normalised cross-correlation from the masked sums of the image, the template, their squares
+    and their product over ``n`` pixels; -1 where fewer than 16 pixels or no variance."""
     safe = np.maximum(n, 1.0)
-    cov = s_ti - s_t * s_i / safe
     var = (s_t2 - s_t**2 / safe) * (s_i2 - s_i**2 / safe)
-    ncc = np.where((n >= 16) & (var > 1e-9), cov / np.sqrt(np.maximum(var, 1e-9)), -1.0)
-    return ncc, n
+    cov = s_ti - s_t * s_i / safe
+    return np.asarray(np.where((n >= 16) & (var > 1e-9), cov / np.sqrt(np.maximum(var, 1e-9)), -1.0))
 
 
 def _best_ncc_near(
@@ -605,10 +617,7 @@ def _best_ncc_near(
     s_i = (mask * patches).sum(1)[:, None]
     s_i2 = (mask * patches * patches).sum(1)[:, None]
     s_t, s_t2, s_ti = mask @ t, mask @ (t * t), (mask * patches) @ t
-    safe = np.maximum(n, 1.0)
-    var = (s_t2 - s_t**2 / safe) * (s_i2 - s_i**2 / safe)
-    ncc = np.where((n >= 16) & (var > 1e-9), (s_ti - s_t * s_i / safe) / np.sqrt(np.maximum(var, 1e-9)), -1.0)
-    return float(ncc.max())
+    return float(_ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti).max())
 
 
 def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
