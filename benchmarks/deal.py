@@ -15,7 +15,8 @@ card with more than ``--oracle-visible`` of it in view) to measure the tracker a
 
 Prints one line per deal and a total: plays exact (and right as far as named: unknown cards
 standing for the rest), cards right, tricks found, bottom, outcome, false and missed alerts (the
-alerts the table service raises: :mod:`edge_app.events`, which turns doubtful ones into looks),
+alerts the table service raises as it runs: every event of each deal's :mod:`edge_app.events`
+stream, fed as :mod:`edge_app.service` feeds it; doubtful alerts become looks),
 looks asked of the referee, and seconds per reader call. ``--calibrate`` (films made with
 ``synth deal --markers``) calibrates each film from its corner markers as ``run`` does without
 ``--table``, and prints that calibration's error against the film's truth.
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.table import TableGeometry  # noqa: E402
 from edge_app.compare import DealComparison, compare_deals  # noqa: E402
-from edge_app.deal import DealInfo  # noqa: E402
+from edge_app.deal import DealInfo, RecognisedDeal  # noqa: E402
 from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
 from engine.deal_log import parse_deal_log  # noqa: E402
@@ -187,6 +188,16 @@ def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparis
             state["frame"] = f.index
             yield f
 
+    # the events as the table service sends them (edge_app.service): each deal's stream fed the deal
+    # so far after every trick, the finished deal, and the deal as it ended
+    streams: dict[int, EventStream] = {}
+    events: dict[int, list[Any]] = {}
+
+    def feed(deal: RecognisedDeal, ended: bool = False) -> None:
+        events.setdefault(deal.number, []).extend(
+            streams.setdefault(deal.number, EventStream()).update(deal, ended=ended)
+        )
+
     try:
         result = run_pipeline(
             frames(),
@@ -196,7 +207,11 @@ def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparis
             every=args.every,
             inertia=args.inertia,
             still_threshold=None if args.zones else 2.0,
+            on_trick=feed,
+            on_finished=feed,
+            on_deal_end=lambda deal: feed(deal, True),
         )
+        feed(result.deal, True)
     finally:
         src.close()
         if save is not None:
@@ -219,12 +234,12 @@ def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparis
             out.append(compare_deals(replace(truth, tricks=(), bottom=None, finished=False), truth, set()))
             continue
         deal = result.deals[k]
-        # what the table service would raise: alerts it is sure of, looks for the rest
-        events = [e for e in EventStream().update(deal) if e.type == "alert"]
+        # what the table service raised: alerts it is sure of, looks for the rest
+        raised = [e for e in events.get(deal.number, []) if e.type == "alert"]
         alerted = {
-            f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")
+            f"{e.kind} {e.seat} trick {e.trick}" for e in raised if e.kind in ("revoke", "failed_throw")
         }
-        looks[f"{folder.name}/{k}"] = sum(e.kind == "look" for e in events)
+        looks[f"{folder.name}/{k}"] = sum(e.kind == "look" for e in raised)
         out.append(compare_deals(deal.log, truth, alerted))
     if len(result.deals) > len(truths):
         print(f"{folder.name}: {len(result.deals)} deals seen, the film has {len(truths)}")

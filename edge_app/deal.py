@@ -18,9 +18,11 @@ A finished log the engine accepts accounts for the whole deal (every hand played
 bottom, every card of the decks): nothing seen later can belong to it, so the table service posts
 it at once (:func:`hands_played_out` tells, cheaply, when that is worth checking).
 
-The log is checked with the engine (:func:`engine.score.score_log`: read and scored); when it
-refuses a log whose inventory made a card unknown, the deal is decoded again with the card unknown
-at one of its other places (:func:`_alternatives`: the same card read twice where one was misread). A log the engine still refuses
+The log is checked with the engine (:func:`engine.score.score_log`: read and scored). A card read
+more often than the decks hold it was misread at one of its places: the deal is decoded with the
+card unknown at each place in turn, and the place whose log the engine accepts with the fewest
+violations is taken (:func:`_place_misreads`); unless the rules settle it by a clear margin, every
+place's trick is doubtful (no alert rests on a reading the inventory contradicts). A log the engine still refuses
 (a misread card three times in two decks, a leader who cannot have won the trick before) is
 returned, with the engine's one-line reason in :attr:`RecognisedDeal.problem`, so a referee can
 correct it: nothing the camera saw is dropped. Before that, a finished log in which every hand
@@ -43,7 +45,7 @@ Play(seat=Seat.E, cards=(Card('3H'),), split=None)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -336,6 +338,7 @@ def decode_tricks(
     swaps: list[tuple[str, int, int, int]] | None = None,
     leads: Mapping[int, SeatName] | None = None,
     guesses: list[tuple[int, list[SeatName]]] | None = None,
+    bottom: Sequence[str] = (),
 ) -> list[_Trick]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
@@ -350,12 +353,15 @@ def decode_tricks(
     was a guess (the engine refused the log so far, or left the winner open and the camera did not
     see one of the possible winners lay its play first, alone), a play other than the
     leader's settled first (then the trick before is doubtful too: a misread there moves the lead),
-    or cards were added, dropped or made unknown. No alert may rest on them (:mod:`edge_app.events`).
+    or cards were added, dropped or made unknown (a card read too often: every trick it was read in,
+    since which reading was wrong is open). No alert may rest on them (:mod:`edge_app.events`).
     ``swaps`` collects each card the inventory made unknown and where (card, trick, play, position:
-    0-based), for :func:`_alternatives`. ``guesses`` collects each trick (1-based) whose leader was
+    0-based), for :func:`_place_misreads`. ``guesses`` collects each trick (1-based) whose leader was
     picked among several seats that may have won the trick before, with the seats not picked;
     ``leads`` gives such a trick's leader instead (one of those seats), for :func:`build_deal` to
-    try when the engine refuses the guess once the whole deal is read.
+    try when the engine refuses the guess once the whole deal is read. The ``bottom``'s cards, when
+    it was seen, count in the inventory too (a card read in a trick as often as the decks hold it,
+    one copy of which lies in the bottom, was misread once in the tricks).
 
     >>> from vision.tracking import TrackedPlay, TrackedTrick
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
@@ -369,7 +375,7 @@ def decode_tricks(
     leaders: list[SeatName] = [head.dealer.letter]
     decks = head.rules.decks
     agreement: dict[tuple[int, str], float] = {}
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter(c for c in bottom if "?" not in c)
     # every named card as often as the whole deal's readings hold it: a card read more often than
     # there are decks is the likeliest extra card of a follow read longer than its lead
     totals: Counter[str] = Counter(c for t in tricks for p in t.plays for c in p.cards if "?" not in c)
@@ -453,35 +459,75 @@ def _score(log: DealLog) -> tuple[dict[str, Any] | None, str | None]:
     return result, problem
 
 
-#: The most alternative readings :func:`_alternatives` offers.
+#: The most places of a card read too often that :func:`_place_misreads` tries, and the most
+#: other readings each repair of :func:`build_deal` tries.
 REPAIR_TRIES = 8
 
 
-def _alternatives(
-    tricks: Sequence[TrackedTrick], swaps: list[tuple[str, int, int, int]]
-) -> Iterator[tuple[list[TrackedTrick], set[int]]]:
-    """When the engine refuses a log whose inventory made a card unknown at one place (the
-    occurrence whose readings agreed least), the same card read elsewhere may be the misread one:
-    the tracker's tricks with one other occurrence of such a card (the latest swap first, later
-    places first) read as ``??`` instead, for the deal to be decoded again, with the tricks
-    (1-based) that changes. At most :data:`REPAIR_TRIES`."""
-    tries = 0
-    for card, k, *_ in reversed(swaps):
+#: How many more proven violations every other place of a card read too often must imply, for the
+#: rules to settle which reading was the misread one (:func:`_settled_by_rules`): a second revoke
+#: or failed throw by the players is far rarer than a misread card.
+SETTLE_MARGIN = 2
+
+
+def _marked_unknown(tricks: Sequence[TrackedTrick], place: tuple[int, int, int]) -> list[TrackedTrick]:
+    """The tracker's tricks with the card at ``place`` (trick, play, card: 0-based) read ``??``."""
+    t, i, j = place
+    play = tricks[t].plays[i]
+    cards = (*play.cards[:j], "??", *play.cards[j + 1 :])
+    plays = (*tricks[t].plays[:i], replace(play, cards=cards), *tricks[t].plays[i + 1 :])
+    return [*tricks[:t], replace(tricks[t], plays=plays), *tricks[t + 1 :]]
+
+
+def _place_misreads(
+    tricks: Sequence[TrackedTrick],
+    swaps: Sequence[tuple[str, int, int, int]],
+    decode: Any,
+) -> tuple[DealLog, set[int], dict[str, Any]] | None:
+    """Where the cards read more often than the decks hold them were misread. For each such card
+    (``swaps``, the inventory's), the deal is decoded with each of its places read ``??`` in turn
+    and scored: the place whose log the engine accepts with the fewest proven violations is the
+    misread one (on a tie, the play whose readings agreed least, the later one: the inventory's own
+    choice), for a misread card is far likelier than a player breaking the rules. It is then read
+    ``??`` as if the camera had said so. The rules *settle* it when that log has at least
+    :data:`SETTLE_MARGIN` fewer violations than every other place's log the engine accepts (or no
+    other is accepted); otherwise the tricks of all the card's places stay doubtful, since which
+    reading was wrong is open, and no alert rests on them.
+
+    Returns the log so decoded, its doubtful tricks (1-based) and its score; None when no place of
+    any card makes a log the engine accepts, or the card has more than :data:`REPAIR_TRIES` places
+    (left to the inventory's choice). ``decode`` is :func:`build_deal`'s (tracked tricks → log,
+    doubtful, swaps)."""
+    marked = list(tricks)
+    open_tricks: set[int] = set()
+    placed = False
+    for card in dict.fromkeys(c for c, *_ in swaps):
         places = [
             (t, i, j)
-            for t, trick in enumerate(tricks)
+            for t, trick in enumerate(marked)
             for i, play in enumerate(trick.plays)
             for j, c in enumerate(play.cards)
             if c == card
         ]
-        for t, i, j in reversed(places):
-            if tries >= REPAIR_TRIES:
-                return
-            tries += 1
-            play = tricks[t].plays[i]
-            cards = (*play.cards[:j], "??", *play.cards[j + 1 :])
-            plays = (*tricks[t].plays[:i], replace(play, cards=cards), *tricks[t].plays[i + 1 :])
-            yield [*tricks[:t], replace(tricks[t], plays=plays), *tricks[t + 1 :]], {k + 1, t + 1}
+        if len(places) > REPAIR_TRIES:
+            continue
+        scored: list[tuple[int, tuple[float, int, int, int], tuple[int, int, int]]] = []
+        for t, i, j in places:
+            result, problem = _score(decode(_marked_unknown(marked, (t, i, j)))[0])
+            if result is not None and problem is None:
+                agreement = marked[t].plays[i].agreement
+                scored.append((len(result["violations"]), (agreement, -t, -i, -j), (t, i, j)))
+        if not scored:
+            continue
+        scored.sort()
+        marked, placed = _marked_unknown(marked, scored[0][2]), True
+        if len(scored) > 1 and scored[1][0] - scored[0][0] < SETTLE_MARGIN:
+            open_tricks.update(t + 1 for t, _, _ in places)
+    if not placed:
+        return None
+    log, doubtful, _ = decode(marked)
+    result, problem = _score(log)
+    return None if result is None or problem is not None else (log, doubtful | open_tricks, result)
 
 
 def _fit_inventory(
@@ -525,7 +571,10 @@ def _fit_inventory(
                 for j, c in enumerate(cards)
                 if c == card
             ]
+            if not places:  # the bottom alone holds too many: the bottom's reading is the problem
+                break
             *_, k, i, j = min(places)
+            changed.update(place[4] + 1 for place in places)  # which one was misread is open
             out[k][i][1][j] = "??"
             if swaps is not None:
                 swaps.append((card, k, i, j))
@@ -613,7 +662,7 @@ def build_deal(
     ) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
         doubtful: set[int] = set()
         swaps: list[tuple[str, int, int, int]] = []
-        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses)
+        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses, bottom or ())
         cards = bottom
         if bottom is None and hands_done and after:
             cards = _fit_bottom(after, decoded, rules.bottom_size, rules.decks)
@@ -624,13 +673,11 @@ def build_deal(
     guessed: list[tuple[int, list[SeatName]]] = []  # the leaders the tracker's own reading guessed
     log, doubtful, swaps = decode(tricks, guesses=guessed)
     result, problem, named = _check(log)
-    if problem is not None and swaps:
-        for alternative, places in _alternatives(tricks, swaps):
-            trial, trial_doubtful, _ = decode(alternative)
-            trial_result, trial_problem = _score(trial)
-            if trial_problem is None:
-                log, doubtful, result, problem = trial, trial_doubtful | places, trial_result, None
-                break
+    if swaps:
+        placed = _place_misreads(tricks, swaps, decode)
+        if placed is not None:
+            log, doubtful, result = placed
+            problem = named = None
     if problem is not None:
         # a leader picked among the seats that may have won the trick before by the order the
         # plays settled in, which the whole deal's inventory then rules out: first the trick the

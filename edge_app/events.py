@@ -1,10 +1,11 @@
 """The live events a table sends while a deal goes on (the scoreboard's edge events,
 :mod:`contract.events`): the deal's start, every play and trick result once the trick is
-cleared, an alert for each violation the engine finds proven in the log so far, and a ``look``
+cleared, an alert for each violation the engine finds proven in the finished log, and a ``look``
 alert when an unknown card (``??``: seen, not named) could change a trick's winner or the outcome.
 
 :class:`EventStream` is fed the recognised deal each time a trick is cleared and returns only what
-is new since the last call, so a re-scored log never repeats an event. A log the engine refuses
+is new since the last call, so a re-scored log never repeats an event. Violations and the looks
+about unknown cards wait for the finished deal (:meth:`EventStream.update`). A log the engine refuses
 (a card read more often than there are decks, say) raises one ``mismatch`` alert per distinct
 reason, for the referee to look at; its tricks are sent as plays without a result.
 
@@ -45,8 +46,15 @@ class EventStream:
         self.problems: set[str] = set()
         self.looks: set[tuple[str, int]] = set()
 
-    def update(self, deal: RecognisedDeal) -> list[Event]:
-        """The events not sent yet for ``deal`` (complete tricks only)."""
+    def update(self, deal: RecognisedDeal, *, ended: bool = False) -> list[Event]:
+        """The events not sent yet for ``deal`` (complete tricks only). A violation is alerted only
+        once the log is finished: until every card of the decks has been read, a card misread with
+        confidence (a 5♥ read 5♠ in every frame) cannot be told from a revoke, and the deck's
+        inventory exposes it only when the misread card's other copies are seen. The rules apply
+        the penalty to the deal's result, so nothing is lost by waiting. A deal that ``ended``
+        without being seen finished raises its proven violations as ``look`` alerts instead. The
+        looks about unknown cards wait for the same moment: most winners an unknown card leaves
+        open are settled by who leads next and by the cards read later."""
         log = deal.log
         out: list[Event] = []
         if not self.started:
@@ -74,7 +82,8 @@ class EventStream:
             if r.get("winner") and r.get("points") is not None:  # open values (unknown cards): no result
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
         self.sent_tricks = max(self.sent_tricks, len(tricks))
-        out += self._looks(deal, result, len(tricks))
+        if log.finished or ended:  # what the whole deal's inventory leaves open, once it is known
+            out += self._looks(deal, result, len(tricks))
         out += self._centre(deal, result)
         if deal.level_doubt:
             out += self._look_once(
@@ -87,12 +96,14 @@ class EventStream:
                 f"nobody was seen declaring trump: the log's trump {log.trump or 'NT'} is inferred from the play; "
                 "check it",
             )
+        if not (log.finished or ended):
+            return out
         for v in (result or {}).get("violations", []):
             key = (v["kind"], v["seat"], int(v["trick"]))
             if key in self.alerts:
                 continue
             self.alerts.add(key)
-            out.append(_violation_alert(deal, v))
+            out.append(violation_alert(deal, v, whole=log.finished))
         return out
 
     def _look_once(self, topic: str, reasoning: str) -> list[AlertIn]:
@@ -196,10 +207,11 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
     return plays
 
 
-def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
+def violation_alert(deal: RecognisedDeal, v: dict[str, Any], whole: bool = True) -> AlertIn:
     """The alert for a proven violation, with a picture of each play it rests on; a ``look`` instead
-    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings) or the
-    trick of the offence or of its proof is one the decoding questioned (``deal.doubtful``)."""
+    when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings), the
+    trick of the offence or of its proof is one the decoding questioned (``deal.doubtful``), or the
+    deal was not seen ``whole`` (its inventory could not check the cards)."""
     plays = _plays_of(deal, v)
     images = _images(deal, plays)
     doubt = min((deal.agreement_of(t, s) for t, s in plays), default=1.0)
@@ -215,6 +227,11 @@ def _violation_alert(deal: RecognisedDeal, v: dict[str, Any]) -> AlertIn:
         )
     elif doubt < MIN_AGREEMENT:
         kind, why = "look", f"cards read with doubt (only {doubt:.0%} of the readings agree)"
+    elif not whole:
+        kind, why = (
+            "look",
+            "a deal the camera did not see finished (its cards could not be checked against the decks)",
+        )
     if kind == "look":
         reason = f"a {v['kind'].replace('_', ' ')} would follow from {why}: look at the pictures. {reason}"
     return AlertIn(

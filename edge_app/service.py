@@ -179,13 +179,13 @@ def run_service(
     def keys_of(deal: RecognisedDeal) -> DealKeys | None:
         return None if keys is None else keys.of_deal(deal.number)
 
-    def publish(deal: RecognisedDeal) -> None:
+    def publish(deal: RecognisedDeal, ended: bool = False) -> None:
         logs[deal.number] = deal.log
         if log_out is not None:
             shown = [logs[k].to_json() for k in sorted(logs)]
             write_atomic(log_out, json.dumps(shown[0] if len(shown) == 1 else shown, indent=1))
         dk = keys_of(deal)
-        for e in streams.setdefault(deal.number, EventStream()).update(deal):
+        for e in streams.setdefault(deal.number, EventStream()).update(deal, ended=ended):
             if e.type == "alert":
                 alerts.append(
                     f"{e.kind} {e.seat or ''} trick {e.trick or '?'}: {e.reasoning}".replace("  ", " ")
@@ -209,13 +209,14 @@ def run_service(
             else:
                 posted[deal.number] = client.deal(deal.log, within(), key=dk.deal_post())
 
-    def end(deal: RecognisedDeal) -> None:
-        """A deal the next one ended: post it if it is finished and not posted yet (a log the engine
-        refuses: the scoreboard then raises an alert for a referee), else keep its log."""
+    def end(deal: RecognisedDeal, ended: bool = True) -> None:
+        """A deal the next one (or the source's end) ended: post it if it is finished and not posted
+        yet (a log the engine refuses: the scoreboard then raises an alert for a referee), else keep
+        its log, its proven violations raised as looks (``ended``: not when a stop cut the run)."""
         if client is not None and deal.number not in posted and deal.log.finished:
             post(deal)
         else:
-            publish(deal)
+            publish(deal, ended)
 
     last_beat: list[float] = []  # when the last health report went out
     sampled = [0]  # frames sampled since
@@ -300,7 +301,7 @@ def run_service(
     )
     if result.stopped:
         deadline.append(time.monotonic() + STOP_FLUSH_S)
-    end(result.deal)
+    end(result.deal, ended=not result.stopped)
     if moved_at:  # still moved when the source ended
         paused[0] += last_index[0] - moved_at[0] + 1
     out = ServiceResult(

@@ -113,17 +113,23 @@ class _Open:
         self.high = {w: max([CARD_POINTS[c] for c in codes]) for w, codes in self.where.items()}
         self.low_all, self.high_all = sum(self.low.values()), sum(self.high.values())
 
-    def bound(self, group: Sequence[Where], named: int, bounds: Range) -> Range:
+    def bound(self, group: Sequence[Where], named: int, bounds: Range, where: str = "") -> Range:
         """``bounds`` of the points a trick or the bottom holds (``named`` from its named cards, the
         rest from its unknown ones, the ``group``), narrowed by the total the unknown cards of a
-        finished deal hold: the group holds that total less what the others can hold."""
+        finished deal hold: the group holds that total less what the others can hold. Raises
+        :class:`DealLogError` when no points are left: what ``where`` needs of its unknown cards
+        (``bounds``) and what the deal leaves over for them cannot both hold (a misread card)."""
         if self.total is None:
             return bounds
         lo_in = sum([self.low[w] for w in group])
         hi_in = sum([self.high[w] for w in group])
         lo = max(bounds[0], named + self.total - (self.high_all - hi_in))
         hi = min(bounds[1], named + self.total - (self.low_all - lo_in))
-        assert lo <= hi, "the truth lies in both bounds"
+        if lo > hi:
+            raise DealLogError(
+                f"{where or 'the log'}: the unknown cards cannot hold both the {bounds[0]}–{bounds[1]} points "
+                f"it needs and what the cards the deal leaves over hold"
+            )
         return (lo, hi)
 
     def resolved(self) -> tuple[Resolved, ...]:
@@ -377,20 +383,29 @@ def evaluate_open(log: DealLog) -> DealResult:
         tc = _TrickCards(log, t, state, ctx)
         views.append(_view(tc, ctx))
         if not trick.complete:
-            bounds = state.bound(tc.group, tc.named_points, tc.points_bounds())
+            bounds = state.bound(tc.group, tc.named_points, tc.points_bounds(), f"trick {t + 1}")
             results.append(TrickResult(t + 1, trick.leader, None, _known(bounds), bounds, complete=False))
             continue
         winners: set[Seat] = set()
         if t + 1 < n:
             winner: Seat | None = log.tricks[t + 1].leader
-            bounds = state.bound(tc.group, tc.named_points, _check_winner(log, t, tc, ctx))
+            winning = _check_winner(log, t, tc, ctx)
+            try:
+                bounds = state.bound(tc.group, tc.named_points, winning, f"trick {t + 1}")
+            except DealLogError as exc:  # no completion lets the next leader win with the cards left over
+                raise LeaderError(
+                    f"trick {t + 2}, play 1 ({winner}): {winner} led, but the readings of trick {t + 1}'s "
+                    f"unknown cards that let {winner} win it give the trick {winning[0]}–{winning[1]} points, "
+                    "which the cards the deal leaves over cannot",
+                    t + 2,
+                ) from exc
             if winner is not None and winner.side != dealer_side:
                 prior[0] += bounds[0]
                 prior[1] += bounds[1]
         else:
             winners, pts, cases = _last_cases(log, tc, ctx)
             winner = next(iter(winners)) if len(winners) == 1 else None
-            bounds = state.bound(tc.group, tc.named_points, _span(pts))
+            bounds = state.bound(tc.group, tc.named_points, _span(pts), f"trick {t + 1}")
             cases = [c for c in cases if bounds[0] <= c.points <= bounds[1]]
         could_win = () if winner is not None else tuple(sorted(winners, key=lambda seat: seat.value))
         results.append(
@@ -424,6 +439,7 @@ def evaluate_open(log: DealLog) -> DealResult:
         state.within.get("bottom", []),
         _named_points(log.bottom or ()),
         _points_bounds([bottom_choices]),
+        "the bottom",
     )
     totals: list[int] = []
     awarded: list[int] = []

@@ -473,11 +473,20 @@ class Scoreboard:
             alert.note = f"looked, no change: {reason}"
             table = self.table(s, alert.table_id)
             s.flush()
+            changed: list[Alert] = []
+            deal = s.get(Deal, alert.deal_id) if alert.deal_id is not None else None
+            if deal is not None:  # a violation the look held back stands as read: alerted now
+                _, current = self._deal(s, table.id, deal.seq)
+                changed = self._sync_engine_alerts(s, table, deal, current.result)
             out = self.alert_dict(alert)
             feed.append(
                 self.db,
                 s,
-                [(table.id, "alert", out), (table.id, "table", self.summary(s, table, slim=True))],
+                [
+                    (table.id, "alert", out),
+                    *[(table.id, "alert", self.alert_dict(a)) for a in changed],
+                    (table.id, "table", self.summary(s, table, slim=True)),
+                ],
             )
         self.notifier.notify()
         return out
@@ -567,13 +576,15 @@ class Scoreboard:
             deal.fold = fold_input(log, result)
             s.flush()
             self._recompute(s, table)
-            changed = self._sync_engine_alerts(s, table, deal, result)
-            if alert is not None:
+            if alert is not None:  # closed first: a look holds back no violation of the new version
                 if ruling is not None:
                     alert.status, alert.ruling = "ruled", ruling
                 else:  # a look settled by the cards it asked about
                     alert.status, alert.note = "resolved", f"settled by version {version} of deal {seq}"
                 alert.resolved_by, alert.resolved_at = author, now()
+                s.flush()
+            changed = self._sync_engine_alerts(s, table, deal, result)
+            if alert is not None:
                 changed.append(alert)
             if table.live.get("finished") and table.live.get("deal") == seq:
                 table.live = {
@@ -884,9 +895,21 @@ class Scoreboard:
     def _sync_engine_alerts(
         self, s: Session, table: ScoreTable, deal: Deal, result: dict[str, Any]
     ) -> list[Alert]:
-        """One alert per violation the engine proves; engine alerts no longer proven are resolved."""
+        """One alert per violation the engine proves; engine alerts no longer proven are resolved.
+        A violation the table itself raised as a ``look`` (the camera read the cards it rests on
+        with doubt: :mod:`edge_app.events`) is held back while that look is open: the engine's
+        reasoning joins the look, and the alert comes when a referee settles the look (the cards
+        corrected or confirmed as read) and the violation is still proven."""
         existing = s.scalars(select(Alert).where(Alert.deal_id == deal.id)).all()
         seen = {(a.kind, a.seat, a.trick): a for a in existing}
+        held = {
+            (a.seat, a.trick): a
+            for a in existing
+            if a.kind == "look"
+            and a.source == "edge"
+            and a.seat is not None
+            and a.status in ("open", "acknowledged")
+        }
         proven: set[tuple[str, str | None, int | None]] = set()
         changed: list[Alert] = []
         for violation in result.get("violations", []) or []:
@@ -895,6 +918,12 @@ class Scoreboard:
             proven.add(key)
             reasoning = violation_reasoning(violation, deal.seq)
             alert = seen.get(key)
+            look = held.get((key[1], key[2]))
+            if alert is None and look is not None:
+                if reasoning not in look.reasoning:
+                    look.reasoning = f"{look.reasoning}\n{reasoning}".strip()
+                    changed.append(look)
+                continue
             if alert is None:
                 alert = Alert(
                     table_id=table.id,

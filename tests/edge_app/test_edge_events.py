@@ -30,15 +30,18 @@ def truth_log(seed: int, **kw: Any) -> dict[str, Any]:
     return {k: v for k, v in log.items() if k not in ("hands", "injected")}
 
 
-def test_events_trick_by_trick_add_up_to_the_deal_and_alert_once_when_proven() -> None:
+def test_events_trick_by_trick_add_up_to_the_deal_and_alert_once_when_finished() -> None:
     log = truth_log(3, inject_revoke=True)
     (violation,) = score_log(log)["violations"]
+    assert violation["proven_at"] < len(log["tricks"])  # proven well before the deal ends
     stream = EventStream()
     seen: list[tuple[int, Any]] = []
     for n in range(1, len(log["tricks"]) + 1):
         part = {**log, "tricks": log["tricks"][:n], "finished": False}
         part.pop("bottom")
         seen += [(n, e) for e in stream.update(RecognisedDeal(as_read(part), None, ()))]
+    end = len(log["tricks"]) + 1
+    seen += [(end, e) for e in stream.update(RecognisedDeal(as_read(log), None, ()))]
     types = [e.type for _, e in seen]
     assert types[0] == "deal_start" and types.count("deal_start") == 1
     assert types.count("play") == sum(len(t["plays"]) for t in log["tricks"])
@@ -52,8 +55,25 @@ def test_events_trick_by_trick_add_up_to_the_deal_and_alert_once_when_proven() -
         violation["trick"],
         violation["proven_at"],
     )
-    assert n == violation["proven_at"]  # raised as soon as the trick that proves it is cleared
+    # raised once the finished deal's inventory has checked every card, not at the proving trick
+    assert n == end
     assert event_body(alert)["type"] == "alert" and "images" in event_body(alert)
+
+
+def test_a_violation_in_a_deal_that_ended_unfinished_is_a_look() -> None:
+    """The deal ended (the next began) without being seen finished: the inventory never checked
+    its cards, so its proven revoke goes to a referee as a look, not as an alert."""
+    log = truth_log(3, inject_revoke=True)
+    (violation,) = score_log(log)["violations"]
+    part = {**log, "tricks": log["tricks"][:-1], "finished": False}
+    part.pop("bottom")
+    stream = EventStream()
+    assert not [e for e in stream.update(RecognisedDeal(as_read(part), None, ())) if e.type == "alert"]
+    [look] = [
+        e for e in stream.update(RecognisedDeal(as_read(part), None, ()), ended=True) if e.type == "alert"
+    ]
+    assert (look.kind, look.seat, look.trick) == ("look", violation["seat"], violation["trick"])
+    assert "did not see finished" in look.reasoning
 
 
 def test_refused_log_raises_one_mismatch_alert() -> None:
@@ -283,7 +303,8 @@ def test_a_stop_ends_the_run_at_a_frame_boundary_and_bounds_the_last_posts(tmp_p
 
 
 def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
-    """Issue 39: '??' in the last cleared trick could be a trump that wins it: one look alert, once."""
+    """Issue 39: '??' in the last cleared trick could be a trump that wins it: one look alert, once,
+    when the deal ends (while it goes on, the next leader and the cards read later may settle it)."""
     from edge_app.deal import RecognisedDeal
     from edge_app.events import EventStream
 
@@ -298,14 +319,17 @@ def test_an_unknown_card_that_could_change_a_winner_asks_for_a_look():
     stream = EventStream()
     crops = {(1, "E"): b"jpeg of E", (1, "S"): b"jpeg of S"}
     events = stream.update(RecognisedDeal(as_read(log), None, (), crops=crops))
+    assert not [e for e in events if e.type == "alert"]  # the deal goes on
+    events += stream.update(RecognisedDeal(as_read(log), None, (), crops=crops), ended=True)
     looks = [e for e in events if e.type == "alert" and e.kind == "look"]
     assert [(e.trick, "who won" in e.reasoning) for e in looks] == [(1, True)]
     # with the picture of the play whose card is unknown, for the referee to name it
     assert [(i.caption, i.data) for i in looks[0].images] == [("trick 1, E", "anBlZyBvZiBF")]
     assert not [e for e in events if e.type == "trick"]  # no result sent while the winner is open
-    assert stream.update(RecognisedDeal(as_read(log), None, ())) == []
+    assert stream.update(RecognisedDeal(as_read(log), None, ()), ended=True) == []
     log["tricks"][0]["plays"][0][1] = ["BJ"]  # nothing beats a big joker led: nothing to look at
-    assert not [e for e in EventStream().update(RecognisedDeal(as_read(log), None, ())) if e.type == "alert"]
+    deal = RecognisedDeal(as_read(log), None, ())
+    assert not [e for e in EventStream().update(deal, ended=True) if e.type == "alert"]
 
 
 def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
@@ -313,7 +337,10 @@ def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
     it; when one of them was read with doubt, the referee is asked to look instead of told of a
     revoke."""
     from edge_app.deal import RecognisedDeal
-    from edge_app.events import EventStream
+    from edge_app.events import violation_alert
+
+    def alerts(deal: RecognisedDeal) -> list[Any]:  # the alert of each violation, whatever the deal's end
+        return [violation_alert(deal, v) for v in deal.result["violations"]]  # type: ignore[index]
 
     log = {
         "rules": "national-2deck",
@@ -328,33 +355,26 @@ def test_an_alert_carries_pictures_of_its_plays_and_doubt_asks_for_a_look():
     }
     crops = {(t, s): b"\\xff\\xd8\\xff" + f"{t}{s}".encode() for t in (1, 2) for s in "SENW"}
     sure = tuple((t, s, 1.0) for t in (1, 2) for s in "SENW")
-    [alert] = [
-        e for e in EventStream().update(RecognisedDeal(as_read(log), None, sure, crops)) if e.type == "alert"
-    ]
+    [alert] = alerts(RecognisedDeal(as_read(log), None, sure, crops))
     assert (alert.kind, alert.seat, alert.trick, alert.proven_at) == ("revoke", "E", 1, 2)
     # the lead that named the suit, the play that broke the rule, the play that proves it
     assert [i.caption for i in alert.images] == ["trick 1, S", "trick 1, E", "trick 2, E"]
     for play in ((2, "E"), (1, "E"), (1, "S")):  # a lead read with doubt may have named another suit
         doubtful = tuple((t, s, 0.4 if (t, s) == play else 1.0) for t in (1, 2) for s in "SENW")
-        [alert] = [
-            e
-            for e in EventStream().update(RecognisedDeal(as_read(log), None, doubtful, crops))
-            if e.type == "alert"
-        ]
+        [alert] = alerts(RecognisedDeal(as_read(log), None, doubtful, crops))
         assert alert.kind == "look" and "40%" in alert.reasoning and len(alert.images) == 3
     # the other plays of the trick do not carry it
     doubtful = tuple((t, s, 0.4 if (t, s) == (1, "N") else 1.0) for t in (1, 2) for s in "SENW")
-    [alert] = [
-        e
-        for e in EventStream().update(RecognisedDeal(as_read(log), None, doubtful, crops))
-        if e.type == "alert"
-    ]
+    [alert] = alerts(RecognisedDeal(as_read(log), None, doubtful, crops))
     assert alert.kind == "revoke"
 
 
 def test_no_alert_rests_on_a_trick_the_decoding_questioned():
     from edge_app.deal import RecognisedDeal
-    from edge_app.events import EventStream
+    from edge_app.events import violation_alert
+
+    def alerts(deal: RecognisedDeal) -> list[Any]:  # the alert of each violation, whatever the deal's end
+        return [violation_alert(deal, v) for v in deal.result["violations"]]  # type: ignore[index]
 
     log = {
         "rules": "national-2deck",
@@ -369,7 +389,7 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
     }
     for doubtful, kind in ((frozenset(), "revoke"), (frozenset({2}), "look"), (frozenset({3}), "revoke")):
         deal = RecognisedDeal(as_read(log), None, (), doubtful=doubtful)
-        [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
+        [alert] = alerts(deal)
         assert alert.kind == kind, doubtful
     # E's revoke of trick 1 proven at trick 3 (7H): a doubtful trick 2 between them (who led it, say)
     # changes neither E's cards nor trick 1's lead; a doubtful trick 1 or 3 does
@@ -377,7 +397,7 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
     log["tricks"].append({"plays": [["S", ["9H"]], ["E", ["7H"]], ["N", ["JH"]], ["W", ["QH"]]]})
     for doubtful, kind in ((frozenset({2}), "revoke"), (frozenset({1}), "look"), (frozenset({3}), "look")):
         deal = RecognisedDeal(as_read(log), None, (), doubtful=doubtful)
-        [alert] = [e for e in EventStream().update(deal) if e.type == "alert"]
+        [alert] = alerts(deal)
         assert (alert.kind, alert.trick, alert.proven_at) == (kind, 1, 3), doubtful
 
 

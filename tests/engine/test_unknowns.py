@@ -241,3 +241,22 @@ def test_too_many_unknown_jokers_are_refused():
     }
     with pytest.raises(DealLogError, match="cannot all be cards the log leaves over"):
         score_log(log)
+
+
+def test_a_leader_whose_win_needs_points_the_deck_does_not_leave_is_refused() -> None:
+    """A finished two-deck log as the table service decoded it from a reading with two misread cards
+    (tests/engine/cases). N's and S's cards in trick 20 are its only unknown cards, so they are the
+    two cards the deal leaves over, 8S and 10C (10 points). E leads trick 21, so they must let E's
+    6C win trick 20 (clubs trump), which only readings without points do. No completion fits both:
+    the engine refuses the leader (what the table service repairs) instead of failing an assertion."""
+    import json
+    from pathlib import Path
+
+    from engine.deal_log import LeaderError
+
+    log = json.loads((Path(__file__).parent / "cases" / "leader_needs_points_left_over.log.json").read_text())
+    with pytest.raises(
+        LeaderError, match="trick 21, play 1 \\(E\\).*cards the deal leaves over cannot"
+    ) as err:
+        score_log(log)
+    assert err.value.trick == 21

@@ -253,3 +253,44 @@ def test_the_referee_enters_the_trump_the_camera_did_not_see(client, make_table)
     )
     assert r.status_code == 422 and "S led but W won trick 3" in r.json()["detail"], r.text
     assert len(versions(client, t)) == 1
+
+
+def test_a_revoke_the_table_asked_a_look_about_waits_for_the_referee(client, make_table):
+    """The table raised E's revoke as a look (the cards it rests on read with doubt): the engine's
+    proof of it in the posted log joins the look instead of standing as a revoke alert of its own.
+    Once the referee closes the look with the cards as read, the revoke is alerted."""
+    from tests.scoreboard.deals import DEALER_SWEEP
+
+    ref = referee_headers(client)
+    t = make_table()
+    look_id = t.post_event(look(FILLER + 1, "E", "a revoke would follow from doubtful cards"), "l").json()[
+        "alert"
+    ]
+    assert t.post_deal(DEALER_SWEEP, "d").status_code == 201
+    [only] = client.get("/api/alerts", headers=ref).json()["alerts"]
+    assert (only["id"], only["kind"], only["status"]) == (look_id, "look", "open")
+    assert "revoke" in alert(client, ref, look_id)["reasoning"].split("\n", 1)[1]  # the engine's, joined
+    r = client.post(
+        f"/api/alerts/{look_id}/resolve", json={"reason": "E's 7C is on the picture"}, headers=ref
+    )
+    assert r.status_code == 200, r.text
+    assert alert(client, ref, look_id)["status"] == "resolved"
+    [revoke] = client.get("/api/alerts", headers=ref).json()["alerts"]
+    assert (revoke["seat"], revoke["trick"], revoke["source"], revoke["status"]) == (
+        "E",
+        FILLER + 1,
+        "engine",
+        "open",
+    )
+
+
+def test_a_look_on_another_play_holds_back_no_revoke(client, make_table):
+    """A look about another seat's play of the trick does not hold back E's revoke."""
+    from tests.scoreboard.deals import DEALER_SWEEP
+
+    ref = referee_headers(client)
+    t = make_table()
+    t.post_event(look(FILLER + 1, "W", "W's card: who won?"), "l")
+    assert t.post_deal(DEALER_SWEEP, "d").status_code == 201
+    kinds = sorted(a["kind"] for a in client.get("/api/alerts", headers=ref).json()["alerts"])
+    assert kinds == ["look", "revoke"]
