@@ -3,7 +3,7 @@ deal and restarted each time, with the scoreboard down for a while in between; a
 event is stored once and the final log equals an uninterrupted run's.
 
     .venv/bin/python benchmarks/faults.py [--seed 7] [--tricks 4] [--kills 10] [--down 60] \\
-        [--every 5] [--kill-seed 0] [--dir DIR] [--work DIR]
+        [--every N] [--kill-seed 0] [--dir DIR] [--work DIR]
 
 1. A filmed deal: ``synth deal`` of ``--seed`` cut to its first ``--tricks`` tricks (0: the whole
    deal) at ``--size`` (default 1280x960, the demo's), rendered with the same function as
@@ -14,7 +14,7 @@ event is stored once and the final log equals an uninterrupted run's.
 2. A local scoreboard, ``tractorcam scoreboard serve`` on a free port of 127.0.0.1 (SQLite in
    ``--work``), with two tables: ``reference`` and ``faults``.
 3. The reference: one uninterrupted ``tractorcam run --source DIR/video.mp4 --table DIR/table.json
-   --info DIR/truth.json --scoreboard URL --token T --log-out F --outbox O --every N`` for the
+   --info DIR/truth.json --scoreboard URL --token T --log-out F --outbox O [--every N]`` for the
    reference table; its wall time T sets the range of the kill moments.
 4. The faults: the same command for the ``faults`` table (its own log and outbox), started
    ``--kills`` times and SIGKILLed each time after a moment of its own run: ``--kills`` moments
@@ -122,11 +122,13 @@ class Scoreboard:
         return r.json()["id"], r.json()["token"]
 
 
-def run_command(film: Path, url: str, token: str, log_out: Path, outbox: Path, every: int) -> list[str]:
+def run_command(
+    film: Path, url: str, token: str, log_out: Path, outbox: Path, every: int | None
+) -> list[str]:
     command = [sys.executable, "-m", "tractorcam_cli", "run", "--source", str(film / "video.mp4")]
     command += ["--table", str(film / "table.json"), "--info", str(film / "truth.json")]
     command += ["--scoreboard", url, "--token", token, "--log-out", str(log_out), "--outbox", str(outbox)]
-    return command + ["--every", str(every)]
+    return command + (["--every", str(every)] if every is not None else [])
 
 
 def outbox_counts(path: Path) -> dict[str, int]:
@@ -216,7 +218,9 @@ def main(
     ] = None,
     kills: Annotated[int, typer.Option(help="SIGKILLs, each followed by a restart")] = 10,
     down: Annotated[float, typer.Option(help="seconds the scoreboard is down")] = 60.0,
-    every: Annotated[int, typer.Option(help="tractorcam run --every")] = 5,
+    every: Annotated[
+        int | None, typer.Option(help="tractorcam run --every (default: run's own, every frame with zones)")
+    ] = None,
     kill_seed: Annotated[int, typer.Option(help="seed of the kill moments")] = 0,
 ) -> None:
     """Exit status 0 when every check passes, 1 when one fails."""
@@ -238,7 +242,7 @@ def main(
     print(
         f"film {film} ({'rendered' if rendered else 'reused'}): seed {seed}, "
         f"{len(truth['tricks'])} tricks{' (cut short: not finished)' if not truth['finished'] else ''}, "
-        f"{width}x{height}{f', {frames} frames' if frames else ''}; --every {every}, "
+        f"{width}x{height}{f', {frames} frames' if frames else ''}; --every {every or 'as run'}, "
         f"{kills} kills (seed {kill_seed}), scoreboard down {down:g} s; work {work}"
     )
 

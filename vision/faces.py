@@ -60,7 +60,11 @@ class FaceMatchConfig:
     image keypoint; ``max_tries``: locations tried per face (one refused as no card is set aside
     and the next tried); ``colour_margin``: twins are told apart when the nearest in colour is at
     most this share of the next's distance; ``twin_chroma``: how far apart (Lab a + b) twins'
-    colours must be at a pixel for it to be one that tells them apart.
+    colours must be at a pixel for it to be one that tells them apart; ``resemblance``: the least
+    normalised cross-correlation, over the whole outline, between a face located by its keypoints
+    and what lies there (a few matches can agree by chance on repeated signs: a joker whose art is
+    made of suit signs, located on a three of spades, correlates about 0.06 with it, while a card
+    half under another still correlates 0.4).
 
     A **covered copy** (:meth:`FaceMatcher.covered_copies`) is looked for under each card found, at
     ``covered_h`` pixels a face: the copy's visible strip must correlate with the face at least
@@ -86,6 +90,7 @@ class FaceMatchConfig:
     max_tries: int = 6
     colour_margin: float = 0.8
     twin_chroma: float = 12.0
+    resemblance: float = 0.2
     covered_h: int = 64
     covered_ncc: float = 0.7
     covered_margin: float = 0.15
@@ -193,7 +198,8 @@ class FaceMatcher:
         self.differ = self._where_twins_differ()
         self.deck_grey: dict[str, npt.NDArray[np.float32]] = {}
         self._turned_faces: dict[
-            tuple[str, float], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]
+            tuple[str, float],
+            tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]],
         ] = {}
         if deck is not None and self.cards:
             h = self.config.covered_h
@@ -264,6 +270,7 @@ class FaceMatcher:
         if desc is None or len(keypoints) < self.config.min_matches:
             return []
         where = np.array([k.pt for k in keypoints], np.float32) / self.config.image_scale
+        full = np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), np.float32)
         face_of, train, query = self._matches(desc)
         found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]] = []
         for face in np.unique(face_of):
@@ -286,7 +293,7 @@ class FaceMatcher:
                 fh, w = self.colour[face].shape[:2]
                 corners = np.array([[0, 0, 1], [w, 0, 1], [w, fh, 1], [0, fh, 1]], np.float64)
                 quad = corners @ h[:2].T
-                if self._card_like(int(face), quad, card_size_px):
+                if self._card_like(int(face), quad, card_size_px) and self.resembles(int(face), h, full):
                     found.append((int(face), FaceMatch(self.cards[face], int(agree.sum()), quad), h))
         cards = self._one_each(found, bgr)
         return self.covered_copies(cards, bgr) if self.deck_grey else cards
@@ -395,6 +402,21 @@ class FaceMatcher:
         taken &= taken[:, :1]  # the nearest itself must pass
         i, j = np.nonzero(taken)
         return face[i, j], train[i, j], query[i]
+
+    def resembles(self, face: int, to_image: npt.NDArray[np.float64], grey: npt.NDArray[np.float32]) -> bool:
+        """Whether face ``face``, placed by ``to_image`` (3 × 3, face pixels → image), correlates
+        with the ``grey`` image under it at least ``resemblance`` (see :class:`FaceMatchConfig`),
+        over the part of the outline inside the image (a card mostly outside it is not judged)."""
+        fh, fw = self.colour[face].shape[:2]
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        seen = cv2.warpAffine(grey, to_image[:2], (fw, fh), flags=flags)
+        inside = cv2.warpAffine(np.ones_like(grey), to_image[:2], (fw, fh), flags=flags) > 0.99
+        if inside.mean() < 0.25:
+            return True
+        mine = cv2.cvtColor(self.colour[face], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        a, b = cv2.GaussianBlur(seen, (0, 0), 1.0)[inside], cv2.GaussianBlur(mine, (0, 0), 1.0)[inside]
+        ncc = float(((a - a.mean()) * (b - b.mean())).mean() / (a.std() * b.std() + 1e-6))
+        return ncc >= self.config.resemblance
 
     def _card_like(
         self, face: int, quad: npt.NDArray[np.float64], card_size_px: tuple[float, float] | None
@@ -533,7 +555,9 @@ def _turned(
     rot = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
     rot[:, 2] += (cw / 2 - w / 2, ch / 2 - h / 2)
     templ = cv2.warpAffine(face, rot, (cw, ch), flags=cv2.INTER_LINEAR)
-    alpha = (cv2.warpAffine(np.ones_like(face), rot, (cw, ch), flags=cv2.INTER_LINEAR) > 0.99).astype(np.float32)
+    alpha = (cv2.warpAffine(np.ones_like(face), rot, (cw, ch), flags=cv2.INTER_LINEAR) > 0.99).astype(
+        np.float32
+    )
     inside = alpha > 0
     templ = np.where(inside, (templ - templ[inside].mean()) / (templ[inside].std() + 1e-6), 0.0)
     return templ.astype(np.float32), alpha, np.asarray(rot, np.float64)
