@@ -338,7 +338,6 @@ def decode_tricks(
     swaps: list[tuple[str, int, int, int]] | None = None,
     leads: Mapping[int, SeatName] | None = None,
     guesses: list[tuple[int, list[SeatName]]] | None = None,
-    bottom: Sequence[str] = (),
 ) -> list[_Trick]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
@@ -359,9 +358,7 @@ def decode_tricks(
     0-based), for :func:`_place_misreads`. ``guesses`` collects each trick (1-based) whose leader was
     picked among several seats that may have won the trick before, with the seats not picked;
     ``leads`` gives such a trick's leader instead (one of those seats), for :func:`build_deal` to
-    try when the engine refuses the guess once the whole deal is read. The ``bottom``'s cards, when
-    it was seen, count in the inventory too (a card read in a trick as often as the decks hold it,
-    one copy of which lies in the bottom, was misread once in the tricks).
+    try when the engine refuses the guess once the whole deal is read.
 
     >>> from vision.tracking import TrackedPlay, TrackedTrick
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
@@ -375,7 +372,7 @@ def decode_tricks(
     leaders: list[SeatName] = [head.dealer.letter]
     decks = head.rules.decks
     agreement: dict[tuple[int, str], float] = {}
-    counts: Counter[str] = Counter(c for c in bottom if "?" not in c)
+    counts: Counter[str] = Counter()
     # every named card as often as the whole deal's readings hold it: a card read more often than
     # there are decks is the likeliest extra card of a follow read longer than its lead
     totals: Counter[str] = Counter(c for t in tricks for p in t.plays for c in p.cards if "?" not in c)
@@ -571,8 +568,6 @@ def _fit_inventory(
                 for j, c in enumerate(cards)
                 if c == card
             ]
-            if not places:  # the bottom alone holds too many: the bottom's reading is the problem
-                break
             *_, k, i, j = min(places)
             changed.update(place[4] + 1 for place in places)  # which one was misread is open
             out[k][i][1][j] = "??"
@@ -662,7 +657,7 @@ def build_deal(
     ) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
         doubtful: set[int] = set()
         swaps: list[tuple[str, int, int, int]] = []
-        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses, bottom or ())
+        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses)
         cards = bottom
         if bottom is None and hands_done and after:
             cards = _fit_bottom(after, decoded, rules.bottom_size, rules.decks)

@@ -318,13 +318,8 @@ def test_log_the_engine_refuses_is_kept_with_the_reason() -> None:
         (TrackedPlay("S", ("AS", "3C", "4C", "5C", "6C", "7C", "8C", "9C"), 2, 2, 0),), False
     )
     deal = build_deal([tricks[0], bottom], (), DealInfo("national-2deck", "4", "H", "S"))
-    # the bottom's AS counts in the inventory: one AS of trick 1 is left named, and the engine
-    # refuses a finished log of one trick
-    assert deal.log.to_json()["finished"] is True and deal.problem is not None
-    assert "does not account for the whole deal" in deal.problem
-    assert deal.log.to_json()["tricks"] == [
-        {"plays": [["S", ["AS"]], ["E", ["??"]], ["N", ["??"]], ["W", ["??"]]]}
-    ]
+    assert deal.log.to_json()["finished"] is True and deal.problem is not None and "AS" in deal.problem
+    assert len(deal.log.to_json()["tricks"]) == 1
 
 
 def test_unknown_rule_set_is_a_value_error() -> None:
