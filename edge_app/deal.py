@@ -45,7 +45,7 @@ Play(seat=Seat.E, cards=(Card('3H'),), split=None)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -462,7 +462,7 @@ REPAIR_TRIES = 8
 
 
 #: How many more proven violations every other place of a card read too often must imply, for the
-#: rules to settle which reading was the misread one (:func:`_settled_by_rules`): a second revoke
+#: rules to settle which reading was the misread one (:func:`_place_misreads`): a second revoke
 #: or failed throw by the players is far rarer than a misread card.
 SETTLE_MARGIN = 2
 
@@ -479,7 +479,7 @@ def _marked_unknown(tricks: Sequence[TrackedTrick], place: tuple[int, int, int])
 def _place_misreads(
     tricks: Sequence[TrackedTrick],
     swaps: Sequence[tuple[str, int, int, int]],
-    decode: Any,
+    decode: Callable[[list[TrackedTrick]], tuple[DealLog, set[int], list[tuple[str, int, int, int]]]],
 ) -> tuple[DealLog, set[int], dict[str, Any]] | None:
     """Where the cards read more often than the decks hold them were misread. For each such card
     (``swaps``, the inventory's), the deal is decoded with each of its places read ``??`` in turn
@@ -497,7 +497,7 @@ def _place_misreads(
     doubtful, swaps)."""
     marked = list(tricks)
     open_tricks: set[int] = set()
-    placed = False
+    placed: tuple[DealLog, set[int], dict[str, Any]] | None = None  # ``marked`` decoded and scored
     for card in dict.fromkeys(c for c, *_ in swaps):
         places = [
             (t, i, j)
@@ -508,23 +508,26 @@ def _place_misreads(
         ]
         if len(places) > REPAIR_TRIES:
             continue
-        scored: list[tuple[int, tuple[float, int, int, int], tuple[int, int, int]]] = []
+        scored: list[tuple[int, tuple[float, int, int, int], int]] = []
+        trials: list[tuple[list[TrackedTrick], tuple[DealLog, set[int], dict[str, Any]]]] = []
         for t, i, j in places:
-            result, problem = _score(decode(_marked_unknown(marked, (t, i, j)))[0])
+            trial = _marked_unknown(marked, (t, i, j))
+            log, doubtful, _ = decode(trial)
+            result, problem = _score(log)
             if result is not None and problem is None:
                 agreement = marked[t].plays[i].agreement
-                scored.append((len(result["violations"]), (agreement, -t, -i, -j), (t, i, j)))
+                scored.append((len(result["violations"]), (agreement, -t, -i, -j), len(trials)))
+                trials.append((trial, (log, doubtful, result)))
         if not scored:
             continue
         scored.sort()
-        marked, placed = _marked_unknown(marked, scored[0][2]), True
+        marked, placed = trials[scored[0][2]]
         if len(scored) > 1 and scored[1][0] - scored[0][0] < SETTLE_MARGIN:
             open_tricks.update(t + 1 for t, _, _ in places)
-    if not placed:
+    if placed is None:
         return None
-    log, doubtful, _ = decode(marked)
-    result, problem = _score(log)
-    return None if result is None or problem is not None else (log, doubtful | open_tricks, result)
+    log, doubtful, result = placed
+    return log, doubtful | open_tricks, result
 
 
 def _fit_inventory(
@@ -667,12 +670,15 @@ def build_deal(
 
     guessed: list[tuple[int, list[SeatName]]] = []  # the leaders the tracker's own reading guessed
     log, doubtful, swaps = decode(tricks, guesses=guessed)
-    result, problem, named = _check(log)
-    if swaps:
-        placed = _place_misreads(tricks, swaps, decode)
-        if placed is not None:
-            log, doubtful, result = placed
-            problem = named = None
+    placed = _place_misreads(tricks, swaps, decode) if swaps else None
+    result: dict[str, Any] | None
+    problem: str | None
+    named: int | None
+    if placed is not None:
+        log, doubtful, result = placed
+        problem = named = None
+    else:
+        result, problem, named = _check(log)
     if problem is not None:
         # a leader picked among the seats that may have won the trick before by the order the
         # plays settled in, which the whole deal's inventory then rules out: first the trick the

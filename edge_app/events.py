@@ -82,7 +82,8 @@ class EventStream:
             if r.get("winner") and r.get("points") is not None:  # open values (unknown cards): no result
                 out.append(TrickResult(type="trick", trick=i + 1, winner=r["winner"], points=r["points"]))
         self.sent_tricks = max(self.sent_tricks, len(tricks))
-        if log.finished or ended:  # what the whole deal's inventory leaves open, once it is known
+        whole = log.finished or ended  # the whole deal's inventory known: violations and looks
+        if whole:
             out += self._looks(deal, result, len(tricks))
         out += self._centre(deal, result)
         if deal.level_doubt:
@@ -96,7 +97,7 @@ class EventStream:
                 f"nobody was seen declaring trump: the log's trump {log.trump or 'NT'} is inferred from the play; "
                 "check it",
             )
-        if not (log.finished or ended):
+        if not whole:
             return out
         for v in (result or {}).get("violations", []):
             key = (v["kind"], v["seat"], int(v["trick"]))

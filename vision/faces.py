@@ -195,6 +195,10 @@ class FaceMatcher:
         self.matcher = cv2.BFMatcher(cv2.NORM_L2)
         self.twins = self._twin_faces()
         self.chroma = [_chroma(face) for face in self.colour]  # for telling twins apart
+        self.blurred_grey = [  # for :meth:`resembles`
+            cv2.GaussianBlur(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+            for face in self.colour
+        ]
         self.differ = self._where_twins_differ()
         self.deck_grey: dict[str, npt.NDArray[np.float32]] = {}
         self._turned_faces: dict[
@@ -258,6 +262,7 @@ class FaceMatcher:
             return []
         bgr = np.asarray(image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        full = np.asarray(grey, np.float32)  # for :meth:`resembles`, at the image's own size
         if self.config.image_scale != 1.0:
             grey = cv2.resize(
                 grey,
@@ -270,7 +275,6 @@ class FaceMatcher:
         if desc is None or len(keypoints) < self.config.min_matches:
             return []
         where = np.array([k.pt for k in keypoints], np.float32) / self.config.image_scale
-        full = np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), np.float32)
         face_of, train, query = self._matches(desc)
         found: list[tuple[int, FaceMatch, npt.NDArray[np.float64]]] = []
         for face in np.unique(face_of):
@@ -413,8 +417,7 @@ class FaceMatcher:
         inside = cv2.warpAffine(np.ones_like(grey), to_image[:2], (fw, fh), flags=flags) > 0.99
         if inside.mean() < 0.25:
             return True
-        mine = cv2.cvtColor(self.colour[face], cv2.COLOR_BGR2GRAY).astype(np.float32)
-        a, b = cv2.GaussianBlur(seen, (0, 0), 1.0)[inside], cv2.GaussianBlur(mine, (0, 0), 1.0)[inside]
+        a, b = cv2.GaussianBlur(seen, (0, 0), 1.0)[inside], self.blurred_grey[face][inside]
         ncc = float(((a - a.mean()) * (b - b.mean())).mean() / (a.std() * b.std() + 1e-6))
         return ncc >= self.config.resemblance
 
