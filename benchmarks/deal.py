@@ -43,6 +43,7 @@ from edge_app.deal import DealInfo, RecognisedDeal  # noqa: E402
 from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
 from engine.deal_log import parse_deal_log  # noqa: E402
+from engine.rules import get_rule_set  # noqa: E402
 from vision.capture import VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
 
@@ -157,6 +158,8 @@ def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparis
         read_fn, state = oracle(json.loads((folder / "timeline.json").read_text()), args.oracle_visible)
         save = None
     else:
+        if reader is not None:  # the faces step looks for covered copies the game's decks hold
+            reader = reader.with_decks(get_rule_set(first["rules"]).decks)
         if args.zones and not args.replay_reads:
             from vision.zones import ZoneReader
 

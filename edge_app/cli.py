@@ -365,6 +365,7 @@ def _check(
     """Everything ``run`` was given, before the source is opened (see the module docstring)."""
     from calibration.table import TableGeometry
     from engine.jsontext import load_json
+    from engine.rules import get_rule_set
     from vision.reader import CardReader, ModelFolderError, default_reader_config, model_options
 
     if every < 1:
@@ -403,7 +404,9 @@ def _check(
     except ModelFolderError as exc:
         raise _fail(str(exc)) from None
     try:
-        reader = CardReader(default_reader_config(backend, **options))
+        reader = CardReader(
+            default_reader_config(backend, decks=get_rule_set(info["rules"]).decks, **options)
+        )
     except Exception as exc:  # any backend's failure to build: a missing package, weights, a typo
         raise _fail(f"--backend {backend}: cannot build the card reader: {exc}") from None
     return _Checked(info, geometry, reader, client, warnings, outbox if client is not None else None)

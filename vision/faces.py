@@ -254,10 +254,14 @@ class FaceMatcher:
         return twins | twins.T
 
     def match(
-        self, image: npt.NDArray[np.uint8], card_size_px: tuple[float, float] | None = None
+        self,
+        image: npt.NDArray[np.uint8],
+        card_size_px: tuple[float, float] | None = None,
+        decks: int | None = None,
     ) -> list[FaceMatch]:
         """The art cards in ``image`` (BGR), best first, one per card (``card_size_px``: a card's
-        width and height in pixels, when the table gives it)."""
+        width and height in pixels, when the table gives it), with their covered copies where the
+        game's ``decks`` hold another copy (None: not known; :meth:`covered_copies`)."""
         if not self.cards:
             return []
         bgr = np.asarray(image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
@@ -300,11 +304,14 @@ class FaceMatcher:
                 if self._card_like(int(face), quad, card_size_px) and self.resembles(int(face), h, full):
                     found.append((int(face), FaceMatch(self.cards[face], int(agree.sum()), quad), h))
         cards = self._one_each(found, bgr)
-        return self.covered_copies(cards, bgr) if self.deck_grey else cards
+        return self.covered_copies(cards, bgr, decks) if self.deck_grey else cards
 
-    def covered_copies(self, found: list[FaceMatch], image: npt.NDArray[np.uint8]) -> list[FaceMatch]:
+    def covered_copies(
+        self, found: list[FaceMatch], image: npt.NDArray[np.uint8], decks: int | None = None
+    ) -> list[FaceMatch]:
         """``found`` and, after it, the covered copy of each card found (:meth:`covered_copy`) that
-        no other card found already stands for.
+        no other card found already stands for, while fewer than ``decks`` of that card are found
+        (a game of one deck has no copy to find; None: not known).
 
         A pair of court cards is often laid as a fan, one card over the other, and too little of the
         lower one shows for its keypoints to locate it. What shows is the same face, a little
@@ -317,6 +324,8 @@ class FaceMatcher:
         for top in found:
             if top.card not in self.deck_grey:
                 continue  # a joker of unknown size
+            if decks is not None and sum(k.card == top.card for k in out) >= decks:
+                continue  # every copy the decks hold is found
             copy = self.covered_copy(top, grey)
             if copy is not None and not any(
                 float(np.linalg.norm(copy.centre - k.centre)) <= self.config.same_card * k.width()
@@ -657,8 +666,9 @@ def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
 def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardInstance]:
     """The faces step: each card found by its face (``found``) replaces the cards the corner
     indices made of it, and is added as a card read from both corners. A card read from both
-    corners is the found one when their boxes overlap by half (intersection over union); one read
-    from a single corner, when its box's middle lies within a fifth of the card's width of one of
+    corners is the found one when their boxes overlap by half (intersection over union), or when it
+    has the found card's name and half its box lies inside the face's (a card mostly covered shows
+    a strip along one edge, its two indices at the strip's ends); one read from a single corner, when its box's middle lies within a fifth of the card's width of one of
     the face's index places (:meth:`FaceMatch.index_points`). A joker found without its size
     (``?J``) takes the size its corners named, when they named a joker.
 
@@ -667,6 +677,9 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     >>> other = CardInstance("5H", 16, 0.9, (40.0, 60.0, 90.0, 150.0), 2)
     >>> [c.card for c in place_faces([corner, other], [FaceMatch("KS", 30, quad)])]
     ['5H', 'KS']
+    >>> strip = CardInstance("KS", 46, 0.9, (1.0, 62.0, 61.0, 92.0), 2)
+    >>> [c.card for c in place_faces([strip], [FaceMatch("KS", 30, quad)])]
+    ['KS']
     >>> big = CardInstance("BJ", 53, 0.9, (2.0, 4.0, 10.0, 14.0), 1)
     >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
     ['BJ']
@@ -682,7 +695,7 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             k
             for k, f in enumerate(found)
             if (
-                _iou(card.box, f.box) >= 0.5
+                _iou(card.box, f.box) >= 0.5 or (card.card == f.card and _inside(card.box, f.box) >= 0.5)
                 if card.corners >= 2
                 else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
             )
@@ -699,6 +712,18 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             cid = class_id(name)
         out.append(CardInstance(name, cid, f.score, f.box, 2))
     return out
+
+
+def _inside(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """The share of box ``a`` that lies inside box ``b``.
+
+    >>> _inside((0, 0, 2, 2), (1, 0, 3, 2))
+    0.5
+    """
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return w * h / area if area > 0 else 0.0
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:

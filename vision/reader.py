@@ -63,6 +63,9 @@ class ReaderConfig:
     #: an enrolled deck's faces folder: its court cards and jokers are also found by their whole
     #: face (:mod:`vision.faces`); None: not
     faces: Path | None = None
+    #: copies of each card in the game (its decks): the faces step looks for a covered copy of a
+    #: card only while fewer than this many of it are found; None: not known (looked for)
+    decks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -129,12 +132,13 @@ def default_reader_config(
     look: Look = "plain",
     despeckle: int = 0,
     faces: Path | None = None,
+    decks: int | None = None,
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
     they were selected with (:mod:`vision.settings`), the automatic pyramid, the deck shown as
-    ``look`` (:mod:`vision.look`) and to the localiser through ``despeckle``; ``detector_options``
-    override :class:`DetectorConfig` fields."""
+    ``look`` (:mod:`vision.look`) and to the localiser through ``despeckle``, the game's ``decks``
+    (:attr:`ReaderConfig.decks`); ``detector_options`` override :class:`DetectorConfig` fields."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
@@ -155,6 +159,7 @@ def default_reader_config(
         look=look,
         despeckle=despeckle,
         faces=faces,
+        decks=decks,
     )
 
 
@@ -217,6 +222,12 @@ class CardReader:
         out._steps()
         return out
 
+    def with_decks(self, decks: int | None) -> CardReader:
+        """The same reader for a game of ``decks`` decks (:attr:`ReaderConfig.decks`)."""
+        out = copy.copy(self)
+        out.config = replace(self.config, decks=decks)
+        return out
+
     def localise(self, image: npt.NDArray[np.uint8]) -> Detections:
         """The tiled localiser's boxes on ``image`` (already in the deck's look), seen through
         :attr:`ReaderConfig.despeckle`."""
@@ -264,7 +275,9 @@ class CardReader:
             cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
         lap("group")
         if self.faces is not None:
-            cards = place_faces(cards, self.faces.match(image, self.config.instances.card_size_px))
+            cards = place_faces(
+                cards, self.faces.match(image, self.config.instances.card_size_px, self.config.decks)
+            )
             lap("faces")
         return Reading(corners, cards)
 

@@ -53,7 +53,10 @@ class ZoneConfig:
     differ to count as changed or moving; ``motion_frames``: how many earlier frames a cell is
     compared with to count as still; ``reach_mm``: how far a changed area is grown (a card whose
     box touches the grown area is read again with it); ``margin_mm``: the border read round that,
-    so that those cards are seen whole (a card the area's edge cuts is kept as it was); ``confirm``:
+    so that those cards are seen whole (a card the area's edge cuts is kept as it was); ``edge_slack``:
+    how far (a share of its width or height) a card's outline may reach past the area's edge and
+    still count as the area's (the localiser's boxes end at the edge; an outline the faces step
+    infers, such as a covered copy's, can pass it by a few pixels); ``confirm``:
     read an area a second time on the next still frame when its first reading changed its cards;
     ``joker_det_conf``: the localiser score from which a box is named too and kept when the
     classifier names it a joker surely (:attr:`vision.settings.ReaderSettings.joker_det_conf`: a
@@ -72,6 +75,7 @@ class ZoneConfig:
     motion_frames: int = 2
     reach_mm: float = 15.0
     margin_mm: float = 30.0
+    edge_slack: float = 0.1
     confirm: bool = True
     joker_det_conf: float | None = SHIPPED.joker_det_conf
 
@@ -83,6 +87,8 @@ class ZoneConfig:
             raise ZoneConfigError(f"motion_frames must be at least 1, got {self.motion_frames}")
         if self.reach_mm < 0 or self.margin_mm < 0:
             raise ZoneConfigError("reach_mm and margin_mm must not be negative")
+        if not 0 <= self.edge_slack < 0.5:
+            raise ZoneConfigError(f"edge_slack must lie in [0, 0.5), got {self.edge_slack}")
         if self.joker_det_conf is not None and not 0 < self.joker_det_conf < 1:
             raise ZoneConfigError(f"joker_det_conf must lie between 0 and 1, got {self.joker_det_conf}")
 
@@ -347,7 +353,7 @@ class ZoneReader:
             x1, y1, x2, y2 = card.box
             rect = ((x0 + x1) / s, (y0 + y1) / s, (x0 + x2) / s, (y0 + y2) / s)
             seen = _Seen(replace(card, box=maps.to_frame(card.box, x0, y0)), rect)
-            cut = x1 < x_lo or y1 < y_lo or x2 > x_hi or y2 > y_hi
+            cut = _cut(card.box, (x_lo, y_lo, x_hi, y_hi), (w, h), self.config.edge_slack)
             (read if not cut and _touches(area, cell, rect) else beside).append(seen)
         # a card seen before from one corner and now whole, or from its other corner, is one card:
         # every card of this reading claims the nearest remembered card of its name within a card's
@@ -401,6 +407,36 @@ def _within(rect: Rect, outer: Rect) -> bool:
     (True, False)
     """
     return rect[0] >= outer[0] and rect[1] >= outer[1] and rect[2] <= outer[2] and rect[3] <= outer[3]
+
+
+def _cut(
+    box: tuple[float, float, float, float],
+    bounds: tuple[float, float, float, float],
+    size: tuple[int, int],
+    slack: float,
+) -> bool:
+    """Whether the area's edge cuts a card whose box (crop pixels) reaches past ``bounds`` (the
+    crop's inner edge, x1, y1, x2, y2). An outline that passes the crop's own edge (``size``: its
+    width and height) by at most ``slack`` of the card's width or height is not cut: only an
+    inferred outline passes it, and it shows where the card ends, while a box that stops at the
+    edge may go on past it.
+
+    >>> _cut((0, 10, 60, 100), (2, 2, 198, 198), (200, 200), 0.1)  # stops at the edge
+    True
+    >>> _cut((-4, 10, 56, 100), (2, 2, 198, 198), (200, 200), 0.1)  # 4 px past it, of 60
+    False
+    >>> _cut((-9, 10, 51, 100), (2, 2, 198, 198), (200, 200), 0.1)
+    True
+    >>> _cut((150, 110, 204, 202), (2, 2, 198, 198), (200, 200), 0.1)  # past two edges, a little
+    False
+    """
+    x1, y1, x2, y2 = box
+    x_lo, y_lo, x_hi, y_hi = bounds
+    w, h = size
+    sx, sy = slack * (x2 - x1), slack * (y2 - y1)
+    low = (x1 < x_lo and not -sx <= x1 < 0) or (y1 < y_lo and not -sy <= y1 < 0)
+    high = (x2 > x_hi and not w < x2 <= w + sx) or (y2 > y_hi and not h < y2 <= h + sy)
+    return low or high
 
 
 def _touches(area: _Area, cell: float, rect: Rect) -> bool:

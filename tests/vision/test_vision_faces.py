@@ -242,6 +242,19 @@ def test_the_covered_copy_of_a_fanned_pair_is_found_under_the_top_card(guyenne, 
     assert np.linalg.norm(centres[1] - quads[1].mean(0)) < 6
 
 
+def test_a_covered_copy_is_looked_for_only_while_the_decks_hold_another(guyenne, matcher):
+    """A fan of two K♥ read for a game of unknown decks, of one deck and of two: a game of one deck
+    has no second K♥ to find under the first (a "copy" there is always something else); in two
+    decks the copy is found when the top card alone is, and none when both are found already."""
+    image, _ = lay(guyenne, [("KH", (300.0, 250.0), 20), ("KH", (300.0 + 0.3 * CARD_W, 240.0), 20)])
+    assert [f.card for f in matcher.match(image, (CARD_W, CARD_H))] == ["KH", "KH"]  # not known
+    assert [f.card for f in matcher.match(image, (CARD_W, CARD_H), decks=1)] == ["KH"]
+    assert [f.card for f in matcher.match(image, (CARD_W, CARD_H), decks=2)] == ["KH", "KH"]
+    side_by_side, _ = lay(guyenne, [("KH", (150, 250), 0), ("KH", (330, 250), 5)], (700, 500))
+    found = matcher.match(side_by_side, (CARD_W, CARD_H), decks=2)
+    assert [f.card for f in found] == ["KH", "KH"]  # two found: no third looked for
+
+
 @pytest.mark.parametrize("under", ["5H", "QH", "KD", "10S"])
 def test_another_card_under_a_court_card_is_no_copy_of_it(guyenne, matcher, under):
     """What shows of the lower card is another card's (a number card, another court, the same
