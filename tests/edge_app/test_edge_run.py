@@ -222,8 +222,12 @@ def test_sigterm_to_a_running_service_exits_0_with_the_log_written(tmp_path: Pat
     assert log["level"] == "5" and log["trump"] == "H" and log["finished"] is False
 
 
-@pytest.mark.parametrize(("rules", "decks"), [("national-1deck", 1), ("national-2deck", 2), ("zhku-3deck", 3)])
-def test_the_reader_knows_the_decks_of_the_game_it_reads(files: dict[str, Path], rules: str, decks: int) -> None:
+@pytest.mark.parametrize(
+    ("rules", "decks"), [("national-1deck", 1), ("national-2deck", 2), ("zhku-3deck", 3)]
+)
+def test_the_reader_knows_the_decks_of_the_game_it_reads(
+    files: dict[str, Path], rules: str, decks: int
+) -> None:
     """``run`` gives the reader the rule set's decks: the faces step of an enrolled deck looks for a
     covered copy of a card only where the decks hold another (a one-deck game has none)."""
     from edge_app.cli import _check
