@@ -378,6 +378,7 @@ def decode_tricks(
     totals: Counter[str] = Counter(c for t in tricks for p in t.plays for c in p.cards if "?" not in c)
     for t in tricks:
         seen: dict[str, list[str]] = {p.seat: within_decks(p.cards, decks) for p in in_turn(t)}
+        beyond = {p.seat: p.beyond for p in t.plays}
         if not seen:
             continue
         first = in_turn(t)[0].seat
@@ -410,7 +411,8 @@ def decode_tricks(
             if t.complete or seat not in seen:  # a cleared trick's plays, or a gap: the lead's length
                 if len(cards) < size:
                     doubt.add(number)
-                cards = cards + ["??"] * max(0, size - len(cards))
+                known = beyond.get(seat, ())[: max(0, size - len(cards))]  # what readings knew of them
+                cards = cards + list(known) + ["??"] * max(0, size - len(cards) - len(known))
             plays.append((seat, cards))
         for p in t.plays:
             agreement[(len(out), p.seat)] = p.agreement

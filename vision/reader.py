@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.classifier import Adjust, IndexClassifier, named_boxes, proposals
+from vision.classifier import BACKGROUND, Adjust, IndexClassifier, named_boxes, proposals
 from vision.detections import Detections
 from vision.detectors.base import (
     ClassifierRequiredError,
@@ -32,6 +32,7 @@ from vision.instances import (
     expected_pair_distance,
     group_corners,
 )
+from vision.labels import RANKS, SUITS, class_id
 from vision.look import DESPECKLE_SIZES, LOOKS, Look, apply_look, despeckle
 from vision.pairnaming import PairNaming, name_pairs
 from vision.settings import SHIPPED, ReaderSettings
@@ -73,10 +74,14 @@ class UnknownCards:
     """Which indices the classifier could not name still count as a card (``??``): their best class
     has at least ``floor`` probability (below it a box is rather not an index at all), and no index
     the classifier named the same lies within ``same_card`` of the card's index-to-index distance
-    (then it is that card's other corner, already counted)."""
+    (then it is that card's other corner, already counted). What the classifier is sure of, the rank
+    or the suit, is kept (``partial``)."""
 
     floor: float = SHIPPED.unknown_cards.floor
     same_card: float = SHIPPED.unknown_cards.same_card
+    #: a card whose indices put at least this much probability on one rank, one suit or the jokers
+    #: is written with what is known (``K?``, ``?C``, ``?J``: :func:`partial_name`); None: ``??``
+    partial: float | None = 0.9
 
 
 class ModelFolderError(ValueError):
@@ -257,6 +262,7 @@ class CardReader:
         corners = self.localise(image)
         lap("localise")
         unsure: Detections | None = None
+        forms: npt.NDArray[np.float32] | None = None
         if self.classifier is not None:
             d = self.config.detector
             low = self._joker_look()
@@ -267,12 +273,14 @@ class CardReader:
                 p = self.adjust(boxes, p)
             floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
             corners, unsure = decide(boxes, p, d.conf, d.joker_conf, floor)
+            if unsure is not None:
+                forms = unsure_probabilities(p, d.conf, d.joker_conf, floor)
             if len(weak):
                 corners = Detections.concat([corners, sure_jokers(*self.classifier.read(image, weak), d)])
         lap("name")
         cards = group_corners(corners, self.config.instances)
         if unsure is not None and len(unsure):
-            cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards)
+            cards += unknown_cards(corners, unsure, self.config.instances, self.config.unknown_cards, forms)
         lap("group")
         if self.faces is not None:
             cards = place_faces(
@@ -325,19 +333,73 @@ def decide(
     (['9S'], ['BJ', '3H'])
     """
     every = named_boxes(boxes, p)
-    sure = every.confidence >= conf
-    if joker_conf is not None:
-        sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= joker_conf)
+    sure = _sure(every, conf, joker_conf)
     unsure = None if floor is None else every[~sure & (every.confidence >= floor)]
     return every[sure], unsure
 
 
+def _sure(every: Detections, conf: float, joker_conf: float | None) -> npt.NDArray[np.bool_]:
+    """Which named boxes :func:`decide` names."""
+    sure = every.confidence >= conf
+    if joker_conf is not None:
+        sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= joker_conf)
+    return np.asarray(sure)
+
+
+def unsure_probabilities(
+    p: npt.NDArray[np.float32], conf: float, joker_conf: float | None, floor: float
+) -> npt.NDArray[np.float32]:
+    """The class probabilities of the boxes :func:`decide` returns apart as unsure (same order)."""
+    cls = p.argmax(1)
+    rows = p[cls < BACKGROUND]
+    top = rows.max(1) if len(rows) else np.zeros(0, np.float32)
+    every = Detections(
+        np.zeros((len(rows), 4), np.float32), top, rows.argmax(1) if len(rows) else np.zeros(0, np.int64)
+    )
+    keep = ~_sure(every, conf, joker_conf) & (top >= floor)
+    return np.asarray(rows[keep], np.float32)
+
+
+def partial_name(p: npt.NDArray[np.float32], least: float) -> str:
+    """What an index the classifier cannot name surely is, from its class probabilities ``p``: the
+    jokers (``?J``), one rank (``K?``) or one suit (``?C``) holding at least ``least`` of the
+    probability, else ``??``.
+
+    >>> from vision.labels import class_id
+    >>> p = np.zeros(55, np.float32)
+    >>> p[class_id("JC")], p[class_id("QC")], p[class_id("KC")] = 0.4, 0.3, 0.25
+    >>> partial_name(p, 0.9)
+    '?C'
+    >>> p[:] = 0; p[class_id("KC")], p[class_id("KS")] = 0.5, 0.45
+    >>> partial_name(p, 0.9), partial_name(p, 0.99)
+    ('K?', '??')
+    >>> p[:] = 0; p[class_id("SJ")], p[class_id("BJ")] = 0.55, 0.4
+    >>> partial_name(p, 0.9)
+    '?J'
+    """
+    jokers = float(sum(p[c] for c in JOKER_CLASSES))
+    if jokers >= least:
+        return "?J"
+    by_rank = {r: float(sum(p[class_id(r + s)] for s in SUITS)) for r in RANKS}
+    rank, mass = max(by_rank.items(), key=lambda kv: kv[1])
+    if mass >= least:
+        return f"{rank}?"
+    by_suit = {s: float(sum(p[class_id(r + s)] for r in RANKS)) for s in SUITS}
+    suit, mass = max(by_suit.items(), key=lambda kv: kv[1])
+    return f"?{suit}" if mass >= least else "??"
+
+
 def unknown_cards(
-    named: Detections, unsure: Detections, instances: InstanceConfig, config: UnknownCards | None
+    named: Detections,
+    unsure: Detections,
+    instances: InstanceConfig,
+    config: UnknownCards | None,
+    probabilities: npt.NDArray[np.float32] | None = None,
 ) -> list[CardInstance]:
-    """The cards of the indices the classifier could not name, each written ``??``: indices far from
-    every named index of their best class, grouped into cards as named ones are (by their best
-    class and the card's geometry)."""
+    """The cards of the indices the classifier could not name: indices far from every named index of
+    their best class, grouped into cards as named ones are (by their best class and the card's
+    geometry), each written ``??``, or with the rank or suit the classifier is sure of when its
+    indices' ``probabilities`` (one row per ``unsure`` box) agree (:func:`partial_name`)."""
     config = config or UnknownCards()
     if not len(unsure):
         return []
@@ -356,5 +418,22 @@ def unknown_cards(
             np.linalg.norm(named.centers[same] - unsure.centers[k], axis=1) <= reach[k] if same.any() else []
         )
         keep.append(not np.any(near))
-    lone = unsure[np.array(keep, bool)]
-    return [CardInstance("??", -1, c.score, c.box, c.corners) for c in group_corners(lone, instances)]
+    mask = np.array(keep, bool)
+    lone = unsure[mask]
+    forms = (
+        ["??"] * len(lone)
+        if probabilities is None or config.partial is None
+        else [partial_name(row, config.partial) for row in probabilities[mask]]
+    )
+    out = []
+    for card in group_corners(lone, instances):
+        x1, y1, x2, y2 = card.box
+        centres = lone.centers
+        members = {
+            forms[k]
+            for k in range(len(lone))
+            if lone.class_id[k] == card.class_id and x1 <= centres[k, 0] <= x2 and y1 <= centres[k, 1] <= y2
+        }
+        form = members.pop() if len(members) == 1 else "??"
+        out.append(CardInstance(form, -1, card.score, card.box, card.corners))
+    return out

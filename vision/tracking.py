@@ -94,13 +94,18 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
 @dataclass(frozen=True)
 class TrackedPlay:
     """One play as the tracker decided it: the seat, the cards (sorted), how many readings saw the
-    play on the table and how many of them read exactly these cards."""
+    play on the table and how many of them read exactly these cards; ``beyond``: what readings that
+    saw more cards than :attr:`cards` (all of them and others) knew of the others, a rank or a suit
+    alone (``?C``, ``K?``, ``?J``) read in at least :data:`MIN_SUPPORT` readings, the most read
+    first (:func:`beyond_cards`): a play read short of its lead is filled up with these before
+    ``??``."""
 
     seat: Seat
     cards: tuple[str, ...]
     readings: int
     agreeing: int
     first_frame: int
+    beyond: tuple[str, ...] = ()
 
     @property
     def agreement(self) -> float:
@@ -152,6 +157,36 @@ class _Open:
         return _decide_with_unknown(self.seat, votes, self.first_frame)
 
 
+def beyond_cards(cards: tuple[str, ...], votes: Counter[tuple[str, ...]]) -> tuple[str, ...]:
+    """What the readings of a play that hold every card of ``cards`` and more say of the others:
+    each rank or suit alone (``?C``, ``K?``, ``?J``; not ``??``) read in at least
+    :data:`MIN_SUPPORT` such readings, as many copies as one reading held, the most read first.
+
+    >>> v = Counter({("JC",): 9, ("??", "JC"): 1, ("?C", "JC"): 2, ("?D", "QS"): 3})
+    >>> beyond_cards(("JC",), v)
+    ('?C',)
+    >>> beyond_cards(("JC",), Counter({("JC",): 9, ("?C", "JC"): 1}))
+    ()
+    """
+    have = Counter(cards)
+    support: Counter[str] = Counter()
+    copies: Counter[str] = Counter()
+    for key, n in votes.items():
+        extra = Counter(key) - have
+        if len(key) <= len(cards) or have - Counter(key):
+            continue
+        for form, k in extra.items():
+            if _is_unknown(form) and form != "??":
+                support[form] += n
+                copies[form] = max(copies[form], k)
+    return tuple(
+        form
+        for form, n in sorted(support.items(), key=lambda kv: (-kv[1], kv[0]))
+        if n >= MIN_SUPPORT
+        for _ in range(copies[form])
+    )
+
+
 def grown_votes(history: Sequence[tuple[int, tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
     """The votes of a play's readings (frame, cards), where a play laid one card at a time counts as
     what it grew to: the readings of cards that were all read again, with more, in at least
@@ -201,7 +236,8 @@ def _decide_with_unknown(seat: Seat, votes: Counter[tuple[str, ...]], first_fram
     """A play some readings saw without naming every card (``??``, ``J?``, ``?H``, ``?J``): its
     length is the length read most often (a tie: the longer); a card is named when at least
     :data:`MIN_SUPPORT` readings of that length name it (the most supported first); the rest stay
-    unknown, with what every such reading agrees on (``?J`` when all say a joker), else ``??``.
+    unknown, with what every such reading agrees on (``?J`` when all say a joker), else ``??``; what
+    longer readings knew of the cards beyond these is kept (:func:`beyond_cards`).
 
     >>> v = Counter({("AH", "??"): 3, ("AH", "KH"): 2, ("QH",): 1})
     >>> _decide_with_unknown("S", v, 0).cards
@@ -231,7 +267,10 @@ def _decide_with_unknown(seat: Seat, votes: Counter[tuple[str, ...]], first_fram
     agreeing = sum(
         n for key, n in same.items() if not (Counter(c for c in key if not _is_unknown(c)) - chosen)
     )
-    return TrackedPlay(seat, tuple(sorted(cards)), sum(votes.values()), agreeing, first_frame)
+    cards = sorted(cards)
+    return TrackedPlay(
+        seat, tuple(cards), sum(votes.values()), agreeing, first_frame, beyond_cards(tuple(cards), votes)
+    )
 
 
 class TrickTracker:

@@ -4,6 +4,7 @@ table states; the comparison with the truth (edge_app.compare)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from vision.tracking import (
     TrackedTrick,
     TrackerConfigError,
     TrickTracker,
+    _decide_with_unknown,
     table_state,
 )
 
@@ -538,6 +540,22 @@ def test_a_lead_read_short_takes_the_length_two_followers_agree_on() -> None:
     t = TrackedTrick((tp("S", "BJ"), tp("E", "4C", "8C"), tp("N", "5S", "QS"), tp("W", "3S", "8S")), True)
     deal = build_deal([t], (), DealInfo("national-2deck", "4", "NT", "S"))
     assert deal.log.to_json()["tricks"][0]["plays"][0] == ["S", ["BJ", "??"]] and 1 in deal.doubtful
+
+
+def test_a_follow_read_short_is_filled_with_what_its_longer_readings_knew() -> None:
+    """W's K♣ lies under its J♣: most readings see the J♣ alone, two see a club index they cannot
+    rank (``?C``). The tracker keeps the J♣ alone and what those readings knew (``beyond``); the
+    decoder fills the play up to the lead's length with ``?C`` before ``??``, and the deck's
+    inventory can then settle it."""
+    tracker_votes = Counter({("JC",): 9, ("??", "JC"): 1, ("?C", "JC"): 2})
+    w = _decide_with_unknown("W", tracker_votes, 30)
+    assert w.cards == ("JC",) and w.beyond == ("?C",)
+    t = TrackedTrick((tp("S", "3C", "3C"), tp("E", "QC", "QC"), tp("N", "JC", "KC"), w), True)
+    deal = build_deal([t], (), DealInfo("national-2deck", "4", "H", "S"))
+    assert deal.log.to_json()["tricks"][0]["plays"][3] == ["W", ["JC", "?C"]]
+    bare = replace(w, beyond=())
+    deal = build_deal([replace(t, plays=(*t.plays[:3], bare))], (), DealInfo("national-2deck", "4", "H", "S"))
+    assert deal.log.to_json()["tricks"][0]["plays"][3] == ["W", ["JC", "??"]]
 
 
 def test_a_leader_among_the_possible_winners_seen_laying_first_alone_is_no_guess() -> None:
