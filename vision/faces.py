@@ -668,9 +668,12 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     indices made of it, and is added as a card read from both corners. A card read from both
     corners is the found one when their boxes overlap by half (intersection over union), or when it
     has the found card's name and half its box lies inside the face's (a card mostly covered shows
-    a strip along one edge, its two indices at the strip's ends); one read from a single corner, when its box's middle lies within a fifth of the card's width of one of
-    the face's index places (:meth:`FaceMatch.index_points`). A joker found without its size
-    (``?J``) takes the size its corners named, when they named a joker.
+    a strip along one edge, its two indices at the strip's ends). A card not named (``??``,
+    ``?C``; a joker of unknown size is matched as a named card is) is the found one when half its
+    box lies inside the face's (a sign of the card the classifier could not name). One read from a
+    single corner is, when its box's middle lies within a fifth of the card's width of one of the
+    face's index places (:meth:`FaceMatch.index_points`). A joker found without its size (``?J``)
+    takes the size its corners named, when they named a joker.
 
     >>> quad = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64)
     >>> corner = CardInstance("??", -1, 0.3, (2.0, 4.0, 10.0, 14.0), 1)
@@ -679,6 +682,9 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     ['5H', 'KS']
     >>> strip = CardInstance("KS", 46, 0.9, (1.0, 62.0, 61.0, 92.0), 2)
     >>> [c.card for c in place_faces([strip], [FaceMatch("KS", 30, quad)])]
+    ['KS']
+    >>> inner = CardInstance("??", -1, 0.4, (20.0, 30.0, 40.0, 50.0), 1)
+    >>> [c.card for c in place_faces([inner], [FaceMatch("KS", 30, quad)])]
     ['KS']
     >>> big = CardInstance("BJ", 53, 0.9, (2.0, 4.0, 10.0, 14.0), 1)
     >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
@@ -695,9 +701,14 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             k
             for k, f in enumerate(found)
             if (
-                _iou(card.box, f.box) >= 0.5 or (card.card == f.card and _inside(card.box, f.box) >= 0.5)
-                if card.corners >= 2
-                else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
+                "?" in card.card
+                and card.card != "?J"
+                and _inside(card.box, f.box) >= 0.5
+                or (
+                    _iou(card.box, f.box) >= 0.5 or (card.card == f.card and _inside(card.box, f.box) >= 0.5)
+                    if card.corners >= 2
+                    else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
+                )
             )
         ]
         for k in covering:

@@ -383,6 +383,17 @@ class ZoneReader:
                     kept.append(old)
             elif not (_touches(area, cell, old.rect) and _within(old.rect, inner)):
                 kept.append(old)
+        # a card not named (a joker of unknown size aside) whose box lies mostly on a card seen whole
+        # is a mark of that card (the faces step found the card in an earlier reading; this one
+        # boxed a sign of it alone)
+        whole = [k for k in kept + read if "?" not in k.card.card and k.card.corners >= 2]
+        read = [
+            k
+            for k in read
+            if "?" not in k.card.card
+            or k.card.card == "?J"
+            or not any(_inside(k.rect, w.rect) >= 0.5 for w in whole)
+        ]
         self._seen = kept + read
         if self.on_area is not None:
             self.on_area(area.rect, [seen.card for seen in read])
@@ -398,6 +409,18 @@ def _distance(a: _Seen, b: _Seen) -> float:
     ax, ay = (a.rect[0] + a.rect[2]) / 2, (a.rect[1] + a.rect[3]) / 2
     bx, by = (b.rect[0] + b.rect[2]) / 2, (b.rect[1] + b.rect[3]) / 2
     return float(np.hypot(ax - bx, ay - by))
+
+
+def _inside(rect: Rect, outer: Rect) -> float:
+    """The share of a rectangle that lies inside another.
+
+    >>> _inside((0, 0, 2, 2), (1, 0, 3, 2)), _inside((0, 0, 2, 2), (5, 5, 6, 6))
+    (0.5, 0.0)
+    """
+    w = max(0.0, min(rect[2], outer[2]) - max(rect[0], outer[0]))
+    h = max(0.0, min(rect[3], outer[3]) - max(rect[1], outer[1]))
+    area = (rect[2] - rect[0]) * (rect[3] - rect[1])
+    return w * h / area if area > 0 else 0.0
 
 
 def _within(rect: Rect, outer: Rect) -> bool:

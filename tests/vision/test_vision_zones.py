@@ -275,3 +275,45 @@ def test_a_joker_mark_the_localiser_scores_weakly_is_taken_when_the_classifier_i
     zr = ZoneReader(reader, geometry(), ZoneConfig(joker_det_conf=joker_det_conf))
     out = names(zr.read(table()))
     assert out == (["AH", "BJ"] if joker_det_conf is not None else ["AH"])
+
+
+MARK = (255, 0, 255)  # BGR: a sign the classifier cannot name
+
+
+@dataclass
+class MarkReader(SquareReader):
+    """:class:`SquareReader` that also reads each :data:`MARK` blob as a card written ``??``."""
+
+    def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
+        reading = super().read(image, seconds)
+        mask = np.all(np.abs(image.astype(int) - MARK) < 40, axis=-1).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        marks = [
+            CardInstance("??", -1, 0.4, (float(x), float(y), float(x + w), float(y + h)), 1)
+            for x, y, w, h, area in stats[1:n]
+            if area >= 12
+        ]
+        return Reading(reading.corners, reading.cards + marks)
+
+
+def marked(image: npt.NDArray[np.uint8], *at: tuple[float, float]) -> npt.NDArray[np.uint8]:
+    """``image`` with a 6 × 6 mm :data:`MARK` at each (x, y) mm."""
+    out = image.copy()
+    for x, y in at:
+        out[int(y * 2) : int(y * 2) + 12, int(x * 2) : int(x * 2) + 12] = MARK
+    return out
+
+
+def test_a_sign_not_named_on_a_card_seen_whole_is_no_card_of_its_own() -> None:
+    """A card read whole; a later reading of its area (a card laid beside it) boxes a sign on it that
+    the classifier cannot name: that is a mark of the card, not another card. The same sign on the
+    bare table is a card the camera could not name."""
+    zr = ZoneReader(MarkReader(), geometry())
+    for _ in range(3):
+        assert names(zr.read(table(("KS", 100, 94)))) == ["KS"]
+    for _ in range(5):
+        out = names(zr.read(marked(table(("KS", 100, 94), ("AH", 150, 150)), (115, 120))))
+    assert out == ["AH", "KS"]
+    for _ in range(5):
+        out = names(zr.read(marked(table(("KS", 100, 94), ("AH", 150, 150)), (115, 120), (40, 220))))
+    assert out == ["??", "AH", "KS"]
