@@ -183,6 +183,16 @@ def box_iou(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDA
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
 
 
+def box_inside(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+    """Pairwise share of each box of ``a`` (N, 4) that lies inside each box of ``b`` (M, 4) → (N, M).
+
+    >>> box_inside(np.array([[0, 0, 2, 2]]), np.array([[1, 0, 3, 2], [5, 5, 6, 6]])).tolist()
+    [[0.5, 0.0]]
+    """
+    inter, area_a, _ = _intersections(a, b)
+    return np.where(area_a[:, None] > 0, inter / np.maximum(area_a[:, None], 1e-9), 0.0).astype(np.float32)
+
+
 def box_overlap_min(a: npt.NDArray[np.floating], b: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
     """Pairwise intersection over the smaller box's area of ``a`` (N, 4) and ``b`` (M, 4) → (N, M)."""
     inter, area_a, area_b = _intersections(a, b)

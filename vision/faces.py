@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.cards import JOKER_NAMES
+from vision.detections import box_inside
 from vision.instances import CardInstance
 from vision.labels import CARD_CLASSES, SUITS, class_id
 
@@ -694,7 +695,11 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
         return cards
     out = []
     named: dict[int, list[CardInstance]] = {}  # found card → the corner readings it replaces
-    for card in cards:
+    inside = box_inside(
+        np.array([c.box for c in cards], np.float32).reshape(-1, 4),
+        np.array([f.box for f in found], np.float32),
+    )  # the share of each card read by its corners that lies in each face's box
+    for i, card in enumerate(cards):
         x1, y1, x2, y2 = card.box
         at = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
         covering = [
@@ -703,9 +708,9 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             if (
                 "?" in card.card
                 and card.card != "?J"
-                and _inside(card.box, f.box) >= 0.5
+                and inside[i, k] >= 0.5
                 or (
-                    _iou(card.box, f.box) >= 0.5 or (card.card == f.card and _inside(card.box, f.box) >= 0.5)
+                    _iou(card.box, f.box) >= 0.5 or (card.card == f.card and inside[i, k] >= 0.5)
                     if card.corners >= 2
                     else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
                 )
@@ -723,18 +728,6 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             cid = class_id(name)
         out.append(CardInstance(name, cid, f.score, f.box, 2))
     return out
-
-
-def _inside(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """The share of box ``a`` that lies inside box ``b``.
-
-    >>> _inside((0, 0, 2, 2), (1, 0, 3, 2))
-    0.5
-    """
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    area = (a[2] - a[0]) * (a[3] - a[1])
-    return w * h / area if area > 0 else 0.0
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:

@@ -262,7 +262,7 @@ class CardReader:
         corners = self.localise(image)
         lap("localise")
         unsure: Detections | None = None
-        forms: npt.NDArray[np.float32] | None = None
+        forms: npt.NDArray[np.float32] | None = None  # the unsure boxes' class probabilities
         if self.classifier is not None:
             d = self.config.detector
             low = self._joker_look()
@@ -272,9 +272,7 @@ class CardReader:
             if self.adjust is not None:
                 p = self.adjust(boxes, p)
             floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
-            corners, unsure = decide(boxes, p, d.conf, d.joker_conf, floor)
-            if unsure is not None:
-                forms = unsure_probabilities(p, d.conf, d.joker_conf, floor)
+            corners, unsure, forms = _decide(boxes, p, d.conf, d.joker_conf, floor)
             if len(weak):
                 corners = Detections.concat([corners, sure_jokers(*self.classifier.read(image, weak), d)])
         lap("name")
@@ -332,32 +330,41 @@ def decide(
     >>> named.names, unsure.names
     (['9S'], ['BJ', '3H'])
     """
+    named, unsure, _ = _decide(boxes, p, conf, joker_conf, floor)
+    return named, unsure
+
+
+def _decide(
+    boxes: Detections,
+    p: npt.NDArray[np.float32],
+    conf: float,
+    joker_conf: float | None,
+    floor: float | None,
+) -> tuple[Detections, Detections | None, npt.NDArray[np.float32]]:
+    """:func:`decide`, and the class probabilities of the unsure boxes (one row each, same order;
+    none without ``floor``)."""
     every = named_boxes(boxes, p)
-    sure = _sure(every, conf, joker_conf)
-    unsure = None if floor is None else every[~sure & (every.confidence >= floor)]
-    return every[sure], unsure
-
-
-def _sure(every: Detections, conf: float, joker_conf: float | None) -> npt.NDArray[np.bool_]:
-    """Which named boxes :func:`decide` names."""
     sure = every.confidence >= conf
     if joker_conf is not None:
         sure &= ~np.isin(every.class_id, JOKER_CLASSES) | (every.confidence >= joker_conf)
-    return np.asarray(sure)
+    if floor is None:
+        return every[sure], None, np.zeros((0, p.shape[1]), np.float32)
+    apart = ~sure & (every.confidence >= floor)
+    rows = p[p.argmax(1) < BACKGROUND]  # the rows of ``every`` (background boxes dropped)
+    return every[sure], every[apart], np.asarray(rows[apart], np.float32)
 
 
 def unsure_probabilities(
     p: npt.NDArray[np.float32], conf: float, joker_conf: float | None, floor: float
 ) -> npt.NDArray[np.float32]:
     """The class probabilities of the boxes :func:`decide` returns apart as unsure (same order)."""
-    cls = p.argmax(1)
-    rows = p[cls < BACKGROUND]
-    top = rows.max(1) if len(rows) else np.zeros(0, np.float32)
-    every = Detections(
-        np.zeros((len(rows), 4), np.float32), top, rows.argmax(1) if len(rows) else np.zeros(0, np.int64)
-    )
-    keep = ~_sure(every, conf, joker_conf) & (top >= floor)
-    return np.asarray(rows[keep], np.float32)
+    return _decide(
+        Detections(np.zeros((len(p), 4), np.float32), np.ones(len(p)), np.zeros(len(p))),
+        p,
+        conf,
+        joker_conf,
+        floor,
+    )[2]
 
 
 def partial_name(p: npt.NDArray[np.float32], least: float) -> str:
@@ -426,9 +433,9 @@ def unknown_cards(
         else [partial_name(row, config.partial) for row in probabilities[mask]]
     )
     out = []
+    centres = lone.centers
     for card in group_corners(lone, instances):
         x1, y1, x2, y2 = card.box
-        centres = lone.centers
         members = {
             forms[k]
             for k in range(len(lone))

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableGeometry
+from vision.detections import box_inside
 from vision.instances import CardInstance
 from vision.reader import CardReader
 from vision.settings import SHIPPED
@@ -386,13 +387,12 @@ class ZoneReader:
         # a card not named (a joker of unknown size aside) whose box lies mostly on a card seen whole
         # is a mark of that card (the faces step found the card in an earlier reading; this one
         # boxed a sign of it alone)
-        whole = [k for k in kept + read if "?" not in k.card.card and k.card.corners >= 2]
+        whole = np.array([k.rect for k in kept + read if "?" not in k.card.card and k.card.corners >= 2])
+        on_whole = (box_inside(np.array([k.rect for k in read]), whole) >= 0.5).any(axis=1)
         read = [
             k
-            for k in read
-            if "?" not in k.card.card
-            or k.card.card == "?J"
-            or not any(_inside(k.rect, w.rect) >= 0.5 for w in whole)
+            for k, on in zip(read, on_whole, strict=True)
+            if "?" not in k.card.card or k.card.card == "?J" or not on
         ]
         self._seen = kept + read
         if self.on_area is not None:
@@ -409,18 +409,6 @@ def _distance(a: _Seen, b: _Seen) -> float:
     ax, ay = (a.rect[0] + a.rect[2]) / 2, (a.rect[1] + a.rect[3]) / 2
     bx, by = (b.rect[0] + b.rect[2]) / 2, (b.rect[1] + b.rect[3]) / 2
     return float(np.hypot(ax - bx, ay - by))
-
-
-def _inside(rect: Rect, outer: Rect) -> float:
-    """The share of a rectangle that lies inside another.
-
-    >>> _inside((0, 0, 2, 2), (1, 0, 3, 2)), _inside((0, 0, 2, 2), (5, 5, 6, 6))
-    (0.5, 0.0)
-    """
-    w = max(0.0, min(rect[2], outer[2]) - max(rect[0], outer[0]))
-    h = max(0.0, min(rect[3], outer[3]) - max(rect[1], outer[1]))
-    area = (rect[2] - rect[0]) * (rect[3] - rect[1])
-    return w * h / area if area > 0 else 0.0
 
 
 def _within(rect: Rect, outer: Rect) -> bool:

@@ -1,6 +1,6 @@
-"""Indices the classifier cannot name become cards written ``??``, or with the rank or suit it is sure
-of (issue 39: a play's length is what was seen), unless a named index of the same best class lies a card's distance away (then it is
-that card's other corner, already counted)."""
+"""Indices the classifier cannot name become cards written ``??``, or with the rank or suit it is
+sure of (issue 39: a play's length is what was seen), unless a named index of the same best class
+lies a card's distance away (then it is that card's other corner, already counted)."""
 
 from __future__ import annotations
 
