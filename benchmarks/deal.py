@@ -137,6 +137,7 @@ class Options:
     calibrate: bool = False
     zones: bool = False
     model: Path | None = None  # an enrolled deck: its readings recorded in their own file
+    unknown_cards: bool = True  # False: readings without cards not named, in their own file
 
 
 def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparison], float, int]:
@@ -176,6 +177,8 @@ def run_one(folder: Path, args: Options, reader: Any) -> tuple[list[DealComparis
         name = "reads-zones.json" if args.zones else "reads.json"
         if args.model is not None:  # an enrolled deck's readings, apart from the general reader's
             name = name.replace(".json", f"-{args.model.name}.json")
+        if not args.unknown_cards:
+            name = name.replace(".json", "-known.json")
         read_fn, save = recorded(folder, read_fn, state, args.replay_reads, name)
 
     def timed(image: np.ndarray) -> list[CardInstance]:
@@ -292,20 +295,23 @@ def main(
     unknown_cards: Annotated[
         bool,
         typer.Option(
-            "--unknown-cards",
-            help="keep indices the classifier cannot name as cards written ?? (vision.reader.UnknownCards)",
+            "--unknown-cards/--no-unknown-cards",
+            help="keep indices the classifier cannot name as cards not (fully) named, ??, K?, ?C, ?J "
+            "(vision.reader.UnknownCards), as tractorcam run does by default; readings without them "
+            "kept apart (reads-zones-known.json)",
         ),
-    ] = False,
+    ] = True,
 ) -> None:
-    args = Options(every, inertia, oracle, oracle_visible, replay_reads, calibrate, zones, model)
+    args = Options(
+        every, inertia, oracle, oracle_visible, replay_reads, calibrate, zones, model, unknown_cards
+    )
     reader = None
     if not args.oracle and not args.replay_reads:
-        from vision.reader import CardReader, UnknownCards, default_reader_config, model_options
+        from vision.reader import CardReader, default_reader_config, model_options
 
-        config = default_reader_config("onnx", **model_options(model))
-        if unknown_cards:
-            config = replace(config, unknown_cards=UnknownCards())
-        reader = CardReader(config)
+        reader = CardReader(
+            default_reader_config("onnx", unknown_cards=unknown_cards, **model_options(model))
+        )
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     tot: dict[str, float] = {}
     for folder in deals:

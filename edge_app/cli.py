@@ -361,6 +361,7 @@ def _check(
     backend: str,
     outbox: Path | None = None,
     model: Path | None = None,
+    unknown_cards: bool = False,
 ) -> _Checked:
     """Everything ``run`` was given, before the source is opened (see the module docstring)."""
     from calibration.table import TableGeometry
@@ -405,7 +406,9 @@ def _check(
         raise _fail(str(exc)) from None
     try:
         reader = CardReader(
-            default_reader_config(backend, decks=get_rule_set(info["rules"]).decks, **options)
+            default_reader_config(
+                backend, decks=get_rule_set(info["rules"]).decks, unknown_cards=unknown_cards, **options
+            )
         )
     except Exception as exc:  # any backend's failure to build: a missing package, weights, a typo
         raise _fail(f"--backend {backend}: cannot build the card reader: {exc}") from None
@@ -492,6 +495,14 @@ def run(
             "else ~/.cache/tractorcam/outbox-<token tag>.sqlite)",
         ),
     ] = None,
+    unknown_cards: Annotated[
+        bool | None,
+        typer.Option(
+            "--unknown-cards/--no-unknown-cards",
+            help="keep cards seen but not named in full (??, K?, ?C, ?J) for the decoding and a referee "
+            "[default: kept]",
+        ),
+    ] = None,
     config: Annotated[
         Path | None,
         typer.Option("--config", help="the table's configuration, TOML or JSON (tractorcam config example)"),
@@ -528,6 +539,7 @@ def run(
         backend=backend,
         model=model,
         outbox=outbox,
+        unknown_cards=unknown_cards,
     )
     if cfg.source is None:
         raise _fail("no source: give --source or set it in --config")
@@ -545,7 +557,18 @@ def run(
     if table is None:  # a table set up with its markers only: calibrate from the source's first frames
         table = _calibrated(source, cfg, log_out)
     checked = _check(
-        table, log_out, scoreboard, token, given, missing, every, inertia, backend, outbox, cfg.model
+        table,
+        log_out,
+        scoreboard,
+        token,
+        given,
+        missing,
+        every,
+        inertia,
+        backend,
+        outbox,
+        cfg.model,
+        cfg.unknown_cards,
     )
     try:
         src = open_source(source, cfg.camera)

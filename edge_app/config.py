@@ -111,6 +111,11 @@ class TableConfig(BaseModel):
         default=None,
         description="the event's enrolled deck (tractorcam enroll --out DIR; enroll learn DIR): its learned classifier",
     )
+    unknown_cards: bool = Field(
+        default=True,
+        description="keep the cards the camera sees but cannot name in full (??, K?, ?C, ?J) as cards of "
+        "their play, for the deal's decoding and a referee to settle; false: a card not named is dropped",
+    )
     backend: Literal["onnx", "ncnn", "ultralytics"] = Field(
         default="onnx",
         description="the card reader's backend: onnx (default), ncnn (fastest on a Pi), ultralytics",

@@ -170,7 +170,7 @@ def run_demo(
         f"{len(truth['tricks'])} tricks, card design {design} (held out of training)"
     )
     geometry = TableGeometry.load(folder / "table.json")
-    zones = ZoneReader(CardReader(default_reader_config("onnx")), geometry)
+    zones = ZoneReader(CardReader(default_reader_config("onnx", unknown_cards=True)), geometry)
     with local_scoreboard(folder / "scoreboard.db") as sb:
         r = httpx.post(
             f"{sb.url}/api/tables",

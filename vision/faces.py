@@ -670,7 +670,7 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     corners is the found one when their boxes overlap by half (intersection over union), or when it
     has the found card's name and half its box lies inside the face's (a card mostly covered shows
     a strip along one edge, its two indices at the strip's ends). A card not named (``??``,
-    ``?C``; a joker of unknown size is matched as a named card is) is the found one when half its
+    ``?C``; a joker of unknown size is matched as a named card is, and names any joker found) is the found one when half its
     box lies inside the face's (a sign of the card the classifier could not name). One read from a
     single corner is, when its box's middle lies within a fifth of the card's width of one of the
     face's index places (:meth:`FaceMatch.index_points`). A joker found without its size (``?J``)
@@ -687,6 +687,9 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     >>> inner = CardInstance("??", -1, 0.4, (20.0, 30.0, 40.0, 50.0), 1)
     >>> [c.card for c in place_faces([inner], [FaceMatch("KS", 30, quad)])]
     ['KS']
+    >>> joker = CardInstance("?J", -1, 0.8, (5.0, 10.0, 50.0, 60.0), 2)
+    >>> [c.card for c in place_faces([joker], [FaceMatch("SJ", 30, quad)])]
+    ['SJ']
     >>> big = CardInstance("BJ", 53, 0.9, (2.0, 4.0, 10.0, 14.0), 1)
     >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
     ['BJ']
@@ -710,7 +713,7 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
                 and card.card != "?J"
                 and inside[i, k] >= 0.5
                 or (
-                    _iou(card.box, f.box) >= 0.5 or (card.card == f.card and inside[i, k] >= 0.5)
+                    _iou(card.box, f.box) >= 0.5 or (_same_card(card.card, f.card) and inside[i, k] >= 0.5)
                     if card.corners >= 2
                     else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
                 )
@@ -728,6 +731,17 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             cid = class_id(name)
         out.append(CardInstance(name, cid, f.score, f.box, 2))
     return out
+
+
+def _same_card(read: str, face: str) -> bool:
+    """Whether a card read by its corners can be the card a face was found as: the same name, or a
+    joker of unknown size (``?J``) and a joker.
+
+    >>> _same_card("KS", "KS"), _same_card("?J", "SJ"), _same_card("SJ", "?J"), _same_card("?J", "KS")
+    (True, True, True, False)
+    """
+    jokers = (*JOKER_NAMES, "?J")
+    return read == face or (read in jokers and face in jokers)
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:

@@ -138,12 +138,15 @@ def default_reader_config(
     despeckle: int = 0,
     faces: Path | None = None,
     decks: int | None = None,
+    unknown_cards: bool = False,
     **detector_options: object,
 ) -> ReaderConfig:
     """The shipped configuration: the committed weights and heads (those present) with the settings
     they were selected with (:mod:`vision.settings`), the automatic pyramid, the deck shown as
     ``look`` (:mod:`vision.look`) and to the localiser through ``despeckle``, the game's ``decks``
-    (:attr:`ReaderConfig.decks`); ``detector_options`` override :class:`DetectorConfig` fields."""
+    (:attr:`ReaderConfig.decks`), the indices it cannot name kept as cards not (fully) named when
+    ``unknown_cards`` (:class:`UnknownCards`); ``detector_options`` override :class:`DetectorConfig`
+    fields."""
     options: dict[str, object] = {
         "type": backend,
         "classifier": default_classifier(),
@@ -165,6 +168,7 @@ def default_reader_config(
         despeckle=despeckle,
         faces=faces,
         decks=decks,
+        unknown_cards=UnknownCards() if unknown_cards else None,
     )
 
 

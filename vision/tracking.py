@@ -95,10 +95,10 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
 class TrackedPlay:
     """One play as the tracker decided it: the seat, the cards (sorted), how many readings saw the
     play on the table and how many of them read exactly these cards; ``beyond``: what readings that
-    saw more cards than :attr:`cards` (all of them and others) knew of the others, a rank or a suit
-    alone (``?C``, ``K?``, ``?J``) read in at least :data:`MIN_SUPPORT` readings, the most read
-    first (:func:`beyond_cards`): a play read short of its lead is filled up with these before
-    ``??``."""
+    saw more cards than :attr:`cards` (all of them and others) knew of the others, a card, or a rank
+    or a suit alone (``?C``, ``K?``, ``?J``), read in at least :data:`MIN_SUPPORT` readings, the most
+    read first (:func:`beyond_cards`): a play read short of its lead is filled up with these before
+    ``??`` (and its trick is doubtful: no alert rests on it)."""
 
     seat: Seat
     cards: tuple[str, ...]
@@ -153,18 +153,24 @@ class _Open:
             order = {k: i for i, k in enumerate(votes)}
             grown = grown_votes(self.history)
             cards = max(grown, key=lambda k: (grown[k], len(k), -order[k]))
-            return TrackedPlay(self.seat, cards, total, votes[cards], self.first_frame)
+            return TrackedPlay(
+                self.seat, cards, total, votes[cards], self.first_frame, beyond_cards(cards, votes)
+            )
         return _decide_with_unknown(self.seat, votes, self.first_frame)
 
 
 def beyond_cards(cards: tuple[str, ...], votes: Counter[tuple[str, ...]]) -> tuple[str, ...]:
     """What the readings of a play that hold every card of ``cards`` and more say of the others:
-    each rank or suit alone (``?C``, ``K?``, ``?J``; not ``??``) read in at least
-    :data:`MIN_SUPPORT` such readings, as many copies as one reading held, the most read first.
+    each card, or rank or suit alone (``?C``, ``K?``, ``?J``; not ``??``), read in at least
+    :data:`MIN_SUPPORT` such readings, as many copies as one reading held, the most read first (a
+    fanned play whose lower card a later reading lost, or paired with the card over it: the
+    readings that saw it name it).
 
     >>> v = Counter({("JC",): 9, ("??", "JC"): 1, ("?C", "JC"): 2, ("?D", "QS"): 3})
     >>> beyond_cards(("JC",), v)
     ('?C',)
+    >>> beyond_cards(("8H", "8H"), Counter({("8H", "8H"): 40, ("8H", "8H", "8H"): 5}))
+    ('8H',)
     >>> beyond_cards(("JC",), Counter({("JC",): 9, ("?C", "JC"): 1}))
     ()
     """
@@ -176,7 +182,7 @@ def beyond_cards(cards: tuple[str, ...], votes: Counter[tuple[str, ...]]) -> tup
         if len(key) <= len(cards) or have - Counter(key):
             continue
         for form, k in extra.items():
-            if _is_unknown(form) and form != "??":
+            if form != "??":
                 support[form] += n
                 copies[form] = max(copies[form], k)
     return tuple(

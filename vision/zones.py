@@ -32,7 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableGeometry
-from vision.detections import box_inside
+from engine.cards import JOKER_NAMES, UnknownCard, parse_any
+from vision.detections import box_inside, box_iou
 from vision.instances import CardInstance
 from vision.reader import CardReader
 from vision.settings import SHIPPED
@@ -363,13 +364,17 @@ class ZoneReader:
         # (the localiser's box of a card moves by a pixel between readings: one that now touches the
         # edge may lie inside it as remembered, and nothing took it away); a remembered card nobody
         # claims is forgotten when the area could see it whole and did not.
+        # A card not (fully) named and a card it may be, boxed in the same place (half their boxes
+        # shared), are one card read twice, and claim each other too.
         geometry = maps.geometry
         diagonal = float(np.hypot(geometry.card_width_mm, geometry.card_height_mm))
+        same_place = box_iou(_rects(read + beside), _rects(self._seen)) >= 0.5
         candidates = sorted(
             (_distance(old, new), i, k)
             for i, new in enumerate(read + beside)
             for k, old in enumerate(self._seen)
-            if old.card.card == new.card.card and _distance(old, new) <= diagonal
+            if (old.card.card == new.card.card and _distance(old, new) <= diagonal)
+            or (same_place[i, k] and _may_be(old.card.card, new.card.card))
         )
         claimed_new: set[int] = set()
         claimed: dict[int, int] = {}  # remembered card → the card of this reading that claimed it
@@ -384,19 +389,41 @@ class ZoneReader:
                     kept.append(old)
             elif not (_touches(area, cell, old.rect) and _within(old.rect, inner)):
                 kept.append(old)
-        # a card not named (a joker of unknown size aside) whose box lies mostly on a card seen whole
-        # is a mark of that card (the faces step found the card in an earlier reading; this one
-        # boxed a sign of it alone)
-        whole = np.array([k.rect for k in kept + read if "?" not in k.card.card and k.card.corners >= 2])
-        on_whole = (box_inside(np.array([k.rect for k in read]), whole) >= 0.5).any(axis=1)
+        # a card not named whose box lies mostly on a card seen whole is a mark of that card (the
+        # faces step found the card in an earlier reading; this one boxed a sign of it alone); a
+        # joker of unknown size only on a joker
+        whole = [k for k in kept + read if "?" not in k.card.card and k.card.corners >= 2]
+        on = box_inside(_rects(read), _rects(whole)) >= 0.5
+        joker = np.array([k.card.card in JOKER_NAMES for k in whole], bool)
         read = [
             k
-            for k, on in zip(read, on_whole, strict=True)
-            if "?" not in k.card.card or k.card.card == "?J" or not on
+            for k, row in zip(read, on, strict=True)
+            if "?" not in k.card.card or not (row & joker if k.card.card == "?J" else row).any()
         ]
         self._seen = kept + read
         if self.on_area is not None:
             self.on_area(area.rect, [seen.card for seen in read])
+
+
+def _may_be(a: str, b: str) -> bool:
+    """Whether two names the reader gave, one of them not (fully) naming its card, may be one card.
+
+    >>> _may_be("?J", "SJ"), _may_be("K?", "KC"), _may_be("??", "5H"), _may_be("?J", "KS"), _may_be("5H", "6H")
+    (True, True, True, False, False)
+    """
+    if "?" not in a and "?" not in b:
+        return False
+    return bool(_candidates(a) & _candidates(b))
+
+
+def _candidates(name: str) -> frozenset[int]:
+    card = parse_any(name)
+    return card.candidates if isinstance(card, UnknownCard) else frozenset((card.code,))
+
+
+def _rects(seen: list[_Seen]) -> npt.NDArray[np.float32]:
+    """The cards' boxes on the table (N, 4)."""
+    return np.array([k.rect for k in seen], np.float32).reshape(-1, 4)
 
 
 def _distance(a: _Seen, b: _Seen) -> float:

@@ -29,6 +29,7 @@ from vision.tracking import (
     TrackerConfigError,
     TrickTracker,
     _decide_with_unknown,
+    _Open,
     table_state,
 )
 
@@ -556,6 +557,31 @@ def test_a_follow_read_short_is_filled_with_what_its_longer_readings_knew() -> N
     bare = replace(w, beyond=())
     deal = build_deal([replace(t, plays=(*t.plays[:3], bare))], (), DealInfo("national-2deck", "4", "H", "S"))
     assert deal.log.to_json()["tricks"][0]["plays"][3] == ["W", ["JC", "??"]]
+
+
+def test_a_lead_a_later_reading_saw_short_keeps_the_card_its_first_readings_named() -> None:
+    """E leads three 8♥ fanned; the area's first reading names all three, the readings after it
+    pair the top card's index with the middle card's and see two. The tracker decides two and keeps
+    the third 8♥ the longer readings named (``beyond``); the follows are three cards, so the decoder
+    fills the lead with it, not ``??``, and questions the trick (no alert rests on it)."""
+    play = _Open("E", 1005)
+    for frame in range(1005, 1010):
+        play.add(frame, ("8H", "8H", "8H"))
+    for frame in range(1010, 1050):
+        play.add(frame, ("8H", "8H"))
+    e = play.decide()
+    assert e.cards == ("8H", "8H") and e.beyond == ("8H",)
+    t = TrackedTrick(
+        (e, tp("N", "AH", "AH", "AH"), tp("W", "10H", "10H", "JH"), tp("S", "3H", "3H", "AS")), True
+    )
+    deal = build_deal([t], (), DealInfo("zhku-3deck", "4", "S", "E"))
+    assert deal.log.to_json()["tricks"][0]["plays"][0] == ["E", ["8H", "8H", "8H"]]
+    assert 1 in deal.doubtful
+    once = _Open("E", 1005)  # one reading alone names nothing beyond
+    once.add(1005, ("8H", "8H", "8H"))
+    for frame in range(1006, 1050):
+        once.add(frame, ("8H", "8H"))
+    assert once.decide().beyond == ()
 
 
 def test_a_leader_among_the_possible_winners_seen_laying_first_alone_is_no_guess() -> None:

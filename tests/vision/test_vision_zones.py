@@ -8,7 +8,7 @@ the frame itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -26,7 +26,7 @@ from vision.labels import class_id
 from vision.reader import CardReader, ReaderConfig, Reading
 from vision.zones import TableMaps, ZoneConfig, ZoneConfigError, ZoneReader
 
-COLOURS = {"AH": (0, 0, 255), "KS": (255, 0, 0), "2C": (0, 255, 0)}  # BGR, one per card
+COLOURS = {"AH": (0, 0, 255), "KS": (255, 0, 0), "2C": (0, 255, 0), "SJ": (0, 255, 255)}  # BGR, one per card
 TABLE_GREY = 110
 
 
@@ -317,3 +317,30 @@ def test_a_sign_not_named_on_a_card_seen_whole_is_no_card_of_its_own() -> None:
     for _ in range(5):
         out = names(zr.read(marked(table(("KS", 100, 94), ("AH", 150, 150)), (115, 120), (40, 220))))
     assert out == ["??", "AH", "KS"]
+
+
+@dataclass
+class JokerReader(SquareReader):
+    """:class:`SquareReader` that reads the small joker as a joker of unknown size (``?J``) until
+    ``named`` is set."""
+
+    named: bool = False
+
+    def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
+        reading = super().read(image, seconds)
+        cards = [c if c.card != "SJ" or self.named else replace(c, card="?J") for c in reading.cards]
+        return Reading(reading.corners, cards)
+
+
+def test_a_card_read_unnamed_then_named_in_the_same_place_is_one_card() -> None:
+    """A joker read first as a joker of unknown size; a card laid beside it has its area read
+    again, which names it the small joker with its box a few pixels smaller (so the first box pokes
+    out of the area read): one card, the small joker, not two."""
+    reader = JokerReader(grow=4)
+    zr = ZoneReader(reader, geometry())
+    for _ in range(3):
+        assert names(zr.read(table(("SJ", 60, 100)))) == ["?J"]
+    reader.named, reader.grow = True, 0
+    for _ in range(6):
+        out = names(zr.read(table(("SJ", 60, 100), ("AH", 112, 100))))
+    assert out == ["AH", "SJ"]
