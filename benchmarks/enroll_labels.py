@@ -1,11 +1,11 @@
 """The gold-on-black deck of the real phone photos, learned from half of its labelled photos.
 
-    .venv/bin/python benchmarks/enroll_labels.py [--minutes 10] [--out DIR] [--view phone]
+    .venv/bin/python benchmarks/enroll_labels.py [--minutes 10 | --steps N] [--no-faces] [--out DIR] [--view phone]
 
 The photos of ``--view`` in ``../shared/real/cardcounterml-phone/labels.jsonl`` are split in two
 halves (alternate lines); ``tractorcam enroll --labels`` learns the deck on the first
 (:func:`models.enroll.learn_from_photos`: the look and the despeckle size, then the index classifier fine-tuned on the
-indices the labels name); card precision, recall and F1 are measured on the second half, for the
+indices the labels name and on the faces of the whole cards cut from the photos, :mod:`models.photo_faces`); card precision, recall and F1 are measured on the second half, for the
 shipped reader, the shipped reader in the learned look, the learned classifier, and with ``--localiser-epochs`` the
 localiser taught on pseudo-boxes too (:mod:`models.deck_localiser`; the learned deck, ``--model
 DIR``).
@@ -55,6 +55,12 @@ def main(
     localiser_epochs: Annotated[
         int, typer.Option(help="then teach the localiser for this many epochs (0: not)")
     ] = EPOCHS,
+    steps: Annotated[
+        int, typer.Option(help="fine-tune for this many steps instead of --minutes (0: by time)")
+    ] = 0,
+    faces: Annotated[
+        bool, typer.Option(help="learn from the faces of whole cards cut from the photos too")
+    ] = True,
     reuse: Annotated[
         bool, typer.Option(help="keep the look and classifier already learned in --out")
     ] = False,
@@ -72,7 +78,9 @@ def main(
     if reuse and (out / "learned.json").is_file():
         record = json.loads((out / "learned.json").read_text())
     else:
-        record = learn_from_photos(learning, out, minutes, log=lambda s: print(s, flush=True))
+        record = learn_from_photos(
+            learning, out, minutes, steps=steps, faces=faces, log=lambda s: print(s, flush=True)
+        )
     print(f"learned in {time.perf_counter() - start:.0f} s: {record}")
     readers = {
         "shipped": default_reader_config("onnx"),

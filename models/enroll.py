@@ -104,10 +104,11 @@ def fine_tune(
     *,
     init: Path | None = None,
     seed: int = 0,
+    steps: int = 0,
     log: Callable[[str], None] = print,
 ) -> int:
     """Fine-tune the index classifier (from ``init``, default the shipped weights) for ``minutes``
-    on the batches ``batch(generator)`` gives (uint8 crops, classes), each jittered in colour and
+    (or, when ``steps`` is given, for that many steps whatever the time) on the batches ``batch(generator)`` gives (uint8 crops, classes), each jittered in colour and
     sharpness (:func:`models.gpu.augment_torch`), the learning rate falling from :data:`LR` to a
     tenth; writes ``folder/classifier.pt`` and ``folder/classifier.onnx`` and returns the steps."""
     import torch
@@ -125,10 +126,10 @@ def fine_tune(
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     start = time.monotonic()
     end = start + 60 * minutes
-    steps, seen, last = 0, 0, start
+    done, seen, last = 0, 0, start
     net.train()
-    while time.monotonic() < end:
-        frac = (time.monotonic() - start) / (end - start)
+    while done < steps if steps else time.monotonic() < end:
+        frac = done / steps if steps else (time.monotonic() - start) / (end - start)
         for g in opt.param_groups:
             g["lr"] = LR * (0.1 + 0.9 * (1 - frac))
         x, y = batch(gen)
@@ -136,17 +137,17 @@ def fine_tune(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        steps += 1
+        done += 1
         seen += len(y)
         if time.monotonic() - last > 60:
             last = time.monotonic()
             log(
-                f"  {steps} steps, {seen} crops, loss {float(loss.detach()):.3f}, {(last - start) / 60:.1f} min"
+                f"  {done} steps, {seen} crops, loss {float(loss.detach()):.3f}, {(last - start) / 60:.1f} min"
             )
     folder.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), folder / "classifier.pt")
     export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
-    return steps
+    return done
 
 
 def learn(
@@ -234,6 +235,8 @@ def check_learned(
 
 #: Jittered crops cut from each harvested index box of a labelled photo.
 PHOTO_JITTER = 6
+#: The share of each batch cut from the faces of whole cards in the photos (:mod:`models.photo_faces`).
+FACES_SHARE = 0.5
 #: A box whose probability of being each of its photo's cards is below this is taken as background.
 BACKGROUND_BELOW = 0.02
 
@@ -365,12 +368,20 @@ def learn_from_photos(
     minutes: float = 10.0,
     *,
     seed: int = 0,
+    faces: bool = True,
+    steps: int = 0,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Learn a deck from labelled photos of it in play (each photo with the multiset of its cards,
     no boxes): the look it reads best in and the index classifier fine-tuned for ``minutes`` on the
     indices the photos' labels name (:func:`harvest`), each crop turned by a random quarter turn
-    and jittered in colour and sharpness. Writes ``folder/classifier.onnx`` (and ``.pt``),
+    and jittered in colour and sharpness (``steps``: that many steps instead of ``minutes``, for
+    comparisons on a busy machine). With ``faces``, :data:`FACES_SHARE` of each batch comes
+    from the faces of the cards lying whole and apart in the photos (:mod:`models.photo_faces`),
+    cut like an enrolled deck's (:class:`models.gpu.FaceBank`: any angle, a neighbour over part
+    of the card, any table); the faces are written to ``folder/photo-faces/`` (the localiser learns
+    from them too: :func:`models.deck_localiser.learn_localiser`) with a contact sheet,
+    ``folder/photo-faces.png``, for a person to check. Writes ``folder/classifier.onnx`` (and ``.pt``),
     ``folder/deck.json`` (the look and the despeckle size) and ``folder/learned.json``; returns what
     was done."""
     import torch
@@ -387,16 +398,36 @@ def learn_from_photos(
         f"{(len(got.classes) - len(cards)) // PHOTO_JITTER} background boxes"
     )
     x_all, y_all = torch.from_numpy(got.crops), torch.from_numpy(got.classes)
+    bank, cut = None, []
+    if faces:
+        from models.photo_faces import PhotoFacesError, cut_faces, face_bank, index_box, save_faces
+        from vision.crops import CROP_SIZE
+        from vision.reader import CardReader, default_reader_config
+
+        reader = CardReader(default_reader_config("onnx", look=got.look, despeckle=got.despeckle))
+        cut = cut_faces(reader, photos, log)
+        if cut:
+            try:
+                bank = face_bank(cut, index_box(reader, cut), got.look)
+            except PhotoFacesError as exc:
+                log(f"  the cut faces are not used: {exc}")
+                cut = []
+        save_faces(folder, cut)
+    n_bank = int(BATCH * FACES_SHARE) if bank is not None else 0
 
     def batch(gen: Any) -> tuple[Any, Any]:
-        pick = torch.randint(len(y_all), (min(BATCH, len(y_all)),), generator=gen)
+        pick = torch.randint(len(y_all), (min(BATCH - n_bank, len(y_all)),), generator=gen)
         turns = torch.randint(4, (len(pick),), generator=gen)
         x = torch.stack(
             [torch.rot90(c, int(t), dims=(1, 2)) for c, t in zip(x_all[pick], turns, strict=True)]
         )
-        return x, y_all[pick]
+        y = y_all[pick]
+        if bank is not None:
+            xb, yb = bank.crops(n_bank, gen, CROP_SIZE)
+            x, y = torch.cat([x, xb]), torch.cat([y, yb])
+        return x, y
 
-    steps = fine_tune(folder, batch, minutes, seed=seed, log=log)
+    steps = fine_tune(folder, batch, minutes, seed=seed, steps=steps, log=log)
     (folder / "deck.json").write_text(
         json.dumps({"look": got.look, "despeckle": got.despeckle}, indent=1) + "\n"
     )
@@ -406,6 +437,8 @@ def learn_from_photos(
         "despeckle": got.despeckle,
         "looks_f1": {k: round(v, 4) for k, v in got.scores.items()},
         "indices": len(cards) // PHOTO_JITTER,
+        "faces": len(cut),
+        "face_cards": len({f.card for f in cut}),
         "background": (len(got.classes) - len(cards)) // PHOTO_JITTER,
         "steps": steps,
         "minutes": round((time.monotonic() - start) / 60, 2),

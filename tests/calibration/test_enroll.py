@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from calibration.enroll import CutFace, EnrollError, cards_of_photo, enroll_photos
+from models.deck_localiser import COMPOSED_TILES
 from models.synth.designs import HELDOUT_NAMES
 from tractorcam_cli.main import app
 
@@ -199,6 +200,10 @@ def test_a_light_on_dark_deck_is_learned_from_labelled_photos(tmp_path: Path) ->
     assert learned["look"] == "inverted-swapped" and learned["indices"] > 0 and learned["steps"] > 0
     assert learned["looks_f1"]["inverted-swapped"] > learned["looks_f1"]["plain"]
     assert learned["despeckle"] in (0, 3, 5)
+    # the faces of cards lying whole and apart (none in these close-ups) for a person to check,
+    # and the localiser's tiles composed from them when there are any
+    assert (deck / "photo-faces.png").is_file()
+    assert taught["composed_tiles"] == (COMPOSED_TILES if learned["faces"] else 0)
     assert json.loads((deck / "deck.json").read_text()) == {
         "look": "inverted-swapped",
         "despeckle": learned["despeckle"],
