@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import cv2
 import numpy as np
@@ -184,17 +183,7 @@ def enroll_photos(
     return faces
 
 
-class NamedFace(Protocol):
-    """A face with the card it is named (:class:`CutFace`, :class:`models.photo_faces.PhotoFace`)."""
-
-    @property
-    def card(self) -> str: ...
-
-    @property
-    def face(self) -> npt.NDArray[np.uint8]: ...
-
-
-def contact_sheet(faces: Sequence[NamedFace], face_h: int = 180) -> npt.NDArray[np.uint8]:
+def contact_sheet(faces: Sequence[CutFace], face_h: int = 180) -> npt.NDArray[np.uint8]:
     """The faces in the deck's order, each named, 13 to a row (a suit a row, the jokers last), for a
     person to confirm that each card is where its name says."""
     face_w = int(round(face_h * 63 / 88))

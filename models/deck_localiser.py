@@ -42,9 +42,6 @@ SIDE_RANGE = (6.0, 96.0)
 #: The share of an index box that must lie in a tile for it to be taught there; a box less inside
 #: (but inside at all) makes the tile ambiguous, and it is left out.
 INSIDE = 0.6
-#: Tiles composed from the faces of whole cards cut from the photos (:mod:`models.photo_faces`),
-#: when there are any: small indices in fans, rows and piles, which the photos show rarely.
-COMPOSED_TILES = 400
 #: Fine-tuning epochs over the tiles.
 EPOCHS = 8
 
@@ -102,13 +99,11 @@ def write_tiles(
     out: Path,
     tile: int,
     seed: int = 0,
-    composed: Sequence[tuple[npt.NDArray[np.uint8], list[tuple[float, float, float, float]]]] = (),
 ) -> dict[str, int]:
     """Cut each (image as the localiser sees it, its pseudo-boxes, whether every card was found)
     into the reader's tiles under ``out/images/train`` and ``out/labels/train``, with
     ``out/data.yaml`` (one class; the same tiles for validation); background tiles no more than
-    the tiles with an index; then the ``composed`` tiles (:func:`models.photo_faces.composed_tiles`,
-    as the localiser sees them, with their YOLO boxes). Returns how many of each were written."""
+    the tiles with an index. Returns how many of each were written."""
     from vision.tiling import TilingConfig, plan_tiles
 
     rng = np.random.default_rng(seed)
@@ -145,10 +140,6 @@ def write_tiles(
     for k in keep:
         cv2.imwrite(str(out / "images" / "train" / f"n{k:05d}.png"), negative[k])
         (out / "labels" / "train" / f"n{k:05d}.txt").write_text("")
-    for k, (crop, labels) in enumerate(composed):
-        cv2.imwrite(str(out / "images" / "train" / f"c{k:05d}.png"), crop)
-        lines = "".join(f"0 {x:.6f} {y:.6f} {bw:.6f} {bh:.6f}\n" for x, y, bw, bh in labels)
-        (out / "labels" / "train" / f"c{k:05d}.txt").write_text(lines)
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: images/train\nval: images/train\nnc: 1\nnames:\n  0: 'index'\n"
     )
@@ -156,7 +147,6 @@ def write_tiles(
         "index_tiles": len(positive),
         "background_tiles": len(keep),
         "indices": sum(len(x) for _, x in positive),
-        "composed_tiles": len(composed),
     }
 
 
@@ -172,7 +162,6 @@ def learn_localiser(
     first) and write ``folder/localiser.onnx``, which ``--model folder`` then localises with;
     returns what was done (also in ``folder/localiser.json``)."""
     from models.export import export_onnx
-    from models.photo_faces import PhotoFacesError, composed_tiles, index_box, load_faces
     from models.train import finetune
     from vision.labels import class_name
     from vision.look import apply_look, despeckle
@@ -193,22 +182,9 @@ def learn_localiser(
         look = despeckle(apply_look(image, reader.config.look), reader.config.despeckle)
         shown.append((look, boxes, complete))
     log(f"  pseudo-boxes: {sum(len(b) for _, b, _ in shown)} indices, {found} of {wanted} cards found")
-    faces = load_faces(folder)
-    composed = []
-    box = None
-    if faces:
-        try:
-            box = index_box(reader, faces)
-        except PhotoFacesError as exc:
-            log(f"  the cut faces are not used: {exc}")
-    if box is not None:
-        for image, labels in composed_tiles(faces, box, COMPOSED_TILES, reader.config.detector.imgsz):
-            composed.append(
-                (despeckle(apply_look(image, reader.config.look), reader.config.despeckle), labels)
-            )
     tmp = Path(tempfile.mkdtemp(prefix="tractorcam-localiser-"))
     try:
-        counts = write_tiles(shown, tmp / "data", reader.config.detector.imgsz, composed=composed)
+        counts = write_tiles(shown, tmp / "data", reader.config.detector.imgsz)
         log(f"  tiles: {counts}")
         best = finetune(
             tmp / "data" / "data.yaml",

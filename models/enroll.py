@@ -235,8 +235,6 @@ def check_learned(
 
 #: Jittered crops cut from each harvested index box of a labelled photo.
 PHOTO_JITTER = 6
-#: The share of each batch cut from the faces of whole cards in the photos (:mod:`models.photo_faces`).
-FACES_SHARE = 0.5
 #: A box whose probability of being each of its photo's cards is below this is taken as background.
 BACKGROUND_BELOW = 0.02
 
@@ -368,7 +366,6 @@ def learn_from_photos(
     minutes: float = 10.0,
     *,
     seed: int = 0,
-    faces: bool = True,
     steps: int = 0,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
@@ -376,12 +373,7 @@ def learn_from_photos(
     no boxes): the look it reads best in and the index classifier fine-tuned for ``minutes`` on the
     indices the photos' labels name (:func:`harvest`), each crop turned by a random quarter turn
     and jittered in colour and sharpness (``steps``: that many steps instead of ``minutes``, for
-    comparisons on a busy machine). With ``faces``, :data:`FACES_SHARE` of each batch comes
-    from the faces of the cards lying whole and apart in the photos (:mod:`models.photo_faces`),
-    cut like an enrolled deck's (:class:`models.gpu.FaceBank`: any angle, a neighbour over part
-    of the card, any table); the faces are written to ``folder/photo-faces/`` (the localiser learns
-    from them too: :func:`models.deck_localiser.learn_localiser`) with a contact sheet,
-    ``folder/photo-faces.png``, for a person to check. Writes ``folder/classifier.onnx`` (and ``.pt``),
+    comparisons on a busy machine). Writes ``folder/classifier.onnx`` (and ``.pt``),
     ``folder/deck.json`` (the look and the despeckle size) and ``folder/learned.json``; returns what
     was done."""
     import torch
@@ -398,34 +390,14 @@ def learn_from_photos(
         f"{(len(got.classes) - len(cards)) // PHOTO_JITTER} background boxes"
     )
     x_all, y_all = torch.from_numpy(got.crops), torch.from_numpy(got.classes)
-    bank, cut = None, []
-    if faces:
-        from models.photo_faces import PhotoFacesError, cut_faces, face_bank, index_box, save_faces
-        from vision.crops import CROP_SIZE
-        from vision.reader import CardReader, default_reader_config
-
-        reader = CardReader(default_reader_config("onnx", look=got.look, despeckle=got.despeckle))
-        cut = cut_faces(reader, photos, log)
-        if cut:
-            try:
-                bank = face_bank(cut, index_box(reader, cut), got.look)
-            except PhotoFacesError as exc:
-                log(f"  the cut faces are not used: {exc}")
-                cut = []
-        save_faces(folder, cut)
-    n_bank = int(BATCH * FACES_SHARE) if bank is not None else 0
 
     def batch(gen: Any) -> tuple[Any, Any]:
-        pick = torch.randint(len(y_all), (min(BATCH - n_bank, len(y_all)),), generator=gen)
+        pick = torch.randint(len(y_all), (min(BATCH, len(y_all)),), generator=gen)
         turns = torch.randint(4, (len(pick),), generator=gen)
         x = torch.stack(
             [torch.rot90(c, int(t), dims=(1, 2)) for c, t in zip(x_all[pick], turns, strict=True)]
         )
-        y = y_all[pick]
-        if bank is not None:
-            xb, yb = bank.crops(n_bank, gen, CROP_SIZE)
-            x, y = torch.cat([x, xb]), torch.cat([y, yb])
-        return x, y
+        return x, y_all[pick]
 
     steps = fine_tune(folder, batch, minutes, seed=seed, steps=steps, log=log)
     (folder / "deck.json").write_text(
@@ -437,8 +409,6 @@ def learn_from_photos(
         "despeckle": got.despeckle,
         "looks_f1": {k: round(v, 4) for k, v in got.scores.items()},
         "indices": len(cards) // PHOTO_JITTER,
-        "faces": len(cut),
-        "face_cards": len({f.card for f in cut}),
         "background": (len(got.classes) - len(cards)) // PHOTO_JITTER,
         "steps": steps,
         "minutes": round((time.monotonic() - start) / 60, 2),

@@ -159,9 +159,7 @@ def _learn_labelled(labels: Path, out: Path, minutes: float, localiser_epochs: i
     )
     typer.echo(
         f"{out / 'classifier.onnx'}: look {record['look']}, {record['indices']} indices of "
-        f"{record['photos']} photos and {record['faces']} faces of whole cards cut from them "
-        f"({out / 'photo-faces.png'}: check the names), {record['steps']} steps in "
-        f"{record['minutes']:g} min{localiser}; "
+        f"{record['photos']} photos, {record['steps']} steps in {record['minutes']:g} min{localiser}; "
         f"use it with tractorcam run --model {out}"
     )
 

@@ -108,11 +108,11 @@ class FaceSet:
 
     def cards(self) -> tuple[str, ...]:
         """Card names this design may show face up (jokers only when they are distinguishable,
-        court cards only when they carry a regular corner index; only cards it has a face for)."""
+        court cards only when they carry a regular corner index)."""
         out = CARDS if self.jokers else CARDS[:52]
         if not self.court_indices:
             out = tuple(c for c in out if c[:-1] not in ("J", "Q", "K"))
-        return tuple(c for c in out if c in self.faces)
+        return out
 
 
 # --------------------------------------------------------------------------- index geometry
