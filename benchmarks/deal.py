@@ -14,7 +14,8 @@ them without the reader. ``--oracle`` replaces the reader by the film's own labe
 card with more than ``--oracle-visible`` of it in view) to measure the tracker alone.
 
 Prints one line per deal and a total: plays exact (and right as far as named: unknown cards
-standing for the rest), cards right, tricks found, bottom, outcome, false and missed alerts (the
+standing for the rest; and as scored: the unknown cards the engine settles by the deck's
+inventory and the order of leaders, ``resolved``, filled in), cards right, tricks found, bottom, outcome, false and missed alerts (the
 alerts the table service raises as it runs: every event of each deal's :mod:`edge_app.events`
 stream, fed as :mod:`edge_app.service` feeds it; doubtful alerts become looks),
 looks asked of the referee, and seconds per reader call. ``--calibrate`` (films made with
@@ -321,7 +322,7 @@ def main(
             name = folder.name if len(comparisons) == 1 else f"{folder.name} deal {k + 1}"
             print(
                 f"{name} ({design}): plays exact {c.plays_exact}/{c.plays} (right as far as named "
-                f"{c.plays_consistent}), cards right {c.cards_right}/{c.cards}, "
+                f"{c.plays_consistent}; as scored {c.plays_scored}), cards right {c.cards_right}/{c.cards}, "
                 f"tricks {c.tricks_read}/{c.tricks}, bottom {'right' if c.bottom_exact else 'wrong'}, "
                 f"outcome {'right' if c.outcome_right else 'wrong'}, false alerts {len(c.false_alerts)} "
                 f"{list(c.false_alerts)}, missed alerts {len(c.missed_alerts)}, "
@@ -330,6 +331,7 @@ def main(
             for key, v in (
                 ("plays", c.plays),
                 ("exact", c.plays_exact),
+                ("scored", c.plays_scored),
                 ("cards", c.cards),
                 ("right", c.cards_right),
                 ("false", len(c.false_alerts)),
@@ -341,7 +343,8 @@ def main(
         print(f"{folder.name}: {reads} reads, {secs / max(reads, 1):.2f} s per read")
     print(
         f"total: {int(tot['deals'])} deals, plays exact {tot['exact'] / tot['plays']:.2%} "
-        f"({int(tot['exact'])}/{int(tot['plays'])}), cards right {tot['right'] / tot['cards']:.2%}, "
+        f"({int(tot['exact'])}/{int(tot['plays'])}; as scored, the unknowns the engine settles "
+        f"filled: {int(tot['scored'])}), cards right {tot['right'] / tot['cards']:.2%}, "
         f"outcome right {int(tot['outcome'])}/{int(tot['deals'])}, logs refused by the engine "
         f"{int(tot['refused'])}, false alerts {int(tot['false'])}"
     )

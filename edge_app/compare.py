@@ -39,6 +39,10 @@ class DealComparison:
     #: plays of the truth's length whose named cards are the truth's and whose other cards are
     #: unknown (``??``: seen, not named): right as far as they go (exact ones included)
     plays_consistent: int
+    #: plays exact once each unknown card the engine settles (``resolved``: the deck's inventory,
+    #: the order of leaders) is filled with what it settles it as: the plays as the score counts
+    #: them. The log itself keeps them unknown, as the camera saw them.
+    plays_scored: int
     cards: int  # in the truth's plays
     cards_right: int  # per matched play, the multiset intersection
     bottom_exact: bool
@@ -52,8 +56,24 @@ class DealComparison:
 Trick = list[tuple[str, Counter[str]]]
 
 
-def _plays(log: DealLog) -> list[Trick]:
-    return [[(p.seat.name, Counter(format_any(p.cards))) for p in t.plays] for t in log.tricks]
+def _plays(log: DealLog, resolved: list[dict[str, Any]] | None = None) -> list[Trick]:
+    """Each trick's plays as (seat, multiset of card names); with ``resolved`` (the engine's, trick
+    1-based, index 0-based in the play), those unknown cards written as the card they are settled as.
+
+    >>> from engine.deal_log import parse_deal_log
+    >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+    ...     "tricks": [{"plays": [["S", ["AH", "??"]], ["E", ["3H", "4H"]]]}]})
+    >>> _plays(log, [{"trick": 1, "seat": "S", "index": 1, "card": "AH"}])[0][0]
+    ('S', Counter({'AH': 2}))
+    """
+    fix = {(r["trick"], r["seat"], r["index"]): r["card"] for r in resolved or () if r.get("trick")}
+    return [
+        [
+            (p.seat.name, Counter(fix.get((t, p.seat.name, i), c) for i, c in enumerate(format_any(p.cards))))
+            for p in trick.plays
+        ]
+        for t, trick in enumerate(log.tricks, 1)
+    ]
 
 
 def _alerts(result: dict[str, Any]) -> set[str]:
@@ -101,9 +121,17 @@ def compare_deals(read: DealLog, truth: DealLog, alerted: set[str] | None = None
     one the engine refuses."""
     rp, tp = _plays(read), _plays(truth)
     matched = dict((j, i) for i, j in align_tricks(rp, tp))
-    plays = exact = consistent = cards = right = 0
+    truth_score = evaluate(truth.checked()).to_json()
+    refused = None
+    try:
+        read_score: dict[str, Any] | None = evaluate(read.checked()).to_json()
+    except (DealLogError, ValueError) as exc:
+        read_score, refused = None, str(exc)
+    scored = _plays(read, read_score.get("resolved") if read_score else None)
+    plays = exact = consistent = as_scored = cards = right = 0
     for j, trick in enumerate(tp):
         got_trick = dict(rp[matched[j]]) if j in matched else {}
+        scored_trick = dict(scored[matched[j]]) if j in matched else {}
         for seat, want in trick:
             plays += 1
             cards += sum(want.values())
@@ -112,14 +140,9 @@ def compare_deals(read: DealLog, truth: DealLog, alerted: set[str] | None = None
                 continue
             right += sum((want & got).values())
             exact += want == got
+            as_scored += want == scored_trick.get(seat)
             named = Counter({c: n for c, n in got.items() if "?" not in c})
             consistent += sum(got.values()) == sum(want.values()) and not (named - want)
-    truth_score = evaluate(truth.checked()).to_json()
-    refused = None
-    try:
-        read_score: dict[str, Any] | None = evaluate(read.checked()).to_json()
-    except (DealLogError, ValueError) as exc:
-        read_score, refused = None, str(exc)
     got_alerts = alerted if alerted is not None else (_alerts(read_score) if read_score else set())
     want_alerts = _alerts(truth_score)
     outcome_right = bool(
@@ -133,6 +156,7 @@ def compare_deals(read: DealLog, truth: DealLog, alerted: set[str] | None = None
         plays=plays,
         plays_exact=exact,
         plays_consistent=consistent,
+        plays_scored=as_scored,
         cards=cards,
         cards_right=right,
         bottom_exact=Counter(format_any(read.bottom or ())) == Counter(format_any(truth.bottom or ())),

@@ -365,6 +365,29 @@ def test_compare_aligns_tricks_so_a_missed_trick_costs_only_itself() -> None:
     assert compare_deals(swapped, truth).plays_exact <= c.plays - 1
 
 
+def test_a_card_left_unknown_that_the_inventory_settles_is_exact_as_scored_only() -> None:
+    """One card of a finished deal read as ``??``: the play is not exact as read, it is right as far
+    as named, and exact as scored (the engine's ``resolved`` names it from the deck's inventory). A
+    card read wrong stays wrong as scored."""
+    truth = parse_deal_log(simulate_deal("national-2deck", 5))
+    t2 = truth.tricks[2]
+    hidden = Play(t2.plays[1].seat, (parse_any("??"), *t2.plays[1].cards[1:]))
+    read = replace(
+        truth, tricks=(*truth.tricks[:2], Trick((t2.plays[0], hidden, *t2.plays[2:])), *truth.tricks[3:])
+    )
+    c = compare_deals(read, truth)
+    assert c.refused is None
+    assert (c.plays_exact, c.plays_consistent, c.plays_scored) == (c.plays - 1, c.plays, c.plays)
+    same = compare_deals(truth, truth)
+    assert same.plays_scored == same.plays
+    t0 = truth.tricks[0].plays[0]
+    other = "2C" if str(t0.cards[0]) != "2C" else "3C"
+    wrong = Play(t0.seat, (parse_any(other), *t0.cards[1:]))
+    misread = replace(truth, tricks=(Trick((wrong, *truth.tricks[0].plays[1:])), *truth.tricks[1:]))
+    m = compare_deals(misread, truth)
+    assert m.plays_scored == m.plays_exact
+
+
 # ------------------------------------------------------------------ unknown cards (issue 39)
 
 
