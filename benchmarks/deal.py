@@ -15,8 +15,8 @@ card with more than ``--oracle-visible`` of it in view) to measure the tracker a
 
 Prints one line per deal and a total: plays exact (and right as far as named: unknown cards
 standing for the rest; and as scored: the unknown cards the engine settles by the deck's
-inventory and the order of leaders, ``resolved``, filled in), cards right, tricks found, bottom, outcome, false and missed alerts (the
-alerts the table service raises as it runs: every event of each deal's :mod:`edge_app.events`
+inventory and the order of leaders, ``resolved``, filled in), cards right, tricks found, bottom,
+outcome, false and missed alerts (the alerts the table service raises as it runs: every event of each deal's :mod:`edge_app.events`
 stream, fed as :mod:`edge_app.service` feeds it; doubtful alerts become looks),
 looks asked of the referee, and seconds per reader call. ``--calibrate`` (films made with
 ``synth deal --markers``) calibrates each film from its corner markers as ``run`` does without

@@ -127,7 +127,8 @@ def compare_deals(read: DealLog, truth: DealLog, alerted: set[str] | None = None
         read_score: dict[str, Any] | None = evaluate(read.checked()).to_json()
     except (DealLogError, ValueError) as exc:
         read_score, refused = None, str(exc)
-    scored = _plays(read, read_score.get("resolved") if read_score else None)
+    resolved = read_score.get("resolved") if read_score else None
+    scored = _plays(read, resolved) if resolved else rp
     plays = exact = consistent = as_scored = cards = right = 0
     for j, trick in enumerate(tp):
         got_trick = dict(rp[matched[j]]) if j in matched else {}
