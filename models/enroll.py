@@ -110,7 +110,8 @@ def fine_tune(
     """Fine-tune the index classifier (from ``init``, default the shipped weights) for ``minutes``
     (or, when ``steps`` is given, for that many steps whatever the time) on the batches
     ``batch(generator)`` gives (uint8 crops, classes), each jittered in colour and sharpness
-    (:func:`models.gpu.augment_torch`), the learning rate falling from :data:`LR` to a tenth; writes ``folder/classifier.pt`` and ``folder/classifier.onnx`` and returns the steps."""
+    (:func:`models.gpu.augment_torch`), the learning rate falling from :data:`LR` to a tenth; writes
+    ``folder/classifier.pt`` and ``folder/classifier.onnx`` and returns the steps."""
     import torch
 
     from models.classifier import build_net, export_onnx
