@@ -159,13 +159,15 @@ class _DealRun:
         self.tracker = TrickTracker(self.inertia)
 
     def over(self, state: TableState) -> bool:
-        """Whether ``state`` (not fed yet) starts the next deal: the hands were played out, something
-        lay on the table after them (the bottom), the table was then empty for :data:`DEAL_GAP`
-        readings, and now a zone holds cards."""
+        """Whether ``state`` (not fed yet) starts the next deal: the hands were played out, the
+        bottom lay on the table after them (turned up at once: at least half its cards seen in one
+        reading, in the zones or loose; a stray index the last trick's clearing left is not it), the
+        table was then empty for :data:`DEAL_GAP` readings, and now a zone holds cards."""
         if not self.played_out:
             return False
         if not self.after_seen:
-            self.after_seen = not state.empty() or bool(state.loose)
+            seen = sum(len(cards) for cards in state.zones.values()) + len(state.loose)
+            self.after_seen = seen >= max(1, get_rule_set(self.info.rules).bottom_size // 2)
             return False
         if state.empty():
             self.gap += 1

@@ -319,21 +319,27 @@ class FaceMatcher:
         shifted and turned: each card found is cut out of the image with a margin in its own frame
         (its face upright), and its face is slid over what lies round it, the card itself masked
         out; where the visible strip correlates well with the face, and clearly better than with any
-        other face of the deck, a copy lies there."""
+        other face of the deck, a copy lies there. When ``decks`` is known, a copy found is looked
+        under in turn (a triple of three decks fanned: the top card, a copy under it and one under
+        that), with every card it lies under masked out too."""
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.float32)
         out = list(found)
-        for top in found:
+        todo: list[tuple[FaceMatch, tuple[FaceMatch, ...]]] = [(top, ()) for top in found]
+        while todo:
+            top, above = todo.pop(0)
             if top.card not in self.deck_grey:
                 continue  # a joker of unknown size
             if decks is not None and sum(k.card == top.card for k in out) >= decks:
                 continue  # every copy the decks hold is found
-            copy = self.covered_copy(top, grey)
+            copy = self.covered_copy(top, grey, above)
             if copy is not None and not any(
                 float(np.linalg.norm(copy.centre - k.centre)) <= self.config.same_card * k.width()
                 for k in out
                 if k is not top
             ):
                 out.append(copy)
+                if decks is not None:
+                    todo.append((copy, (*above, top)))
         return out
 
     def _turned(
@@ -345,8 +351,11 @@ class FaceMatcher:
             self._turned_faces[key] = _turned(self.deck_grey[card], degrees)
         return self._turned_faces[key]
 
-    def covered_copy(self, top: FaceMatch, grey: npt.NDArray[np.float32]) -> FaceMatch | None:
-        """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`)."""
+    def covered_copy(
+        self, top: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...] = ()
+    ) -> FaceMatch | None:
+        """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`); ``above``:
+        the cards ``top`` itself lies under, masked out with it."""
         cfg = self.config
         th, tw = self.deck_grey[top.card].shape
         mx, my = 0.55, 0.35  # the margin round the top card, shares of its face
@@ -362,6 +371,13 @@ class FaceMatcher:
         usable = cv2.warpAffine(np.ones_like(grey), to_image, (width, height), flags=flags) > 0.99
         x0, y0 = int(mx * tw) - 2, int(my * th) - 2
         usable[max(0, y0) : y0 + th + 5, max(0, x0) : x0 + tw + 5] = False  # the top card itself
+        if above:
+            to_canvas = cv2.invertAffineTransform(to_image)
+            hidden = np.zeros(usable.shape, np.uint8)
+            for card in above:  # and the cards over it
+                quad = np.c_[card.quad, np.ones(4)] @ to_canvas.T
+                cv2.fillConvexPoly(hidden, np.round(quad).astype(np.int32), 1)
+            usable &= cv2.dilate(hidden, np.ones((5, 5), np.uint8)) == 0
         if usable.sum() < 16:
             return None
         mean, std = canvas[usable].mean(), canvas[usable].std() + 1e-6

@@ -12,6 +12,7 @@ import pytest
 
 from edge_app.deal import DealInfo
 from edge_app.outbox import DealKeys
+from edge_app.pipeline import _DealRun
 from edge_app.service import run_service
 from edge_app.session import MatchProgress, read_declaration
 from engine.deal_log import DealLog, parse_deal_log
@@ -21,6 +22,7 @@ from models.synth.deal import match_logs
 from models.synth.layout import Table
 from tests.edge_app.test_edge_events import picture_frames
 from tests.edge_app.test_edge_tracking import mm_geometry, truth_plays
+from vision.tracking import TableState
 
 
 class KeyedPoster:
@@ -253,3 +255,18 @@ def test_a_deal_whose_trump_was_given_reads_no_declaration(three: list[dict[str,
     deal = result.deals[0]
     assert (deal.log.to_json()["level"], deal.log.to_json()["trump"]) == (first["level"], first["trump"])
     assert deal.declared_by is None
+
+
+def test_a_stray_index_left_by_the_last_clear_is_not_the_bottom() -> None:
+    """A filmed deal's end (plastic p14): as the last trick was cleared, one index nobody could name
+    stayed in view off the zones, the zones empty; the bottom, eight cards, was turned up a few
+    readings later. The stray index is not the bottom seen, so the bottom is not the next deal's
+    first play: the deal ends only once the bottom was seen, picked up and new cards laid."""
+    run = _DealRun(0, DealInfo("challenge-2deck", "2", "S", "E"), 2)
+    run.played_out = True
+    empty: dict[str, tuple[str, ...]] = {s: () for s in "SENW"}
+    stray = TableState(empty, loose=("??",))
+    bottom = TableState({**empty, "S": ("2D",), "E": ("2C", "2H", "4D", "4H", "4S", "6H"), "N": ("6S",)}, loose=("??",))
+    lead = TableState({**empty, "N": ("3S",)})
+    states = [stray] * 5 + [bottom] * 10 + [TableState(empty)] * 3 + [lead]
+    assert [run.over(state) for state in states] == [False] * 18 + [True]

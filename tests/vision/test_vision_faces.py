@@ -255,6 +255,34 @@ def test_a_covered_copy_is_looked_for_only_while_the_decks_hold_another(guyenne,
     assert [f.card for f in found] == ["KH", "KH"]  # two found: no third looked for
 
 
+def fan(card_under, card, step=0.3, base=20.0):
+    """Three cards fanned left to right, each a ``step`` of a card's width over the one before:
+    ``card_under`` lowest, then two ``card``."""
+    return [
+        (c, (250.0 + k * step * CARD_W, 250.0 - 5 * k), base) for k, c in enumerate((card_under, card, card))
+    ]
+
+
+@pytest.mark.parametrize("card", ["KS", "QH", "JD"])
+def test_a_fanned_triple_of_three_decks_is_found_copy_under_copy(guyenne, matcher, card):
+    """A triple laid as a fan in a game of three decks: the copy under the top card is found, and
+    the copy under that one too, from the strip left between the two cards over it; where each
+    lies. Two decks hold no third copy to look for."""
+    image, quads = lay(guyenne, fan(card, card))
+    found = matcher.match(image, (CARD_W, CARD_H), decks=3)
+    assert [f.card for f in found] == [card] * 3
+    for quad in quads:
+        assert min(np.linalg.norm(f.centre - quad.mean(0)) for f in found) < 6
+    assert [f.card for f in matcher.match(image, (CARD_W, CARD_H), decks=2)] == [card] * 2
+
+
+@pytest.mark.parametrize("under", ["5H", "QH", "KD"])
+def test_another_card_under_a_fanned_pair_is_no_third_copy(guyenne, matcher, under):
+    image, _ = lay(guyenne, fan(under, "KH"))
+    found = [f.card for f in matcher.match(image, (CARD_W, CARD_H), decks=3)]
+    assert found.count("KH") == 2, found
+
+
 @pytest.mark.parametrize("under", ["5H", "QH", "KD", "10S"])
 def test_another_card_under_a_court_card_is_no_copy_of_it(guyenne, matcher, under):
     """What shows of the lower card is another card's (a number card, another court, the same
