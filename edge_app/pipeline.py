@@ -295,7 +295,7 @@ def run_pipeline(
             nread += 1
         table = geometry() if callable(geometry) else geometry
         state = table_state(last_cards, table, frame.index)
-        if run.over(state):
+        if run.over(run.tracker.in_play(state)):
             ended = run.build()
             deals.append(ended)
             if on_deal_end is not None:
@@ -314,7 +314,7 @@ def run_pipeline(
             run.cleared(tracker.completed, state, frame.image, table)
         else:
             run.see_centre(state, frame.image)
-        for seat, cards in state.zones.items():
+        for seat, cards in tracker.in_play(state).zones.items():
             play = tracker.current(seat) if cards else None
             if play is not None and play.cards == cards:
                 run.crops[(tracker.completed + 1, seat)] = play_crop(frame.image, table, seat)

@@ -12,7 +12,12 @@ Two steps, each a small typed piece:
   the same plays again: then that empty reading was a misread and the trick goes on. A clear that
   a misread zone kept from looking empty ends the trick too: when a seat's zone and another
   play's emptied together for ``inertia`` readings and the seat then lays cards none of its play's,
-  a seat plays once a trick, so a new trick began where the zones emptied. A play's cards are then decided by **votes over every reading**
+  a seat plays once a trick, so a new trick began where the zones emptied. **Cards left lying
+  through a clear are set aside**: at such a clear, cards of the trick just cleared that lie in a
+  seat's zone in every reading until the next trick's first play (a captured point card put down
+  in front of a player, a play not yet picked up) are no play of the next trick; they are taken
+  out of that zone's readings until the zone reads empty for ``inertia`` readings (the cards were
+  moved). A play's cards are then decided by **votes over every reading**
   taken while it lay on the table (the multiset read most often; a play laid card by card counts as what it grew to), so one bad frame (an arm over
   the cards, a glare) neither starts a play nor changes what was played.
 
@@ -38,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import Seat, TableGeometry
+from engine.cards import BY_SPELLING, Card, UnknownCard
 from engine.seats import SEAT_NAMES
 from vision.instances import CardInstance
 
@@ -134,6 +140,8 @@ class _Open:
     gap_from: int | None = None
     gap: int = 0
     gap_shared: bool = False
+    #: the frames at which the seat's zone read empty while the play was open
+    empty: list[int] = field(default_factory=list)
 
     def add(self, frame: int, cards: tuple[str, ...]) -> None:
         self.history.append((frame, cards))
@@ -279,12 +287,63 @@ def _decide_with_unknown(seat: Seat, votes: Counter[tuple[str, ...]], first_fram
     )
 
 
+def set_aside(cards: tuple[str, ...], aside: Counter[str]) -> tuple[str, ...]:
+    """A zone's reading without the cards set aside in it: each set-aside card takes its own name
+    away, or else one partial name it fits (``10?`` or ``?S`` for ``10S``; never ``??``, which may
+    be any card).
+
+    >>> set_aside(("10S", "QD"), Counter({"10S": 1}))
+    ('QD',)
+    >>> set_aside(("10?", "QD"), Counter({"10S": 1})), set_aside(("??", "QD"), Counter({"10S": 1}))
+    (('QD',), ('??', 'QD'))
+    """
+    left = list(cards)
+    for card, n in aside.items():
+        for _ in range(n):
+            if card in left:
+                left.remove(card)
+                continue
+            named = BY_SPELLING.get(card)
+            fits = next(
+                (
+                    c
+                    for c in left
+                    if c != "??"
+                    and isinstance(named, Card)
+                    and isinstance(form := BY_SPELLING.get(c), UnknownCard)
+                    and named.code in form.candidates
+                ),
+                None,
+            )
+            if fits is not None:
+                left.remove(fits)
+    return tuple(left)
+
+
+def lying_through(readings: Sequence[tuple[str, ...]], trick: Counter[str]) -> Counter[str]:
+    """The cards of ``trick`` (the trick just cleared) that every one of ``readings`` (a zone's,
+    from the clear to the next trick's first play) shows: cards left lying through the clear.
+
+    >>> lying_through([("10S",), ("10S", "QD")], Counter({"10S": 1, "4S": 1}))
+    Counter({'10S': 1})
+    >>> lying_through([("10S",), ()], Counter({"10S": 1}))
+    Counter()
+    """
+    if not readings:
+        return Counter()
+    common = Counter(readings[0])
+    for cards in readings[1:]:
+        common &= Counter(cards)
+    return Counter({c: n for c, n in (common & trick).items() if not _is_unknown(c)})
+
+
 class TrickTracker:
     """Cuts a stream of :class:`TableState` into tricks (see the module docstring).
 
     ``update`` takes each reading in order; ``tricks()`` gives the tricks so far (the last one
     incomplete while the table is not cleared); ``loose()`` the steadiest reading of the cards
-    outside the zones and the centre since the last trick was cleared (the bottom, at the end).
+    outside the zones and the centre since the last trick was cleared (the bottom, at the end);
+    ``in_play(state)`` a reading without the cards set aside (left lying through a clear).
 
     Raises :class:`TrackerConfigError` for ``inertia`` below 1.
     """
@@ -295,14 +354,36 @@ class TrickTracker:
         self.inertia = inertia
         self._done: list[TrackedTrick] = []
         self._open: list[_Open] = []  # plays of the current trick, in the order they were laid
-        # per seat without a play yet, the consecutive readings that showed cards in its zone
-        self._pending: dict[Seat, list[TableState]] = {s: [] for s in SEATS}
+        # per seat without a play yet, the consecutive readings (frame, cards) of its zone
+        self._pending: dict[Seat, list[tuple[int, tuple[str, ...]]]] = {s: [] for s in SEATS}
+        # per seat, the cards set aside in its zone (left lying through a clear), and for how many
+        # readings since the zone has read empty
+        self._aside: dict[Seat, Counter[str]] = {s: Counter() for s in SEATS}
+        self._aside_gap: dict[Seat, int] = {s: 0 for s in SEATS}
         self._empty_streak = 0
         self._reopen: list[_Open] = []  # the plays of the trick cleared at the last reading
         self._loose: Counter[tuple[str, ...]] = Counter()
 
+    def in_play(self, state: TableState) -> TableState:
+        """``state`` without the cards set aside in each zone (:func:`set_aside`)."""
+        if not any(self._aside.values()):
+            return state
+        zones = {s: set_aside(c, self._aside[s]) if self._aside.get(s) else c for s, c in state.zones.items()}
+        return TableState(zones=zones, centre=state.centre, loose=state.loose, frame=state.frame)
+
+    def _forget_moved(self, state: TableState) -> None:
+        """Cards set aside in a zone that read empty for ``inertia`` readings were moved."""
+        for seat in SEATS:
+            if not self._aside[seat]:
+                continue
+            self._aside_gap[seat] = 0 if state.zones.get(seat) else self._aside_gap[seat] + 1
+            if self._aside_gap[seat] >= self.inertia:
+                self._aside[seat] = Counter()
+
     def update(self, state: TableState) -> None:
         """Take one reading."""
+        self._forget_moved(state)
+        raw, state = state, self.in_play(state)
         if state.loose:
             self._loose[state.loose] += 1
         if state.empty():
@@ -321,7 +402,8 @@ class TrickTracker:
         self._empty_streak = 0
         gone = {p.seat for p in self._open if not state.zones.get(p.seat)}
         for seat in SEATS:
-            cards = state.zones.get(seat, ())
+            # a split earlier in this loop may have set cards aside
+            cards = set_aside(raw.zones.get(seat, ()), self._aside[seat])
             play = next((p for p in self._open if p.seat == seat), None)
             if not cards:
                 self._pending[seat] = []
@@ -329,10 +411,11 @@ class TrickTracker:
                     play.gap_from = state.frame if play.gap_from is None else play.gap_from
                     play.gap += 1
                     play.gap_shared |= len(gone) > 1
+                    play.empty.append(state.frame)
                 continue
             if play is not None:
                 if self._laid_again(play, cards):
-                    self._pending[seat].append(state)
+                    self._pending[seat].append((state.frame, cards))
                     if len(self._pending[seat]) >= self.inertia:
                         self._split(seat, play.gap_from or state.frame)
                     continue
@@ -340,15 +423,15 @@ class TrickTracker:
                 play.gap_from, play.gap, play.gap_shared = None, 0, False
                 play.add(state.frame, cards)
                 continue
-            self._pending[seat].append(state)
+            self._pending[seat].append((state.frame, cards))
             if len(self._pending[seat]) >= self.inertia:
                 self._open_play(seat)
 
     def _open_play(self, seat: Seat) -> None:
         """The seat's pending readings become its play in the trick on the table."""
-        play = _Open(seat, self._pending[seat][0].frame)
-        for s in self._pending[seat]:
-            play.add(s.frame, s.zones[seat])
+        play = _Open(seat, self._pending[seat][0][0])
+        for frame, cards in self._pending[seat]:
+            play.add(frame, cards)
         self._open.append(play)
         self._pending[seat] = []
 
@@ -362,29 +445,67 @@ class TrickTracker:
     def _split(self, seat: Seat, cleared: int) -> None:
         """``seat`` laid a new play after its zone and another were emptied from frame ``cleared``
         on: a clear the tracker did not see as an empty table. The trick on the table ends there.
-        A play's readings before ``cleared`` stay in it, as do later ones that share a card with
-        it; a seat whose later readings (``inertia`` or more) share none laid a play in the next
-        trick, as did a seat first seen after the clear. ``seat``'s pending readings are its play
-        in the next trick."""
-        old: list[_Open] = []
+        A play's readings before ``cleared`` stay in it. Cards of that trick lying in a zone from
+        some reading on until the next trick's first play are set aside (:func:`lying_through`).
+        A later reading that, without them, still shares a card with the play is the play not yet
+        picked up and stays in it; a seat whose other later readings (``inertia`` or more) hold
+        cards laid a play in the next trick, as did a seat first seen after the clear. ``seat``'s
+        pending readings are its play in the next trick."""
+        old: list[tuple[_Open, _Open]] = []
         new: list[_Open] = []
         for p in self._open:
             before = [(f, c) for f, c in p.history if f < cleared]
             if not before:
                 new.append(p)
                 continue
-            kept = _Open(p.seat, before[0][0], before)
+            old.append((p, _Open(p.seat, before[0][0], before)))
+        trick: Counter[str] = Counter()
+        for _, kept in old:
+            trick += Counter(kept.decide().cards)
+        # a seat first seen after the clear whose cards until ``seat`` laid are the trick's lay
+        # there still: set aside, and its other readings are its play
+        laid = self._pending[seat][0][0]
+        fresh: list[_Open] = []
+        for p in new:
+            aside = self._lying(p, trick, cleared, laid)
+            left = [(f, r) for f, c in p.history if (r := set_aside(c, aside))]
+            if len(left) >= self.inertia:
+                fresh.append(_Open(p.seat, left[0][0], left))
+        new = fresh
+        lead = min([laid, *(p.first_frame for p in new)])
+        for p, kept in old:
+            after = p.history[len(kept.history) :]
+            aside = self._lying(p, trick, cleared, lead) if p.seat != seat else Counter()
             cards = set(kept.decide().cards)
             moved: list[tuple[int, tuple[str, ...]]] = []
-            for f, c in p.history[len(before) :]:
-                (kept.history if set(c) & cards else moved).append((f, c))
-            old.append(kept)
+            for f, c in after:
+                rest = set_aside(c, aside)
+                if set(rest) & cards or (not rest and set(c) & cards):
+                    kept.history.append((f, c))
+                elif rest:
+                    moved.append((f, rest))
             if len(moved) >= self.inertia:
                 new.append(_Open(p.seat, moved[0][0], moved))
-        self._open = old
+        self._open = [kept for _, kept in old]
         self._close()
         self._open = sorted(new, key=lambda p: p.first_frame)
         self._open_play(seat)
+
+    def _lying(self, play: _Open, trick: Counter[str], cleared: int, lead: int) -> Counter[str]:
+        """Set aside (and return) the cards of ``trick`` lying in ``play``'s zone from some reading
+        after frame ``cleared`` on until frame ``lead`` (the zone's readings in between, empty ones
+        too; the run of readings with cards that reaches ``lead``)."""
+        shown: list[tuple[int, tuple[str, ...]]] = [(f, c) for f, c in play.history if cleared <= f < lead]
+        shown += [(f, ()) for f in play.empty if cleared <= f < lead]
+        shown.sort()
+        run: list[tuple[str, ...]] = []
+        for _, c in shown:
+            run = [*run, c] if c else []
+        aside = lying_through(run, trick)
+        if aside:
+            self._aside[play.seat] += aside
+            self._aside_gap[play.seat] = 0
+        return aside
 
     @staticmethod
     def _same_table(state: TableState, plays: list[_Open]) -> bool:

@@ -792,3 +792,68 @@ def test_a_lead_read_longer_than_every_follow_is_cut_to_their_length() -> None:
     # one follow read short is still a card the camera missed, not a lead read long
     short = TrackedTrick((p("S", "7H", "KH"), p("E", "2C", "3C"), p("N", "6S"), p("W", "10D", "JD")), True)
     assert decode_tricks([short], head)[0][2] == ("N", ["6S", "??"])
+
+
+def test_a_captured_card_put_down_in_a_play_zone_is_no_play() -> None:
+    """Filmed deal p60 (enrolled plastic, 3 decks): at a clear the defenders' captured 10♠ (N's)
+    was put down face up in E's play zone and lay there for the rest of the deal. E's zone never
+    read empty, so E's next play was read as the 10♠ with the Q♦ over it. Cards of the trick just
+    cleared that lie in a zone until the next lead are set aside: E's play is the Q♦, and the next
+    clear is an empty table again."""
+    trick1 = (
+        [{"S": ["4S"]}] * 3
+        + [{"S": ["4S"], "E": ["KS"]}] * 3
+        + [{"S": ["4S"], "E": ["KS"], "N": ["10S"]}] * 3
+        + [{"S": ["4S"], "E": ["KS"], "N": ["10S"], "W": ["2S"]}] * 3
+    )
+    clear = [{"E": ["10S"]}] * 3
+    trick2 = (
+        [{"S": ["QH"], "E": ["10S"]}] * 3
+        + [{"S": ["QH"], "E": ["10S", "QD"]}] * 2
+        + [{"S": ["QH"], "E": ["10?", "QD"]}] * 2  # the 10♠ read without its suit
+        + [{"S": ["QH"], "E": ["10S", "QD"]}] * 2
+        + [{"S": ["QH"], "E": ["10S", "QD"], "N": ["3H"]}] * 3
+        + [{"S": ["QH"], "E": ["10S", "QD"], "N": ["3H"], "W": ["5H"]}] * 3
+    )
+    trick3 = [{"E": ["10S"], "W": ["AC"]}] * 3 + [{"E": ["10S", "KC"], "W": ["AC"]}] * 3
+    assert _run(trick1 + clear + trick2 + clear + trick3) == [
+        [("S", ("4S",)), ("E", ("KS",)), ("N", ("10S",)), ("W", ("2S",))],
+        [("S", ("QH",)), ("E", ("QD",)), ("N", ("3H",)), ("W", ("5H",))],
+        [("W", ("AC",)), ("E", ("KC",))],
+    ]
+
+
+def test_a_winner_leading_beside_a_card_left_from_the_last_trick_leads_only_the_new_cards() -> None:
+    """E won the trick; its own 10♠ was left lying (captured, put down where it lay) and E led the
+    Q♦ beside it before anyone else played: E's lead is the Q♦."""
+    trick1 = (
+        [{"S": ["4S"]}] * 3
+        + [{"S": ["4S"], "E": ["10S"]}] * 3
+        + [{"S": ["4S"], "E": ["10S"], "N": ["2S"]}] * 3
+    )
+    clear = [{"E": ["10S"]}] * 3
+    trick2 = [{"E": ["10S", "QD"]}] * 3 + [{"E": ["10S", "QD"], "S": ["3D"]}] * 3
+    assert _run(trick1 + clear + trick2) == [
+        [("S", ("4S",)), ("E", ("10S",)), ("N", ("2S",))],
+        [("E", ("QD",)), ("S", ("3D",))],
+    ]
+
+
+def test_a_card_set_aside_counts_again_once_its_zone_has_been_empty() -> None:
+    """The 10♠ left in E's zone is picked up (the zone reads empty); a later 10♠ there (another
+    deck's) is a play again. A card lying through a clear that was no card of that trick (a new
+    lead laid at once) is never set aside."""
+    trick1 = [{"S": ["4S"]}] * 3 + [{"S": ["4S"], "N": ["10S"]}] * 3
+    clear = [{"E": ["10S"]}] * 3
+    trick2 = [{"S": ["QH"], "E": ["10S"]}] * 3 + [{"S": ["QH"], "E": ["10S", "QD"]}] * 3
+    gone = [{}] * 3
+    trick3 = [{"E": ["10S"]}] * 3 + [{"E": ["10S"], "S": ["3S"]}] * 3
+    tracker = TrickTracker(inertia=2)
+    for frame, zones in enumerate(trick1 + clear + trick2 + gone + trick3):
+        tracker.update(TableState(zones={s: tuple(sorted(zones.get(s, ()))) for s in SEATS}, frame=frame))
+    assert plays(tracker) == [
+        [("S", ("4S",)), ("N", ("10S",))],
+        [("S", ("QH",)), ("E", ("QD",))],
+        [("E", ("10S",)), ("S", ("3S",))],
+    ]
+    assert tracker.in_play(state(E=["10S"])).zones["E"] == ("10S",)
