@@ -72,7 +72,10 @@ class FaceMatchConfig:
     ``covered_ncc`` (normalised cross-correlation), ``covered_margin`` above every other face of the
     deck at that place; between ``covered_visible`` (shares of the face) of it showing, its middle
     at least ``covered_shift`` of a card's width from the top card's, turned by one of
-    ``covered_turns`` (degrees) from it.
+    ``covered_turns`` (degrees) from it. Faces that come within ``covered_margin`` at that size
+    (another court of the same art, whose index alone differs) are judged again at ``covered_fine``
+    times the size, where what tells them apart shows: the copy stands when the face beats each of
+    them there by ``covered_margin``.
 
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
@@ -98,6 +101,7 @@ class FaceMatchConfig:
     covered_visible: tuple[float, float] = (0.1, 0.6)
     covered_shift: float = 0.12
     covered_turns: tuple[float, ...] = (-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)
+    covered_fine: int = 2
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
@@ -202,18 +206,22 @@ class FaceMatcher:
         ]
         self.differ = self._where_twins_differ()
         self.deck_grey: dict[str, npt.NDArray[np.float32]] = {}
+        self.fine_grey: dict[str, npt.NDArray[np.float32]] = {}  # the same at ``covered_fine`` times
         self._turned_faces: dict[
-            tuple[str, float],
+            tuple[str, float, bool],
             tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]],
         ] = {}
         if deck is not None and self.cards:
-            h = self.config.covered_h
             fh, fw = self.colour[0].shape[:2]
-            size = (max(8, int(round(fw * h / fh))), h)
-            for card, face in deck.items():
-                grey = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
-                small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-                self.deck_grey[card] = np.asarray(cv2.GaussianBlur(small, (0, 0), 1.0), np.float32)
+            for out, h in (
+                (self.deck_grey, self.config.covered_h),
+                (self.fine_grey, self.config.covered_h * self.config.covered_fine),
+            ):
+                size = (max(8, int(round(fw * h / fh))), h)
+                for card, face in deck.items():
+                    grey = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+                    small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+                    out[card] = np.asarray(cv2.GaussianBlur(small, (0, 0), 1.0), np.float32)
 
     @classmethod
     def from_folder(cls, faces_dir: Path, config: FaceMatchConfig | None = None) -> FaceMatcher:
@@ -343,22 +351,22 @@ class FaceMatcher:
         return out
 
     def _turned(
-        self, card: str, degrees: float
+        self, card: str, degrees: float, fine: bool = False
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
-        """:func:`_turned` of a deck face, kept."""
-        key = (card, degrees)
+        """:func:`_turned` of a deck face (at ``covered_fine`` times the size: ``fine``), kept."""
+        key = (card, degrees, fine)
         if key not in self._turned_faces:
-            self._turned_faces[key] = _turned(self.deck_grey[card], degrees)
+            self._turned_faces[key] = _turned((self.fine_grey if fine else self.deck_grey)[card], degrees)
         return self._turned_faces[key]
 
-    def covered_copy(
-        self, top: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...] = ()
-    ) -> FaceMatch | None:
-        """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`); ``above``:
-        the cards ``top`` itself lies under, masked out with it."""
-        cfg = self.config
-        th, tw = self.deck_grey[top.card].shape
-        mx, my = 0.55, 0.35  # the margin round the top card, shares of its face
+    def _canvas(
+        self, top: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...], scale: int
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]] | None:
+        """The image round ``top`` in its own frame (:meth:`covered_copy`), at ``scale`` times the
+        size of :attr:`deck_grey`'s faces: standardised where usable, the usable pixels (0 or 1),
+        and the 2 × 3 map canvas → image; None when too little shows."""
+        th, tw = (self.fine_grey if scale > 1 else self.deck_grey)[top.card].shape
+        mx, my = _MARGIN
         width, height = int(round((1 + 2 * mx) * tw)), int(round((1 + 2 * my) * th))
         corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
         m, _ = cv2.estimateAffinePartial2D(corners, top.quad)
@@ -369,20 +377,35 @@ class FaceMatcher:
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         canvas = cv2.GaussianBlur(cv2.warpAffine(grey, to_image, (width, height), flags=flags), (0, 0), 1.0)
         usable = cv2.warpAffine(np.ones_like(grey), to_image, (width, height), flags=flags) > 0.99
-        x0, y0 = int(mx * tw) - 2, int(my * th) - 2
-        usable[max(0, y0) : y0 + th + 5, max(0, x0) : x0 + tw + 5] = False  # the top card itself
+        x0, y0 = int(mx * tw) - 2 * scale, int(my * th) - 2 * scale
+        usable[max(0, y0) : y0 + th + 5 * scale, max(0, x0) : x0 + tw + 5 * scale] = False  # the top card
         if above:
             to_canvas = cv2.invertAffineTransform(to_image)
             hidden = np.zeros(usable.shape, np.uint8)
             for card in above:  # and the cards over it
                 quad = np.c_[card.quad, np.ones(4)] @ to_canvas.T
                 cv2.fillConvexPoly(hidden, np.round(quad).astype(np.int32), 1)
-            usable &= cv2.dilate(hidden, np.ones((5, 5), np.uint8)) == 0
+            grow = 5 * scale
+            usable &= cv2.dilate(hidden, np.ones((grow, grow), np.uint8)) == 0
         if usable.sum() < 16:
             return None
         mean, std = canvas[usable].mean(), canvas[usable].std() + 1e-6
-        u = usable.astype(np.float32)
         image = np.where(usable, (canvas - mean) / std, 0.0).astype(np.float32)
+        return image, usable.astype(np.float32), np.asarray(to_image, np.float64)
+
+    def covered_copy(
+        self, top: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...] = ()
+    ) -> FaceMatch | None:
+        """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`); ``above``:
+        the cards ``top`` itself lies under, masked out with it."""
+        cfg = self.config
+        th, tw = self.deck_grey[top.card].shape
+        mx, my = _MARGIN
+        cut = self._canvas(top, grey, above, 1)
+        if cut is None:
+            return None
+        image, u, to_image = cut
+        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
         best: tuple[float, float, int, int, npt.NDArray[np.float64]] | None = None
         for turn in cfg.covered_turns:
             templ, alpha, rot = self._turned(top.card, turn)
@@ -404,12 +427,54 @@ class FaceMatcher:
         others = [card for card in self.deck_grey if card != top.card]
         if others:
             templs = np.stack([self._turned(card, turn)[0] for card in others])
-            rival = _best_ncc_near(image, u, templs, self._turned(top.card, turn)[1], x, y)
-            if value - rival < cfg.covered_margin:
+            rivals = _ncc_near(image, u, templs, self._turned(top.card, turn)[1], x, y)
+            close = [card for card, r in zip(others, rivals, strict=True) if value - r < cfg.covered_margin]
+            if close and not self._finer(top, grey, above, turn, (x, y), close):
                 return None
         quad_canvas = np.c_[corners, np.ones(4)] @ rot.T + np.array([x, y])  # the copy's face corners
         quad = np.c_[quad_canvas, np.ones(4)] @ to_image.T
         return FaceMatch(top.card, cfg.min_matches, quad)
+
+    def _finer(
+        self,
+        top: FaceMatch,
+        grey: npt.NDArray[np.float32],
+        above: tuple[FaceMatch, ...],
+        turn: float,
+        at: tuple[int, int],
+        close: list[str],
+    ) -> bool:
+        """Whether the copy of ``top`` found at ``at`` (the turned face's corner on the canvas of
+        :meth:`covered_copy`) is ``top``'s card rather than any of ``close``, judged at
+        ``covered_fine`` times the size: each face placed where it fits best near there, and
+        compared only where the two faces differ (:data:`DIFFER`); ``top``'s face must correlate
+        ``covered_margin`` better there than each of the others."""
+        scale = self.config.covered_fine
+        cut = self._canvas(top, grey, above, scale) if scale >= 2 else None
+        if cut is None:
+            return False
+        image, u, _ = cut
+        templ, alpha, _ = self._turned(top.card, turn, True)
+        h, w = alpha.shape
+        near = (at[0] * scale, at[1] * scale, 2 * scale)
+
+        def placed(face: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+            x, y = _best_place(image, u, face, alpha, *near)
+            return image[y : y + h, x : x + w], u[y : y + h, x : x + w]
+
+        window, use = placed(templ)
+        if window.shape != alpha.shape:
+            return False
+        for card in close:
+            other = self._turned(card, turn, True)[0]
+            differ = alpha * (np.abs(templ - other) > DIFFER)
+            theirs, their_use = placed(other)
+            if theirs.shape != alpha.shape:
+                continue
+            mine = _ncc_masked(window, templ, differ * use)
+            if mine - _ncc_masked(theirs, other, differ * their_use) < self.config.covered_margin:
+                return False
+        return True
 
     def _matches(
         self, desc: npt.NDArray[np.float32]
@@ -572,6 +637,15 @@ class FaceMatcher:
         return out
 
 
+#: the margin round a top card in :meth:`FaceMatcher.covered_copy`'s canvas, shares of its face
+#: (across, along)
+_MARGIN = (0.55, 0.35)
+
+#: where two standardised faces differ by more than this (standard deviations), the pixels that
+#: tell a covered copy from another face of the same art (:meth:`FaceMatcher._finer`)
+DIFFER = 1.0
+
+
 def _turned(
     face: npt.NDArray[np.float32], degrees: float
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
@@ -637,7 +711,7 @@ def _ncc_of_sums(
     return np.asarray(np.where((n >= 16) & (var > 1e-9), cov / np.sqrt(np.maximum(var, 1e-9)), -1.0))
 
 
-def _best_ncc_near(
+def _ncc_near(
     image: npt.NDArray[np.float32],
     usable: npt.NDArray[np.float32],
     templs: npt.NDArray[np.float32],
@@ -645,15 +719,15 @@ def _best_ncc_near(
     x: int,
     y: int,
     reach: int = 3,
-) -> float:
-    """The best :func:`_masked_ncc` of any of ``templs`` (F, h, w, all lying where ``alpha``) placed
-    within ``reach`` pixels of (``x``, ``y``).
+) -> npt.NDArray[np.float64]:
+    """For each of ``templs`` (F, h, w, all lying where ``alpha``), its best :func:`_masked_ncc`
+    placed within ``reach`` pixels of (``x``, ``y``); -1 each where the template does not fit.
 
     >>> rng = np.random.default_rng(1)
     >>> img = rng.normal(size=(40, 40)).astype(np.float32)
     >>> templs = np.stack([rng.normal(size=(10, 8)), img[12:22, 20:28]]).astype(np.float32)
-    >>> round(_best_ncc_near(img, np.ones_like(img), templs, np.ones((10, 8), np.float32), 18, 10), 3)
-    1.0
+    >>> _ncc_near(img, np.ones_like(img), templs, np.ones((10, 8), np.float32), 18, 10).round(3)[1]
+    np.float64(1.0)
     """
     from numpy.lib.stride_tricks import sliding_window_view
 
@@ -662,7 +736,7 @@ def _best_ncc_near(
     window = (slice(y0, y + reach + h), slice(x0, x + reach + w))
     img, use = image[window], usable[window]
     if img.shape[0] < h or img.shape[1] < w:
-        return -1.0
+        return np.full(len(templs), -1.0)
     patches = sliding_window_view(img, (h, w)).reshape(-1, h * w)  # (places, pixels)
     mask = (sliding_window_view(use, (h, w)) * alpha).reshape(-1, h * w)
     t = templs.reshape(len(templs), h * w).T  # (pixels, F)
@@ -670,7 +744,53 @@ def _best_ncc_near(
     s_i = (mask * patches).sum(1)[:, None]
     s_i2 = (mask * patches * patches).sum(1)[:, None]
     s_t, s_t2, s_ti = mask @ t, mask @ (t * t), (mask * patches) @ t
-    return float(_ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti).max())
+    return np.asarray(_ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti).max(axis=0), np.float64)
+
+
+def _best_place(
+    image: npt.NDArray[np.float32],
+    usable: npt.NDArray[np.float32],
+    templ: npt.NDArray[np.float32],
+    alpha: npt.NDArray[np.float32],
+    x: int,
+    y: int,
+    reach: int,
+) -> tuple[int, int]:
+    """Where (its corner) ``templ`` correlates best with ``image`` (:func:`_masked_ncc`) within
+    ``reach`` pixels of (``x``, ``y``); (``x``, ``y``) when it fits nowhere there.
+
+    >>> rng = np.random.default_rng(2)
+    >>> img = rng.normal(size=(40, 40)).astype(np.float32)
+    >>> _best_place(img, np.ones_like(img), img[12:22, 20:28], np.ones((10, 8), np.float32), 18, 10, 3)
+    (20, 12)
+    """
+    h, w = alpha.shape
+    y0, x0 = max(0, y - reach), max(0, x - reach)
+    img, use = image[y0 : y + reach + h, x0 : x + reach + w], usable[y0 : y + reach + h, x0 : x + reach + w]
+    if img.shape[0] < h or img.shape[1] < w:
+        return x, y
+    ncc, _ = _masked_ncc(img, use, templ, alpha)
+    row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
+    return x0 + int(col), y0 + int(row)
+
+
+def _ncc_masked(
+    a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], mask: npt.NDArray[np.float32]
+) -> float:
+    """Normalised cross-correlation of ``a`` and ``b`` over the pixels where ``mask`` (-1 where
+    fewer than 16 or no variance).
+
+    >>> a = np.arange(20, dtype=np.float32).reshape(4, 5)
+    >>> round(_ncc_masked(a, 2 * a + 1, np.ones_like(a)), 3), _ncc_masked(a, a, np.zeros_like(a))
+    (1.0, -1.0)
+    """
+    on = mask > 0
+    if on.sum() < 16:
+        return -1.0
+    p, q = a[on].astype(np.float64), b[on].astype(np.float64)
+    p, q = p - p.mean(), q - q.mean()
+    var = float((p * p).sum() * (q * q).sum())
+    return float((p * q).sum() / np.sqrt(var)) if var > 1e-9 else -1.0
 
 
 def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
