@@ -1,7 +1,7 @@
 """Enrolling a held-out deck and learning it (issue 41): wall time, and the index classifier's
 accuracy on that deck before and after.
 
-    .venv/bin/python benchmarks/enroll.py [--design paris ...] [--minutes 10] [--scenes 40]
+    .venv/bin/python benchmarks/enroll.py [--design paris ...] [--minutes 20] [--scenes 40]
 
 For each design: the three ``enroll sheet`` photos rendered from its cards as a referee takes them
 (``models.synth.setup_frames.enrollment_photos``), the faces cut (:mod:`calibration.enroll`), the
@@ -67,7 +67,9 @@ def accuracy(onnx: Path, data: CropSet) -> float:
 
 def main(
     design: Annotated[list[str] | None, typer.Option("--design", help="held-out design(s)")] = None,
-    minutes: Annotated[float, typer.Option(help="fine-tuning time per design")] = 10.0,
+    minutes: Annotated[
+        float, typer.Option(help="fine-tuning time per design (tractorcam enroll learn's default)")
+    ] = 20.0,
     scenes: Annotated[int, typer.Option(help="evaluation scenes per design")] = 40,
     keep: Annotated[Path | None, typer.Option(help="keep each enrolled deck under this folder")] = None,
 ) -> None:
