@@ -465,14 +465,18 @@ class FaceMatcher:
         window, use = placed(templ)
         if window.shape != alpha.shape:
             return False
+        whole = np.ones_like(alpha)  # each face compared at the one place found for it
         for card in close:
             other = self._turned(card, turn, True)[0]
             differ = alpha * (np.abs(templ - other) > DIFFER)
             theirs, their_use = placed(other)
             if theirs.shape != alpha.shape:
                 continue
-            mine = _ncc_masked(window, templ, differ * use)
-            if mine - _ncc_masked(theirs, other, differ * their_use) < self.config.covered_margin:
+            mine = _masked_ncc(window, differ * use, templ, whole)[0][0, 0]
+            if (
+                mine - _masked_ncc(theirs, differ * their_use, other, whole)[0][0, 0]
+                < self.config.covered_margin
+            ):
                 return False
         return True
 
@@ -711,6 +715,22 @@ def _ncc_of_sums(
     return np.asarray(np.where((n >= 16) & (var > 1e-9), cov / np.sqrt(np.maximum(var, 1e-9)), -1.0))
 
 
+def _near(
+    image: npt.NDArray[np.float32],
+    usable: npt.NDArray[np.float32],
+    shape: tuple[int, int],
+    x: int,
+    y: int,
+    reach: int,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int, int]:
+    """The part of ``image`` and ``usable`` where a template of ``shape`` (h, w) placed with its
+    corner within ``reach`` pixels of (``x``, ``y``) lies, and that part's corner (x0, y0)."""
+    h, w = shape
+    y0, x0 = max(0, y - reach), max(0, x - reach)
+    window = (slice(y0, y + reach + h), slice(x0, x + reach + w))
+    return image[window], usable[window], x0, y0
+
+
 def _ncc_near(
     image: npt.NDArray[np.float32],
     usable: npt.NDArray[np.float32],
@@ -732,9 +752,7 @@ def _ncc_near(
     from numpy.lib.stride_tricks import sliding_window_view
 
     h, w = alpha.shape
-    y0, x0 = max(0, y - reach), max(0, x - reach)
-    window = (slice(y0, y + reach + h), slice(x0, x + reach + w))
-    img, use = image[window], usable[window]
+    img, use, _, _ = _near(image, usable, (h, w), x, y, reach)
     if img.shape[0] < h or img.shape[1] < w:
         return np.full(len(templs), -1.0)
     patches = sliding_window_view(img, (h, w)).reshape(-1, h * w)  # (places, pixels)
@@ -765,32 +783,12 @@ def _best_place(
     (20, 12)
     """
     h, w = alpha.shape
-    y0, x0 = max(0, y - reach), max(0, x - reach)
-    img, use = image[y0 : y + reach + h, x0 : x + reach + w], usable[y0 : y + reach + h, x0 : x + reach + w]
+    img, use, x0, y0 = _near(image, usable, (h, w), x, y, reach)
     if img.shape[0] < h or img.shape[1] < w:
         return x, y
     ncc, _ = _masked_ncc(img, use, templ, alpha)
     row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
     return x0 + int(col), y0 + int(row)
-
-
-def _ncc_masked(
-    a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], mask: npt.NDArray[np.float32]
-) -> float:
-    """Normalised cross-correlation of ``a`` and ``b`` over the pixels where ``mask`` (-1 where
-    fewer than 16 or no variance).
-
-    >>> a = np.arange(20, dtype=np.float32).reshape(4, 5)
-    >>> round(_ncc_masked(a, 2 * a + 1, np.ones_like(a)), 3), _ncc_masked(a, a, np.zeros_like(a))
-    (1.0, -1.0)
-    """
-    on = mask > 0
-    if on.sum() < 16:
-        return -1.0
-    p, q = a[on].astype(np.float64), b[on].astype(np.float64)
-    p, q = p - p.mean(), q - q.mean()
-    var = float((p * p).sum() * (q * q).sum())
-    return float((p * q).sum() / np.sqrt(var)) if var > 1e-9 else -1.0
 
 
 def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:

@@ -297,6 +297,8 @@ def set_aside(cards: tuple[str, ...], aside: Counter[str]) -> tuple[str, ...]:
     >>> set_aside(("10?", "QD"), Counter({"10S": 1})), set_aside(("??", "QD"), Counter({"10S": 1}))
     (('QD',), ('??', 'QD'))
     """
+    if not aside:
+        return cards
     left = list(cards)
     for card, n in aside.items():
         for _ in range(n):
