@@ -14,6 +14,11 @@ the rectified table gives it. The matches a card explains are set aside and the 
 two or three identical cards of a multi-deck game are each found. A card half under another is
 still found from the half that shows.
 
+A court card fanned under another card shows a strip too narrow for its keypoints. Round each card
+found, and each card its corners named (located by its own face), the deck's faces are slid over
+what shows beside it: a copy of the same card, or an art card of another name
+(:meth:`FaceMatcher.covered_copies`).
+
 Every card found this way takes the place of whatever the corner indices made of it (a card whose
 box centre lies at the face's middle or at one of its corners, where indices are printed): a court
 card its corner called "a spade", or ``??``, becomes the king of spades it is.
@@ -24,6 +29,7 @@ card its corner called "a spade", or ``??``, becomes the king of spades it is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +83,16 @@ class FaceMatchConfig:
     times the size, where what tells them apart shows: the copy stands when the face beats each of
     them there by ``covered_margin``.
 
+    An **art card under another card** is looked for the same way under each card found and each
+    card its corners named (:meth:`FaceMatcher.locate`: its face slid round where its corners lie,
+    turned in steps of ``locate_turn`` degrees, ``locate_reach`` pixels of the face's size either
+    way; located where it correlates at least ``locate_ncc``), with every art face of the deck the
+    game holds another of, either way up: the ``under_candidates`` faces that fit best lying square
+    to the card over them, within ``covered_margin`` of ``covered_ncc``, are then turned as a copy
+    is; the best must be an art card, stand as a copy does, and show the contrast and brightness
+    its face has in the light the card over it shows (``under_contrast``, ``under_offset``:
+    :meth:`FaceMatcher._same_light`).
+
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
     ...
@@ -102,6 +118,12 @@ class FaceMatchConfig:
     covered_shift: float = 0.12
     covered_turns: tuple[float, ...] = (-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)
     covered_fine: int = 2
+    locate_turn: float = 4.0
+    locate_reach: int = 6
+    locate_ncc: float = 0.6
+    under_candidates: int = 3
+    under_contrast: tuple[float, float] = (0.6, 1.5)
+    under_offset: float = 0.4
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
@@ -113,11 +135,16 @@ class FaceMatchConfig:
 @dataclass(frozen=True)
 class FaceMatch:
     """One card found by its face: the card, how many matches agree on it, and the face's outline in
-    the image (4 × 2, the face's top-left, top-right, bottom-right, bottom-left corners)."""
+    the image (4 × 2, the face's top-left, top-right, bottom-right, bottom-left corners); ``covered``:
+    found from the strip of it that shows under another card (:meth:`FaceMatcher.covered_copies`);
+    ``located``: a card its corners named, located by its face (:meth:`FaceMatcher.locate`) to look
+    under it, which :func:`place_faces` does not add (its corners' reading stands)."""
 
     card: str
     matches: int
     quad: npt.NDArray[np.float64]
+    covered: bool = False
+    located: bool = False
 
     @property
     def centre(self) -> npt.NDArray[np.float64]:
@@ -267,10 +294,13 @@ class FaceMatcher:
         image: npt.NDArray[np.uint8],
         card_size_px: tuple[float, float] | None = None,
         decks: int | None = None,
+        read: Sequence[CardInstance] = (),
     ) -> list[FaceMatch]:
         """The art cards in ``image`` (BGR), best first, one per card (``card_size_px``: a card's
-        width and height in pixels, when the table gives it), with their covered copies where the
-        game's ``decks`` hold another copy (None: not known; :meth:`covered_copies`)."""
+        width and height in pixels, when the table gives it), with the cards found partly under
+        them and under the cards of ``read`` (the corners' readings) the corners named, where the
+        game's ``decks`` hold another of that card (None: not known; :meth:`covered_copies`); and,
+        last, the cards of ``read`` located to look under them (:attr:`FaceMatch.located`)."""
         if not self.cards:
             return []
         bgr = np.asarray(image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
@@ -313,54 +343,162 @@ class FaceMatcher:
                 if self._card_like(int(face), quad, card_size_px) and self.resembles(int(face), h, full):
                     found.append((int(face), FaceMatch(self.cards[face], int(agree.sum()), quad), h))
         cards = self._one_each(found, bgr)
-        return self.covered_copies(cards, bgr, decks) if self.deck_grey else cards
+        if not self.deck_grey:
+            return cards
+        tops: list[FaceMatch] = []
+        if card_size_px is not None:
+            for card in read:
+                if card.card not in self.deck_grey or any(
+                    float(np.linalg.norm(k.centre - (np.array(card.box[:2]) + card.box[2:]) / 2))
+                    <= self.config.same_card * k.width()
+                    for k in cards
+                ):
+                    continue  # not named, or found by its face already
+                top = self.locate(card.card, card.box, card.corners, full, card_size_px)
+                if top is not None:
+                    tops.append(top)
+        return self.covered_copies(cards, bgr, decks, tops) + tops
 
     def covered_copies(
-        self, found: list[FaceMatch], image: npt.NDArray[np.uint8], decks: int | None = None
+        self,
+        found: list[FaceMatch],
+        image: npt.NDArray[np.uint8],
+        decks: int | None = None,
+        tops: Sequence[FaceMatch] = (),
     ) -> list[FaceMatch]:
-        """``found`` and, after it, the covered copy of each card found (:meth:`covered_copy`) that
-        no other card found already stands for, while fewer than ``decks`` of that card are found
-        (a game of one deck has no copy to find; None: not known).
+        """``found`` and, after it, the cards found partly under another: under each card found,
+        its covered copy (:meth:`covered_copy`), while fewer than ``decks`` of that card are found
+        (a game of one deck has no copy to find; None: not known); and under each card found and
+        each of ``tops`` (cards the corners named, located by :meth:`locate`), an art card of
+        another name (:meth:`covered_art`). A card found under another is looked under in turn,
+        with every card it lies under masked out too, and none is taken where a card found
+        already lies.
 
         A pair of court cards is often laid as a fan, one card over the other, and too little of the
         lower one shows for its keypoints to locate it. What shows is the same face, a little
         shifted and turned: each card found is cut out of the image with a margin in its own frame
         (its face upright), and its face is slid over what lies round it, the card itself masked
         out; where the visible strip correlates well with the face, and clearly better than with any
-        other face of the deck, a copy lies there. When ``decks`` is known, a copy found is looked
-        under in turn (a triple of three decks fanned: the top card, a copy under it and one under
-        that), with every card it lies under masked out too."""
+        other face of the deck, a copy lies there. A court card or a joker fanned under a number
+        card, or under a court of another name, is found the same way, from the art faces."""
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.float32)
         out = list(found)
-        todo: list[tuple[FaceMatch, tuple[FaceMatch, ...]]] = [(top, ()) for top in found]
+        todo: list[tuple[FaceMatch, tuple[FaceMatch, ...]]] = [(top, ()) for top in [*found, *tops]]
+
+        def free(card: FaceMatch, top: FaceMatch) -> bool:
+            return not any(
+                float(np.linalg.norm(card.centre - k.centre)) <= self.config.same_card * k.width()
+                for k in [*out, *tops]
+                if k is not top
+            )
+
         while todo:
             top, above = todo.pop(0)
             if top.card not in self.deck_grey:
                 continue  # a joker of unknown size
-            if decks is not None and sum(k.card == top.card for k in out) >= decks:
-                continue  # every copy the decks hold is found
-            copy = self.covered_copy(top, grey, above)
-            if copy is not None and not any(
-                float(np.linalg.norm(copy.centre - k.centre)) <= self.config.same_card * k.width()
-                for k in out
-                if k is not top
-            ):
-                out.append(copy)
-                if decks is not None:
-                    todo.append((copy, (*above, top)))
+            if top.card in ART_CARDS and (decks is None or sum(k.card == top.card for k in out) < decks):
+                copy = self.covered_copy(top, grey, above)
+                if copy is not None and free(copy, top):
+                    out.append(copy)
+                    if decks is not None:
+                        todo.append((copy, (*above, top)))
+            wanted = [
+                c
+                for c in ART_CARDS
+                if c != top.card and (decks is None or sum(k.card == c for k in out) < decks)
+            ]
+            known = tuple(k for k in [*out, *tops] if k is not top and all(k is not a for a in above))
+            under = self.covered_art(top, grey, (*above, *known), wanted) if wanted else None
+            if under is not None and free(under, top):
+                out.append(under)
+                todo.append((under, (*above, top)))
         return out
+
+    def locate(
+        self,
+        card: str,
+        box: tuple[float, float, float, float],
+        corners: int,
+        grey: npt.NDArray[np.float32],
+        card_size_px: tuple[float, float],
+    ) -> FaceMatch | None:
+        """Where the card its corners named lies whole (its face's outline), or None: the deck's
+        face of ``card`` slid round the reading's ``box`` (its middle at the box's when both corners
+        were read, ``corners`` 2; else one of its two index places there), turned all the way round
+        in steps of ``locate_turn`` degrees and then by single degrees, at the size the table gives
+        a card; located where it correlates at least ``locate_ncc`` (:class:`FaceMatchConfig`)."""
+        cfg = self.config
+        th, tw = self.deck_grey[card].shape
+        s = th / card_size_px[1]
+        small = np.asarray(
+            cv2.GaussianBlur(cv2.resize(grey, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), (0, 0), 1.0),
+            np.float32,
+        )
+        usable = np.ones_like(small)
+        at = np.array([box[0] + box[2], box[1] + box[3]]) * s / 2
+        places = [(tw / 2, th / 2)] if corners >= 2 else [(0.1 * tw, 0.1 * th), (0.9 * tw, 0.9 * th)]
+
+        def fit(turn: float, place: tuple[float, float]) -> tuple[float, int, int] | None:
+            templ, alpha, rot = self._turned(card, turn)
+            q = rot @ np.array([place[0], place[1], 1.0])
+            x, y = int(round(at[0] - q[0])), int(round(at[1] - q[1]))
+            window, use, x0, y0 = _near(small, usable, alpha.shape, x, y, cfg.locate_reach)
+            if window.shape[0] < alpha.shape[0] or window.shape[1] < alpha.shape[1]:
+                return None
+            ncc, _ = _masked_ncc(window, use, templ, alpha)
+            row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
+            return float(ncc[row, col]), x0 + int(col), y0 + int(row)
+
+        best: tuple[float, int, int, float, tuple[float, float]] | None = None
+        for turn in np.arange(0.0, 360.0, cfg.locate_turn):
+            for place in places:
+                got = fit(float(turn), place)
+                if got is not None and (best is None or got[0] > best[0]):
+                    best = (*got, float(turn), place)
+        if best is None:
+            return None
+        for turn in np.arange(best[3] - cfg.locate_turn + 1, best[3] + cfg.locate_turn):
+            got = fit(float(turn), best[4])
+            if got is not None and got[0] > best[0]:
+                best = (*got, float(turn), best[4])
+        value, x, y, turn, _ = best
+        if value < cfg.locate_ncc:
+            return None
+        rot = self._turned(card, turn)[2]
+        corners4 = np.array([[0, 0, 1], [tw, 0, 1], [tw, th, 1], [0, th, 1]], np.float64)
+        return FaceMatch(card, cfg.min_matches, (corners4 @ rot.T + np.array([x, y])) / s, located=True)
 
     def _turned(
         self, card: str, degrees: float, fine: bool = False
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
-        """:func:`_turned` of a deck face (at ``covered_fine`` times the size: ``fine``), kept."""
+        """:func:`_turned` of a deck face (at ``covered_fine`` times the size: ``fine``), kept; a face
+        turned more than a quarter turn either way is the face turned half a turn less, flipped, so
+        a face and its half-turn have the same shape."""
+        degrees = (degrees + 180.0) % 360.0 - 180.0
         key = (card, degrees, fine)
         if key not in self._turned_faces:
-            self._turned_faces[key] = _turned((self.fine_grey if fine else self.deck_grey)[card], degrees)
+            if abs(degrees) > 90.0:
+                templ, alpha, rot = self._turned(
+                    card, degrees - 180.0 if degrees > 0 else degrees + 180.0, fine
+                )
+                h, w = alpha.shape
+                flip = np.array([[-1.0, 0.0, w - 1.0], [0.0, -1.0, h - 1.0], [0.0, 0.0, 1.0]])
+                self._turned_faces[key] = (
+                    np.ascontiguousarray(templ[::-1, ::-1]),
+                    np.ascontiguousarray(alpha[::-1, ::-1]),
+                    (flip @ np.vstack([rot, [0.0, 0.0, 1.0]]))[:2],
+                )
+            else:
+                self._turned_faces[key] = _turned((self.fine_grey if fine else self.deck_grey)[card], degrees)
         return self._turned_faces[key]
 
     def _canvas(
-        self, top: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...], scale: int
+        self,
+        top: FaceMatch,
+        grey: npt.NDArray[np.float32],
+        above: tuple[FaceMatch, ...],
+        scale: int,
+        pad: int = 0,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]] | None:
         """The image round ``top`` in its own frame (:meth:`covered_copy`), at ``scale`` times the
         size of :attr:`deck_grey`'s faces: standardised where usable, the usable pixels (0 or 1),
@@ -377,8 +515,11 @@ class FaceMatcher:
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         canvas = cv2.GaussianBlur(cv2.warpAffine(grey, to_image, (width, height), flags=flags), (0, 0), 1.0)
         usable = cv2.warpAffine(np.ones_like(grey), to_image, (width, height), flags=flags) > 0.99
-        x0, y0 = int(mx * tw) - 2 * scale, int(my * th) - 2 * scale
-        usable[max(0, y0) : y0 + th + 5 * scale, max(0, x0) : x0 + tw + 5 * scale] = False  # the top card
+        x0, y0 = int(mx * tw) - (2 + pad) * scale, int(my * th) - (2 + pad) * scale
+        grown = (5 + 2 * pad) * scale
+        usable[max(0, y0) : y0 + th + grown, max(0, x0) : x0 + tw + grown] = (
+            False  # the top card, ``pad`` more
+        )
         if above:
             to_canvas = cv2.invertAffineTransform(to_image)
             hidden = np.zeros(usable.shape, np.uint8)
@@ -398,63 +539,187 @@ class FaceMatcher:
     ) -> FaceMatch | None:
         """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`); ``above``:
         the cards ``top`` itself lies under, masked out with it."""
-        cfg = self.config
-        th, tw = self.deck_grey[top.card].shape
-        mx, my = _MARGIN
         cut = self._canvas(top, grey, above, 1)
         if cut is None:
             return None
-        image, u, to_image = cut
+        best = self._strip(top, cut, [top.card], self.config.covered_turns).get(top.card)
+        if best is None:
+            return None
+        return self._stands(top, grey, above, cut, top.card, best, (0.0,))
+
+    def covered_art(
+        self,
+        top: FaceMatch,
+        grey: npt.NDArray[np.float32],
+        hidden: tuple[FaceMatch, ...],
+        cards: Sequence[str],
+    ) -> FaceMatch | None:
+        """An art card of ``cards`` partly under ``top``, either way up, or None
+        (:meth:`covered_copies`); ``hidden``: the cards ``top`` lies under and every other card
+        known here, masked out with it (what shows of a card already read is no strip of another).
+        Every face of the deck is tried lying square to ``top``; the
+        ``under_candidates`` that fit best (within ``covered_margin`` of ``covered_ncc``) are turned
+        as a copy is, and the best of them must be one of ``cards`` (a number card's strip is its
+        own: its corners read it) and stand as a copy must, against every other face of the deck
+        either way up but its twins (a joker whose twin the grey cannot tell from it is ``?J``)."""
+        cfg = self.config
+        cut = self._canvas(top, grey, hidden, 1)
+        if cut is None:
+            return None
+        square = self._strip(top, cut, list(self.deck_grey), (0.0, 180.0))
+        floor = cfg.covered_ncc - cfg.covered_margin  # turning a face by a few degrees gains less
+        kept = sorted((b[0], card) for card, b in square.items() if b[0] >= floor)[::-1]
+        turns = tuple(t + half for half in (0.0, 180.0) for t in cfg.covered_turns)
+        turned = (
+            self._strip(top, cut, [card for _, card in kept[: cfg.under_candidates]], turns) if kept else {}
+        )
+        if not turned:
+            return None
+        name, best = max(turned.items(), key=lambda item: item[1][0])
+        if name not in cards:
+            return None
+        twins = {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(name)])} - {name}
+        if twins and not all(c in JOKER_NAMES for c in (*twins, name)):
+            return None  # twins the grey does not tell apart, and no name for what they share
+        found = self._stands(top, grey, hidden, cut, name, best, (0.0, 180.0), twins)
+        if found is None or not self._same_light(top, found, grey, hidden):
+            return None
+        if not twins:
+            return found
+        return FaceMatch("?J", found.matches, found.quad, covered=True)
+
+    def _same_light(
+        self, top: FaceMatch, under: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...]
+    ) -> bool:
+        """Whether what shows of ``under`` is card stock in the light ``top`` shows: ``top``'s face
+        maps to the image under it as ``gain × face + offset`` (least squares), and the strip of
+        ``under`` that shows must have its face's contrast under that gain, within
+        ``under_contrast`` (a share), and its brightness under that map, within ``under_offset``
+        (a share of ``top``'s face's spread). Normalised correlation ignores both, so the table's
+        grain or a hand in a sliver beside a card can correlate with a face as well as a card does;
+        their contrast is a fifth to a third of a face's (g25)."""
+        th, tw = self.deck_grey[top.card].shape
         corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
-        best: tuple[float, float, int, int, npt.NDArray[np.float64]] | None = None
-        for turn in cfg.covered_turns:
-            templ, alpha, rot = self._turned(top.card, turn)
-            ncc, n = _masked_ncc(image, u, templ, alpha)
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+
+        def cut(
+            card: FaceMatch, hidden: Sequence[FaceMatch]
+        ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+            m, _ = cv2.estimateAffinePartial2D(corners, card.quad)
+            seen = np.ones(grey.shape, np.uint8)
+            for k in hidden:
+                cv2.fillConvexPoly(seen, np.round(k.quad).astype(np.int32), 0)
+            seen = np.asarray(cv2.erode(seen, np.ones((5, 5), np.uint8)), np.uint8)  # off the edges
+            image = cv2.GaussianBlur(cv2.warpAffine(grey, m, (tw, th), flags=flags), (0, 0), 1.0)
+            use = cv2.warpAffine(seen.astype(np.float32), m, (tw, th), flags=flags) > 0.99
+            return np.asarray(image, np.float32), np.asarray(use, np.bool_)
+
+        face = self.deck_grey[top.card]
+        image, use = cut(top, above)
+        if use.sum() < 16:
+            return False
+        gain, offset = np.polyfit(face[use], image[use], 1)
+        strip, shows = cut(under, (top, *above))
+        if shows.sum() < 16 or abs(gain) < 1e-6:
+            return False
+        theirs = self.deck_grey[under.card][shows]
+        contrast = float(strip[shows].std() / (abs(gain) * theirs.std() + 1e-6))
+        lift = float(
+            (strip[shows].mean() - (gain * theirs.mean() + offset)) / (abs(gain) * face.std() + 1e-6)
+        )
+        low, high = self.config.under_contrast
+        return low <= contrast <= high and abs(lift) <= self.config.under_offset
+
+    def _strip(
+        self,
+        top: FaceMatch,
+        cut: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]],
+        cards: Sequence[str],
+        turns: Sequence[float],
+    ) -> dict[str, tuple[float, float, int, int]]:
+        """Where each of ``cards``' faces, turned by one of ``turns``, best fits what shows round
+        ``top`` on its canvas ``cut`` (:meth:`_canvas`) as a card partly under it: card →
+        (correlation, turn, x, y of the turned face's corner on the canvas); a card no place shows
+        the right share of is left out."""
+        cfg = self.config
+        image, u, _ = cut
+        th, tw = self.deck_grey[top.card].shape
+        mx, my = _MARGIN
+        best: dict[str, tuple[float, float, int, int]] = {}
+        for turn in turns:
+            alpha = self._turned(cards[0], turn)[1]  # every face of the deck has the same size
+            nccs, n = _masked_nccs(image, u, [self._turned(card, turn)[0] for card in cards], alpha)
             ah, aw = alpha.shape
-            ys, xs = np.mgrid[0 : ncc.shape[0], 0 : ncc.shape[1]]
+            ys, xs = np.mgrid[0 : n.shape[0], 0 : n.shape[1]]
             centre_x, centre_y = xs + aw / 2 - (mx + 0.5) * tw, ys + ah / 2 - (my + 0.5) * th
             ok = (n >= cfg.covered_visible[0] * alpha.sum()) & (n <= cfg.covered_visible[1] * alpha.sum())
             ok &= np.hypot(centre_x, centre_y) >= cfg.covered_shift * tw
             if not ok.any():
                 continue
-            score = np.where(ok, ncc, -1.0)
-            row, col = np.unravel_index(int(np.argmax(score)), score.shape)
-            if best is None or score[row, col] > best[0]:
-                best = (float(score[row, col]), turn, int(col), int(row), rot)
-        if best is None or best[0] < cfg.covered_ncc:
+            for card, ncc in zip(cards, nccs, strict=True):
+                score = np.where(ok, ncc, -1.0)
+                row, col = np.unravel_index(int(np.argmax(score)), score.shape)
+                if card not in best or score[row, col] > best[card][0]:
+                    best[card] = (float(score[row, col]), turn, int(col), int(row))
+        return best
+
+    def _stands(
+        self,
+        top: FaceMatch,
+        grey: npt.NDArray[np.float32],
+        above: tuple[FaceMatch, ...],
+        cut: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]],
+        card: str,
+        best: tuple[float, float, int, int],
+        halves: tuple[float, ...],
+        twins: set[str] | frozenset[str] = frozenset(),
+        pad: int = 0,
+    ) -> FaceMatch | None:
+        """The card ``card`` found at ``best`` (:meth:`_strip`) under ``top``, when it correlates at
+        least ``covered_ncc`` and ``covered_margin`` above every other face of the deck but
+        ``twins`` (each turned as it is, and by each of ``halves`` more) placed near there, or
+        beats those within the margin where each differs from it (:meth:`_finer`); else None."""
+        cfg = self.config
+        value, turn, x, y = best
+        if value < cfg.covered_ncc:
             return None
-        value, turn, x, y, rot = best
-        others = [card for card in self.deck_grey if card != top.card]
+        image, u, to_image = cut
+        others = [(c, turn + h) for c in self.deck_grey if c != card and c not in twins for h in halves]
         if others:
-            templs = np.stack([self._turned(card, turn)[0] for card in others])
-            rivals = _ncc_near(image, u, templs, self._turned(top.card, turn)[1], x, y)
-            close = [card for card, r in zip(others, rivals, strict=True) if value - r < cfg.covered_margin]
-            if close and not self._finer(top, grey, above, turn, (x, y), close):
+            templs = np.stack([self._turned(c, t)[0] for c, t in others])
+            rivals = _ncc_near(image, u, templs, self._turned(card, turn)[1], x, y)
+            close = [o for o, r in zip(others, rivals, strict=True) if value - r < cfg.covered_margin]
+            if close and not self._finer(top, grey, above, card, turn, (x, y), close, pad):
                 return None
-        quad_canvas = np.c_[corners, np.ones(4)] @ rot.T + np.array([x, y])  # the copy's face corners
+        th, tw = self.deck_grey[card].shape
+        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        rot = self._turned(card, turn)[2]
+        quad_canvas = np.c_[corners, np.ones(4)] @ rot.T + np.array([x, y])  # the face's corners
         quad = np.c_[quad_canvas, np.ones(4)] @ to_image.T
-        return FaceMatch(top.card, cfg.min_matches, quad)
+        return FaceMatch(card, cfg.min_matches, quad, covered=True)
 
     def _finer(
         self,
         top: FaceMatch,
         grey: npt.NDArray[np.float32],
         above: tuple[FaceMatch, ...],
+        card: str,
         turn: float,
         at: tuple[int, int],
-        close: list[str],
+        close: list[tuple[str, float]],
+        pad: int = 0,
     ) -> bool:
-        """Whether the copy of ``top`` found at ``at`` (the turned face's corner on the canvas of
-        :meth:`covered_copy`) is ``top``'s card rather than any of ``close``, judged at
-        ``covered_fine`` times the size: each face placed where it fits best near there, and
-        compared only where the two faces differ (:data:`DIFFER`); ``top``'s face must correlate
-        ``covered_margin`` better there than each of the others."""
+        """Whether the card found under ``top`` at ``at`` (``card``'s face turned by ``turn``, its
+        corner on the canvas of :meth:`_strip`) is ``card`` rather than any of ``close`` (each a face
+        and its turn), judged at ``covered_fine`` times the size: each face placed where it fits best
+        near there, and compared only where the two faces differ (:data:`DIFFER`); ``card``'s face
+        must correlate ``covered_margin`` better there than each of the others."""
         scale = self.config.covered_fine
-        cut = self._canvas(top, grey, above, scale) if scale >= 2 else None
+        cut = self._canvas(top, grey, above, scale, pad) if scale >= 2 else None
         if cut is None:
             return False
         image, u, _ = cut
-        templ, alpha, _ = self._turned(top.card, turn, True)
+        templ, alpha, _ = self._turned(card, turn, True)
         h, w = alpha.shape
         near = (at[0] * scale, at[1] * scale, 2 * scale)
 
@@ -466,8 +731,8 @@ class FaceMatcher:
         if window.shape != alpha.shape:
             return False
         whole = np.ones_like(alpha)  # each face compared at the one place found for it
-        for card in close:
-            other = self._turned(card, turn, True)[0]
+        for other_card, other_turn in close:
+            other = self._turned(other_card, other_turn, True)[0]
             differ = alpha * (np.abs(templ - other) > DIFFER)
             theirs, their_use = placed(other)
             if theirs.shape != alpha.shape:
@@ -699,6 +964,36 @@ def _masked_ncc(
     return _ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti), n
 
 
+def _masked_nccs(
+    image: npt.NDArray[np.float32],
+    usable: npt.NDArray[np.float32],
+    templs: Sequence[npt.NDArray[np.float32]],
+    alpha: npt.NDArray[np.float32],
+) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
+    """:func:`_masked_ncc` of several templates that lie where the same ``alpha``, the image's sums
+    taken once: each one's correlations, and how many pixels both cover.
+
+    >>> rng = np.random.default_rng(3)
+    >>> img = rng.normal(size=(30, 30)).astype(np.float32)
+    >>> one, two = img[5:15, 8:20].copy(), rng.normal(size=(10, 12)).astype(np.float32)
+    >>> alpha = np.ones_like(one)
+    >>> nccs, n = _masked_nccs(img, np.ones_like(img), [one, two], alpha)
+    >>> bool(np.allclose(nccs[1], _masked_ncc(img, np.ones_like(img), two, alpha)[0]))
+    True
+    """
+
+    def corr(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        return np.asarray(cv2.matchTemplate(a, b, cv2.TM_CCORR), np.float64)
+
+    ui, ui2 = usable * image, usable * image * image
+    n, s_i, s_i2 = corr(usable, alpha), corr(ui, alpha), corr(ui2, alpha)
+    out = []
+    for templ in templs:
+        at = alpha * templ
+        out.append(_ncc_of_sums(n, s_i, s_i2, corr(usable, at), corr(usable, at * at), corr(ui, at)))
+    return out, n
+
+
 def _ncc_of_sums(
     n: npt.NDArray[np.float64],
     s_i: npt.NDArray[np.float64],
@@ -807,7 +1102,11 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     ``?C``; a joker of unknown size is matched as a named card is, and names any joker found) is the found one when half its
     box lies inside the face's (a sign of the card the classifier could not name). One read from a
     single corner is, when its box's middle lies within a fifth of the card's width of one of the
-    face's index places (:meth:`FaceMatch.index_points`). A joker found without its size (``?J``)
+    face's index places (:meth:`FaceMatch.index_points`). A card found under another
+    (:attr:`FaceMatch.covered`) replaces a card read from both corners only when not named or named
+    as it (the card over it lies mostly in its outline), and one read from a single corner of
+    another name only when that corner lies on no card found or located on top
+    (:attr:`FaceMatch.located`: those are not added, their corners' reading stands). A joker found without its size (``?J``)
     takes the size its corners named, when they named a joker.
 
     >>> quad = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64)
@@ -828,6 +1127,8 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
     ['BJ']
     """
+    over = [f.quad.astype(np.float32) for f in found if not f.covered]  # cards lying on top
+    found = [f for f in found if not f.located]
     if not found:
         return cards
     out = []
@@ -847,9 +1148,20 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
                 and card.card != "?J"
                 and inside[i, k] >= 0.5
                 or (
-                    _iou(card.box, f.box) >= 0.5 or (_same_card(card.card, f.card) and inside[i, k] >= 0.5)
+                    (not f.covered or _same_card(card.card, f.card))
+                    and (
+                        _iou(card.box, f.box) >= 0.5
+                        or (_same_card(card.card, f.card) and inside[i, k] >= 0.5)
+                    )
                     if card.corners >= 2
                     else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
+                    and (
+                        not f.covered
+                        or _same_card(card.card, f.card)
+                        or not any(
+                            cv2.pointPolygonTest(q, (float(at[0]), float(at[1])), False) >= 0 for q in over
+                        )
+                    )
                 )
             )
         ]

@@ -286,7 +286,7 @@ class CardReader:
         lap("group")
         if self.faces is not None:
             cards = place_faces(
-                cards, self.faces.match(image, self.config.instances.card_size_px, self.config.decks)
+                cards, self.faces.match(image, self.config.instances.card_size_px, self.config.decks, cards)
             )
             lap("faces")
         return Reading(corners, cards)
