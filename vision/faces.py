@@ -83,15 +83,17 @@ class FaceMatchConfig:
     times the size, where what tells them apart shows: the copy stands when the face beats each of
     them there by ``covered_margin``.
 
-    An **art card under another card** is looked for the same way under each card found and each
-    card its corners named (:meth:`FaceMatcher.locate`: its face slid round where its corners lie,
-    turned in steps of ``locate_turn`` degrees, ``locate_reach`` pixels of the face's size either
-    way; located where it correlates at least ``locate_ncc``), with every art face of the deck the
-    game holds another of, either way up: the ``under_candidates`` faces that fit best lying square
-    to the card over them, within ``covered_margin`` of ``covered_ncc``, are then turned as a copy
-    is; the best must be an art card, stand as a copy does, and show the contrast and brightness
-    its face has in the light the card over it shows (``under_contrast``, ``under_offset``:
-    :meth:`FaceMatcher._same_light`).
+    An **art card under another card** is looked for round each card found and each card its
+    corners named (:meth:`FaceMatcher.locate`: its face slid round where its corners lie, turned in
+    steps of ``locate_turn`` degrees, ``locate_reach`` pixels of the face's size either way;
+    located where it correlates at least ``locate_ncc``). Every face of the deck is tried there,
+    either way up, where ``under_core`` of the face shows 2 pixels or more from anything hidden (a
+    strip, not a sliver along the card's edge); the ``under_candidates`` that fit best lying square
+    to the card over them, within ``covered_margin`` of ``covered_ncc``, are turned as a copy is.
+    When the best is a number card, what shows of it is masked out and the search goes on,
+    ``under_layers`` times at most. The best must be an art card the decks hold another of, stand
+    as a copy does, and show the contrast and brightness its face has in the light of the card
+    over it (``under_contrast``, ``under_offset``: :meth:`FaceMatcher._same_light`).
 
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
@@ -122,6 +124,8 @@ class FaceMatchConfig:
     locate_reach: int = 6
     locate_ncc: float = 0.6
     under_candidates: int = 3
+    under_layers: int = 3
+    under_core: float = 0.05
     under_contrast: tuple[float, float] = (0.6, 1.5)
     under_offset: float = 0.4
 
@@ -372,7 +376,7 @@ class FaceMatcher:
         each of ``tops`` (cards the corners named, located by :meth:`locate`), an art card of
         another name (:meth:`covered_art`). A card found under another is looked under in turn,
         with every card it lies under masked out too, and none is taken where a card found
-        already lies.
+        already lies, or a card the corners named but its own.
 
         A pair of court cards is often laid as a fan, one card over the other, and too little of the
         lower one shows for its keypoints to locate it. What shows is the same face, a little
@@ -384,12 +388,15 @@ class FaceMatcher:
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, np.float32)
         out = list(found)
         todo: list[tuple[FaceMatch, tuple[FaceMatch, ...]]] = [(top, ()) for top in [*found, *tops]]
+        explained: dict[int, npt.NDArray[np.bool_]] = {}
 
         def free(card: FaceMatch, top: FaceMatch) -> bool:
+            """No card found lies where ``card`` does, nor a card the corners named other than
+            ``card`` itself (a fanned pair's lower card, its corners read too, is found again)."""
             return not any(
                 float(np.linalg.norm(card.centre - k.centre)) <= self.config.same_card * k.width()
                 for k in [*out, *tops]
-                if k is not top
+                if k is not top and not (k.located and k.card == card.card)
             )
 
         while todo:
@@ -407,8 +414,13 @@ class FaceMatcher:
                 for c in ART_CARDS
                 if c != top.card and (decks is None or sum(k.card == c for k in out) < decks)
             ]
-            known = tuple(k for k in [*out, *tops] if k is not top and all(k is not a for a in above))
-            under = self.covered_art(top, grey, (*above, *known), wanted) if wanted else None
+            known = [k for k in [*out, *tops] if k is not top and all(k is not a for a in above)]
+            seen = np.zeros(grey.shape, bool)  # what shows of the other cards known here
+            for k in known:
+                if id(k) not in explained:
+                    explained[id(k)] = self._explained(k, grey)
+                seen |= explained[id(k)]
+            under = self.covered_art(top, grey, above, wanted, seen) if wanted else None
             if under is not None and free(under, top):
                 out.append(under)
                 todo.append((under, (*above, top)))
@@ -498,11 +510,12 @@ class FaceMatcher:
         grey: npt.NDArray[np.float32],
         above: tuple[FaceMatch, ...],
         scale: int,
-        pad: int = 0,
+        seen: npt.NDArray[np.bool_] | None = None,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]] | None:
         """The image round ``top`` in its own frame (:meth:`covered_copy`), at ``scale`` times the
         size of :attr:`deck_grey`'s faces: standardised where usable, the usable pixels (0 or 1),
-        and the 2 × 3 map canvas → image; None when too little shows."""
+        and the 2 × 3 map canvas → image; None when too little shows. ``top``, the cards of
+        ``above`` and the image's pixels ``seen`` (when given) are not usable."""
         th, tw = (self.fine_grey if scale > 1 else self.deck_grey)[top.card].shape
         mx, my = _MARGIN
         width, height = int(round((1 + 2 * mx) * tw)), int(round((1 + 2 * my) * th))
@@ -514,12 +527,10 @@ class FaceMatcher:
         to_image = (np.vstack([m, [0.0, 0.0, 1.0]]) @ shift)[:2]  # canvas → image
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         canvas = cv2.GaussianBlur(cv2.warpAffine(grey, to_image, (width, height), flags=flags), (0, 0), 1.0)
-        usable = cv2.warpAffine(np.ones_like(grey), to_image, (width, height), flags=flags) > 0.99
-        x0, y0 = int(mx * tw) - (2 + pad) * scale, int(my * th) - (2 + pad) * scale
-        grown = (5 + 2 * pad) * scale
-        usable[max(0, y0) : y0 + th + grown, max(0, x0) : x0 + tw + grown] = (
-            False  # the top card, ``pad`` more
-        )
+        free = np.ones_like(grey) if seen is None else np.where(seen, 0.0, 1.0).astype(np.float32)
+        usable = cv2.warpAffine(free, to_image, (width, height), flags=flags) > 0.99
+        x0, y0 = int(mx * tw) - 2 * scale, int(my * th) - 2 * scale
+        usable[max(0, y0) : y0 + th + 5 * scale, max(0, x0) : x0 + tw + 5 * scale] = False  # the top card
         if above:
             to_canvas = cv2.invertAffineTransform(to_image)
             hidden = np.zeros(usable.shape, np.uint8)
@@ -551,45 +562,109 @@ class FaceMatcher:
         self,
         top: FaceMatch,
         grey: npt.NDArray[np.float32],
-        hidden: tuple[FaceMatch, ...],
+        above: tuple[FaceMatch, ...],
         cards: Sequence[str],
+        seen: npt.NDArray[np.bool_] | None = None,
     ) -> FaceMatch | None:
         """An art card of ``cards`` partly under ``top``, either way up, or None
-        (:meth:`covered_copies`); ``hidden``: the cards ``top`` lies under and every other card
-        known here, masked out with it (what shows of a card already read is no strip of another).
-        Every face of the deck is tried lying square to ``top``; the
-        ``under_candidates`` that fit best (within ``covered_margin`` of ``covered_ncc``) are turned
-        as a copy is, and the best of them must be one of ``cards`` (a number card's strip is its
-        own: its corners read it) and stand as a copy must, against every other face of the deck
-        either way up but its twins (a joker whose twin the grey cannot tell from it is ``?J``)."""
+        (:meth:`covered_copies`); ``above``: the cards ``top`` lies under, masked out with it;
+        ``seen``: the pixels of the image where another card known here shows
+        (:meth:`_explained`), masked out too (what shows of a card already read is no strip of
+        another).
+
+        Every face of the deck is tried lying square to ``top``, where ``under_core`` of it shows
+        away from anything hidden (:meth:`_strip`); the ``under_candidates`` that fit best (within
+        ``covered_margin`` of ``covered_ncc``) are turned as a copy is. When the best
+        is not one of ``cards`` (a number card's strip is its own: its corners read it), what shows
+        of it is masked out too and the search goes on, ``under_layers`` times at most (a fan of
+        four: a number card, a court, a number card, a court). The best of ``cards`` must stand as
+        a copy does, against every other face of the deck either way up but its twins (a joker
+        whose twin the grey cannot tell from it is ``?J``), and show its face's contrast and
+        brightness in the light of ``top`` (:meth:`_same_light`: the table's grain or a hand
+        beside a lone card correlates with a face about as well as a strip does)."""
         cfg = self.config
-        cut = self._canvas(top, grey, hidden, 1)
-        if cut is None:
-            return None
-        square = self._strip(top, cut, list(self.deck_grey), (0.0, 180.0))
-        floor = cfg.covered_ncc - cfg.covered_margin  # turning a face by a few degrees gains less
-        kept = sorted((b[0], card) for card, b in square.items() if b[0] >= floor)[::-1]
+        seen = np.zeros(grey.shape, bool) if seen is None else seen.copy()
         turns = tuple(t + half for half in (0.0, 180.0) for t in cfg.covered_turns)
-        turned = (
-            self._strip(top, cut, [card for _, card in kept[: cfg.under_candidates]], turns) if kept else {}
-        )
-        if not turned:
-            return None
-        name, best = max(turned.items(), key=lambda item: item[1][0])
-        if name not in cards:
+        floor = cfg.covered_ncc - cfg.covered_margin  # turning a face by a few degrees gains less
+
+        for _ in range(cfg.under_layers):
+            cut = self._canvas(top, grey, above, 1, seen)
+            if cut is None:
+                return None
+            square = self._strip(top, cut, list(self.deck_grey), (0.0, 180.0), cfg.under_core)
+            kept = sorted((b[0], card) for card, b in square.items() if b[0] >= floor)[::-1]
+            few = [card for _, card in kept[: cfg.under_candidates]]
+            turned = self._strip(top, cut, few, turns, cfg.under_core) if few else {}
+            if not turned:
+                return None
+            name, best = max(turned.items(), key=lambda item: item[1][0])
+            if name in cards:
+                break
+            seen |= self._explained(self._placed(name, best, cut[2]), grey)  # another card's strip
+        else:
             return None
         twins = {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(name)])} - {name}
         if twins and not all(c in JOKER_NAMES for c in (*twins, name)):
             return None  # twins the grey does not tell apart, and no name for what they share
-        found = self._stands(top, grey, hidden, cut, name, best, (0.0, 180.0), twins)
-        if found is None or not self._same_light(top, found, grey, hidden):
+        found = self._stands(top, grey, above, cut, name, best, (0.0, 180.0), twins, seen)
+        if found is None or not self._same_light(top, found, grey, above, seen):
             return None
         if not twins:
             return found
         return FaceMatch("?J", found.matches, found.quad, covered=True)
 
+    def _placed(
+        self, card: str, best: tuple[float, float, int, int], to_image: npt.NDArray[np.float64]
+    ) -> FaceMatch:
+        """``card`` found under another at ``best`` (:meth:`_strip`) on the canvas mapped to the
+        image by ``to_image``, as a card found under another."""
+        th, tw = self.deck_grey[card].shape
+        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        _, turn, x, y = best
+        quad_canvas = np.c_[corners, np.ones(4)] @ self._turned(card, turn)[2].T + np.array([x, y])
+        return FaceMatch(
+            card, self.config.min_matches, np.c_[quad_canvas, np.ones(4)] @ to_image.T, covered=True
+        )
+
+    def _explained(self, card: FaceMatch, grey: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+        """The pixels of ``grey`` where ``card`` shows: inside its outline, where its face, mapped
+        to the image as ``gain × face + offset`` (least squares, fitted again twice on the half of
+        the pixels it fits best, so a card lying over part of it does not count), differs from the
+        image by at most half the face's spread; opened by 5 pixels, then grown by a face pixel
+        within the outline (the edges of its signs, which a pixel's misplacement leaves out).
+        Pixels of a card lying over part of it fit nowhere but by chance and are left out."""
+        face = self.deck_grey[card.card]
+        th, tw = face.shape
+        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        m, _ = cv2.estimateAffinePartial2D(corners, card.quad)
+        if m is None:
+            return np.zeros(grey.shape, bool)
+        size = (grey.shape[1], grey.shape[0])
+        warped = cv2.warpAffine(face, m, size, flags=cv2.INTER_LINEAR)
+        inside = cv2.warpAffine(np.ones_like(face), m, size) > 0.99
+        inside = cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        if inside.sum() < 16:
+            return np.zeros(grey.shape, bool)
+        scale = float(np.sqrt(abs(np.linalg.det(m[:, :2]))))  # image pixels per face pixel
+        image = cv2.GaussianBlur(grey, (0, 0), max(1.0, scale))  # as sharp as the face
+        f, g = warped[inside], image[inside]
+        keep = np.ones(len(f), bool)
+        for _ in range(3):
+            gain, offset = np.polyfit(f[keep], g[keep], 1)
+            miss = np.abs(g - (gain * f + offset))
+            keep = miss <= np.median(miss)
+        near = np.abs(image - (gain * warped + offset)) <= 0.5 * abs(gain) * face.std()
+        shows = cv2.morphologyEx((inside & near).astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        grow = 2 * int(np.ceil(scale)) + 1  # a face pixel either way: the edges of its signs
+        return np.asarray(inside & (cv2.dilate(shows, np.ones((grow, grow), np.uint8)) > 0), np.bool_)
+
     def _same_light(
-        self, top: FaceMatch, under: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...]
+        self,
+        top: FaceMatch,
+        under: FaceMatch,
+        grey: npt.NDArray[np.float32],
+        above: tuple[FaceMatch, ...],
+        seen: npt.NDArray[np.bool_] | None = None,
     ) -> bool:
         """Whether what shows of ``under`` is card stock in the light ``top`` shows: ``top``'s face
         maps to the image under it as ``gain × face + offset`` (least squares), and the strip of
@@ -620,6 +695,10 @@ class FaceMatcher:
             return False
         gain, offset = np.polyfit(face[use], image[use], 1)
         strip, shows = cut(under, (top, *above))
+        if seen is not None:  # what shows of other cards known here
+            m, _ = cv2.estimateAffinePartial2D(corners, under.quad)
+            other = cv2.warpAffine(seen.astype(np.float32), m, (tw, th), flags=flags) > 0.01
+            shows &= ~other
         if shows.sum() < 16 or abs(gain) < 1e-6:
             return False
         theirs = self.deck_grey[under.card][shows]
@@ -636,13 +715,16 @@ class FaceMatcher:
         cut: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]],
         cards: Sequence[str],
         turns: Sequence[float],
+        core: float = 0.0,
     ) -> dict[str, tuple[float, float, int, int]]:
         """Where each of ``cards``' faces, turned by one of ``turns``, best fits what shows round
         ``top`` on its canvas ``cut`` (:meth:`_canvas`) as a card partly under it: card →
         (correlation, turn, x, y of the turned face's corner on the canvas); a card no place shows
-        the right share of is left out."""
+        the right share of is left out. With ``core``, at least that share of the face must show
+        2 pixels or more from anything hidden: a strip, not a sliver along the top card's edge."""
         cfg = self.config
         image, u, _ = cut
+        inner = cv2.erode(u, np.ones((5, 5), np.uint8)) if core > 0 else None
         th, tw = self.deck_grey[top.card].shape
         mx, my = _MARGIN
         best: dict[str, tuple[float, float, int, int]] = {}
@@ -654,6 +736,8 @@ class FaceMatcher:
             centre_x, centre_y = xs + aw / 2 - (mx + 0.5) * tw, ys + ah / 2 - (my + 0.5) * th
             ok = (n >= cfg.covered_visible[0] * alpha.sum()) & (n <= cfg.covered_visible[1] * alpha.sum())
             ok &= np.hypot(centre_x, centre_y) >= cfg.covered_shift * tw
+            if inner is not None:
+                ok &= np.asarray(cv2.matchTemplate(inner, alpha, cv2.TM_CCORR)) >= core * alpha.sum()
             if not ok.any():
                 continue
             for card, ncc in zip(cards, nccs, strict=True):
@@ -673,7 +757,7 @@ class FaceMatcher:
         best: tuple[float, float, int, int],
         halves: tuple[float, ...],
         twins: set[str] | frozenset[str] = frozenset(),
-        pad: int = 0,
+        seen: npt.NDArray[np.bool_] | None = None,
     ) -> FaceMatch | None:
         """The card ``card`` found at ``best`` (:meth:`_strip`) under ``top``, when it correlates at
         least ``covered_ncc`` and ``covered_margin`` above every other face of the deck but
@@ -689,14 +773,9 @@ class FaceMatcher:
             templs = np.stack([self._turned(c, t)[0] for c, t in others])
             rivals = _ncc_near(image, u, templs, self._turned(card, turn)[1], x, y)
             close = [o for o, r in zip(others, rivals, strict=True) if value - r < cfg.covered_margin]
-            if close and not self._finer(top, grey, above, card, turn, (x, y), close, pad):
+            if close and not self._finer(top, grey, above, card, turn, (x, y), close, seen):
                 return None
-        th, tw = self.deck_grey[card].shape
-        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
-        rot = self._turned(card, turn)[2]
-        quad_canvas = np.c_[corners, np.ones(4)] @ rot.T + np.array([x, y])  # the face's corners
-        quad = np.c_[quad_canvas, np.ones(4)] @ to_image.T
-        return FaceMatch(card, cfg.min_matches, quad, covered=True)
+        return self._placed(card, best, to_image)
 
     def _finer(
         self,
@@ -707,7 +786,7 @@ class FaceMatcher:
         turn: float,
         at: tuple[int, int],
         close: list[tuple[str, float]],
-        pad: int = 0,
+        seen: npt.NDArray[np.bool_] | None = None,
     ) -> bool:
         """Whether the card found under ``top`` at ``at`` (``card``'s face turned by ``turn``, its
         corner on the canvas of :meth:`_strip`) is ``card`` rather than any of ``close`` (each a face
@@ -715,7 +794,7 @@ class FaceMatcher:
         near there, and compared only where the two faces differ (:data:`DIFFER`); ``card``'s face
         must correlate ``covered_margin`` better there than each of the others."""
         scale = self.config.covered_fine
-        cut = self._canvas(top, grey, above, scale, pad) if scale >= 2 else None
+        cut = self._canvas(top, grey, above, scale, seen) if scale >= 2 else None
         if cut is None:
             return False
         image, u, _ = cut
