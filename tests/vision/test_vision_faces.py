@@ -489,3 +489,28 @@ def test_the_table_beside_a_number_card_is_no_art_card_under_it(guyenne, matcher
         found = matcher.match(image, (CARD_W, CARD_H), decks=3, read=[corners_read(top, quad)])
         made += [f.card for f in found if not f.located]
     assert made == []
+
+
+@pytest.mark.parametrize(("under", "top"), [("5C", "5C"), ("9D", "3D")])
+def test_what_shows_of_a_number_card_read_under_another_is_no_art_card(guyenne, matcher, under, top):
+    """A pair of number cards fanned, both read by their corners: round each, what shows of the
+    other is that card's, so no court or joker is made of it. (Filmed deal g16 made a Q♣ of the
+    lower 5♣ of such a pair before what shows of the cards known was masked; this rendered pair
+    guards the outcome, it did not make that mistake.)"""
+    image, quads = fanned_pair(guyenne, under, top, base=10.0, shift=(0.05, -0.35), turn=4.0)
+    read = [corners_read(under, quads[0]), corners_read(top, quads[1])]
+    found = matcher.match(image, (CARD_W, CARD_H), decks=2, read=read)
+    assert [f.card for f in found if not f.located] == [], found
+    assert sorted(c.card for c in place_faces(read, found)) == sorted([under, top])
+
+
+@pytest.mark.parametrize("card", ["QD", "KS"])
+def test_a_fanned_court_pair_whose_corners_name_both_cards_keeps_both(plastic, plastic_matcher, card):
+    """A fanned pair of plastic courts (whose corners name them), both read by their corners: both
+    stay, the lower one found as the top card's copy. (In filmed deals p14 and p60 such a copy was
+    refused for lying where the corners had named a card, its own; this rendered pair guards the
+    outcome, it did not make that mistake.)"""
+    image, quads = fanned_pair(plastic, card, card, shift=(0.3, 0.02))
+    read = [corners_read(card, quads[0]), corners_read(card, quads[1])]
+    found = plastic_matcher.match(image, (CARD_W, CARD_H), decks=2, read=read)
+    assert [c.card for c in place_faces(read, found)] == [card, card]
