@@ -633,7 +633,7 @@ class FaceMatcher:
         image by at most half the face's spread; opened by 5 pixels, then grown by a face pixel
         within the outline (the edges of its signs, which a pixel's misplacement leaves out).
         Pixels of a card lying over part of it fit nowhere but by chance and are left out."""
-        face = self.deck_grey[card.card]
+        face = self.deck_grey.get(card.card, self.deck_grey[JOKER_NAMES[0]])  # ``?J``: either joker
         th, tw = face.shape
         corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
         m, _ = cv2.estimateAffinePartial2D(corners, card.quad)

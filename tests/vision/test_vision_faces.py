@@ -514,3 +514,18 @@ def test_a_fanned_court_pair_whose_corners_name_both_cards_keeps_both(plastic, p
     read = [corners_read(card, quads[0]), corners_read(card, quads[1])]
     found = plastic_matcher.match(image, (CARD_W, CARD_H), decks=2, read=read)
     assert [c.card for c in place_faces(read, found)] == [card, card]
+
+
+def test_a_joker_of_unknown_size_beside_a_number_card_is_looked_round(guyenne, tmp_path):
+    """A joker found without its size (``?J``, its twin's face the same picture) and a number card
+    the corners named, in one area: looking under the number card masks what shows of the joker
+    (either joker's face stands for it), and the joker stays ``?J``."""
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for card in CARD_CLASSES:
+        cv2.imwrite(str(folder / f"{card}.png"), guyenne.faces["SJ" if card == "BJ" else card][:, :, :3])
+    image, quads = lay(guyenne, [("BJ", (200, 250), 10), ("7S", (420, 250), -5)])
+    read = [corners_read("7S", quads[1])]
+    found = FaceMatcher.from_folder(folder).match(image, (CARD_W, CARD_H), decks=2, read=read)
+    assert sorted((f.card, f.located) for f in found) == [("7S", True), ("?J", False)]
+    assert sorted(c.card for c in place_faces(read, found)) == ["7S", "?J"]
