@@ -90,8 +90,7 @@ class FaceMatchConfig:
     either way up, where ``under_core`` of the face shows 2 pixels or more from anything hidden (a
     strip, not a sliver along the card's edge); the ``under_candidates`` that fit best lying square
     to the card over them, within ``covered_margin`` of ``covered_ncc``, are turned as a copy is.
-    When the best is a number card, what shows of it is masked out and the search goes on,
-    ``under_layers`` times at most. The best must be an art card the decks hold another of, stand
+    The best must be an art card the decks hold another of, stand
     as a copy does, and show the contrast and brightness its face has in the light of the card
     over it (``under_contrast``, ``under_offset``: :meth:`FaceMatcher._same_light`).
 
@@ -124,7 +123,6 @@ class FaceMatchConfig:
     locate_reach: int = 6
     locate_ncc: float = 0.6
     under_candidates: int = 3
-    under_layers: int = 3
     under_core: float = 0.05
     under_contrast: tuple[float, float] = (0.6, 1.5)
     under_offset: float = 0.4
@@ -574,35 +572,27 @@ class FaceMatcher:
 
         Every face of the deck is tried lying square to ``top``, where ``under_core`` of it shows
         away from anything hidden (:meth:`_strip`); the ``under_candidates`` that fit best (within
-        ``covered_margin`` of ``covered_ncc``) are turned as a copy is. When the best
-        is not one of ``cards`` (a number card's strip is its own: its corners read it), what shows
-        of it is masked out too and the search goes on, ``under_layers`` times at most (a fan of
-        four: a number card, a court, a number card, a court). The best of ``cards`` must stand as
-        a copy does, against every other face of the deck either way up but its twins (a joker
-        whose twin the grey cannot tell from it is ``?J``), and show its face's contrast and
-        brightness in the light of ``top`` (:meth:`_same_light`: the table's grain or a hand
-        beside a lone card correlates with a face about as well as a strip does)."""
+        ``covered_margin`` of ``covered_ncc``) are turned as a copy is. The best must be one of
+        ``cards`` (a number card's strip is its own: its corners read it) and stand as a copy
+        does, against every other face of the deck either way up but its twins (a joker whose twin
+        the grey cannot tell from it is ``?J``), and show its face's contrast and brightness in the
+        light of ``top`` (:meth:`_same_light`: the table's grain or a hand beside a lone card
+        correlates with a face about as well as a strip does)."""
         cfg = self.config
-        seen = np.zeros(grey.shape, bool) if seen is None else seen.copy()
         turns = tuple(t + half for half in (0.0, 180.0) for t in cfg.covered_turns)
         floor = cfg.covered_ncc - cfg.covered_margin  # turning a face by a few degrees gains less
-
-        for _ in range(cfg.under_layers):
-            cut = self._canvas(top, grey, above, 1, seen)
-            if cut is None:
-                return None
-            square = self._strip(top, cut, list(self.deck_grey), (0.0, 180.0), cfg.under_core)
-            kept = sorted((b[0], card) for card, b in square.items() if b[0] >= floor)[::-1]
-            few = [card for _, card in kept[: cfg.under_candidates]]
-            turned = self._strip(top, cut, few, turns, cfg.under_core) if few else {}
-            if not turned:
-                return None
-            name, best = max(turned.items(), key=lambda item: item[1][0])
-            if name in cards:
-                break
-            seen |= self._explained(self._placed(name, best, cut[2]), grey)  # another card's strip
-        else:
+        cut = self._canvas(top, grey, above, 1, seen)
+        if cut is None:
             return None
+        square = self._strip(top, cut, list(self.deck_grey), (0.0, 180.0), cfg.under_core)
+        kept = sorted((b[0], card) for card, b in square.items() if b[0] >= floor)[::-1]
+        few = [card for _, card in kept[: cfg.under_candidates]]
+        turned = self._strip(top, cut, few, turns, cfg.under_core) if few else {}
+        if not turned:
+            return None
+        name, best = max(turned.items(), key=lambda item: item[1][0])
+        if name not in cards:
+            return None  # a number card's strip: its corners read it
         twins = {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(name)])} - {name}
         if twins and not all(c in JOKER_NAMES for c in (*twins, name)):
             return None  # twins the grey does not tell apart, and no name for what they share
