@@ -580,7 +580,8 @@ class FaceMatcher:
         does, against every other face of the deck either way up but its twins (a joker whose twin
         the grey cannot tell from it is ``?J``), and show its face's contrast and brightness in the
         light of ``top`` (:meth:`_same_light`: the table's grain or a hand beside a lone card
-        correlates with a face about as well as a strip does)."""
+        correlates with a face about as well as a strip does) and its outline where it is not
+        hidden (:meth:`_outlined`: a striped cloth has a face's contrast too)."""
         cfg = self.config
         turns = tuple(t + half for half in (0.0, 180.0) for t in cfg.covered_turns)
         floor = cfg.covered_ncc - cfg.covered_margin  # turning a face by a few degrees gains less
@@ -596,13 +597,19 @@ class FaceMatcher:
         name, best = max(turned.items(), key=lambda item: item[1][0])
         if name not in cards:
             return None  # a number card's strip: its corners read it
-        twins = {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(name)])} - {name}
+        twins = (
+            {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(name)])} - {name}
+            if name in self.cards
+            else set()
+        )
         if twins and not all(c in JOKER_NAMES for c in (*twins, name)):
             return None  # twins the grey does not tell apart, and no name for what they share
         found = self._stands(top, grey, above, cut, name, best, (0.0, 180.0), twins, seen)
-        if found is None or not self._same_light(top, found, grey, above, seen):
-            return None
-        if not self._outlined(top, found, grey, above):
+        if (
+            found is None
+            or not self._same_light(top, found, grey, above, seen)
+            or not self._outlined(top, found, grey, above)
+        ):
             return None
         if not twins:
             return found
