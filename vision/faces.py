@@ -703,12 +703,12 @@ class FaceMatcher:
             card: FaceMatch, hidden: Sequence[FaceMatch]
         ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
             m, _ = cv2.estimateAffinePartial2D(corners, card.quad)
-            seen = np.ones(grey.shape, np.uint8)
+            bare = np.ones(grey.shape, np.uint8)  # what no card of ``hidden`` covers
             for k in hidden:
-                cv2.fillConvexPoly(seen, np.round(k.quad).astype(np.int32), 0)
-            seen = np.asarray(cv2.erode(seen, np.ones((5, 5), np.uint8)), np.uint8)  # off the edges
+                cv2.fillConvexPoly(bare, np.round(k.quad).astype(np.int32), 0)
+            bare = np.asarray(cv2.erode(bare, np.ones((5, 5), np.uint8)), np.uint8)  # off the edges
             image = cv2.GaussianBlur(cv2.warpAffine(grey, m, (tw, th), flags=flags), (0, 0), 1.0)
-            use = cv2.warpAffine(seen.astype(np.float32), m, (tw, th), flags=flags) > 0.99
+            use = cv2.warpAffine(bare.astype(np.float32), m, (tw, th), flags=flags) > 0.99
             return np.asarray(image, np.float32), np.asarray(use, np.bool_)
 
         face = self.deck_grey[top.card]
