@@ -351,15 +351,17 @@ class FaceMatcher:
         if not self.deck_grey:
             return cards
         tops: list[FaceMatch] = []
-        if card_size_px is not None:
-            for card in read:
-                if card.card not in self.deck_grey or any(
+        named = [c for c in read if c.card in self.deck_grey]
+        if card_size_px is not None and named:
+            shrunk = self._shrunk(full, card_size_px)
+            for card in named:
+                if any(
                     float(np.linalg.norm(k.centre - (np.array(card.box[:2]) + card.box[2:]) / 2))
                     <= self.config.same_card * k.width()
                     for k in cards
                 ):
-                    continue  # not named, or found by its face already
-                top = self.locate(card.card, card.box, card.corners, full, card_size_px)
+                    continue  # found by its face already
+                top = self.locate(card.card, card.box, card.corners, *shrunk)
                 if top is not None:
                     tops.append(top)
         return self.covered_copies(cards, bgr, decks, tops) + tops
@@ -427,26 +429,33 @@ class FaceMatcher:
                 todo.append((under, (*above, top)))
         return out
 
+    def _shrunk(
+        self, grey: npt.NDArray[np.float32], card_size_px: tuple[float, float]
+    ) -> tuple[npt.NDArray[np.float32], float]:
+        """``grey`` at the size of :attr:`deck_grey`'s faces (a card ``card_size_px`` high there is
+        a face high), blurred as they are, and that scale: what :meth:`locate` slides faces over."""
+        s = next(iter(self.deck_grey.values())).shape[0] / card_size_px[1]
+        small = cv2.GaussianBlur(
+            cv2.resize(grey, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), (0, 0), 1.0
+        )
+        return np.asarray(small, np.float32), s
+
     def locate(
         self,
         card: str,
         box: tuple[float, float, float, float],
         corners: int,
-        grey: npt.NDArray[np.float32],
-        card_size_px: tuple[float, float],
+        small: npt.NDArray[np.float32],
+        s: float,
     ) -> FaceMatch | None:
         """Where the card its corners named lies whole (its face's outline), or None: the deck's
         face of ``card`` slid round the reading's ``box`` (its middle at the box's when both corners
         were read, ``corners`` 2; else one of its two index places there), turned all the way round
-        in steps of ``locate_turn`` degrees and then by single degrees, at the size the table gives
-        a card; located where it correlates at least ``locate_ncc`` (:class:`FaceMatchConfig`)."""
+        in steps of ``locate_turn`` degrees and then by single degrees, over ``small`` (the image
+        read at ``s`` times its size, :meth:`_shrunk`); located where it correlates at least
+        ``locate_ncc`` (:class:`FaceMatchConfig`)."""
         cfg = self.config
         th, tw = self.deck_grey[card].shape
-        s = th / card_size_px[1]
-        small = np.asarray(
-            cv2.GaussianBlur(cv2.resize(grey, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), (0, 0), 1.0),
-            np.float32,
-        )
         usable = np.ones_like(small)
         at = np.array([box[0] + box[2], box[1] + box[3]]) * s / 2
         places = [(tw / 2, th / 2)] if corners >= 2 else [(0.1 * tw, 0.1 * th), (0.9 * tw, 0.9 * th)]
@@ -477,9 +486,8 @@ class FaceMatcher:
         value, x, y, turn, _ = best
         if value < cfg.locate_ncc:
             return None
-        rot = self._turned(card, turn)[2]
-        corners4 = np.array([[0, 0, 1], [tw, 0, 1], [tw, th, 1], [0, th, 1]], np.float64)
-        return FaceMatch(card, cfg.min_matches, (corners4 @ rot.T + np.array([x, y])) / s, located=True)
+        quad = np.c_[_face_corners(tw, th), np.ones(4)] @ self._turned(card, turn)[2].T + np.array([x, y])
+        return FaceMatch(card, cfg.min_matches, quad / s, located=True)
 
     def _turned(
         self, card: str, degrees: float, fine: bool = False
@@ -520,7 +528,7 @@ class FaceMatcher:
         th, tw = (self.fine_grey if scale > 1 else self.deck_grey)[top.card].shape
         mx, my = _MARGIN
         width, height = int(round((1 + 2 * mx) * tw)), int(round((1 + 2 * my) * th))
-        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        corners = _face_corners(tw, th)
         m, _ = cv2.estimateAffinePartial2D(corners, top.quad)
         if m is None:
             return None
@@ -621,7 +629,7 @@ class FaceMatcher:
         """``card`` found under another at ``best`` (:meth:`_strip`) on the canvas mapped to the
         image by ``to_image``, as a card found under another."""
         th, tw = self.deck_grey[card].shape
-        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        corners = _face_corners(tw, th)
         _, turn, x, y = best
         quad_canvas = np.c_[corners, np.ones(4)] @ self._turned(card, turn)[2].T + np.array([x, y])
         return FaceMatch(
@@ -637,7 +645,7 @@ class FaceMatcher:
         Pixels of a card lying over part of it fit nowhere but by chance and are left out."""
         face = self.deck_grey.get(card.card, self.deck_grey[JOKER_NAMES[0]])  # ``?J``: either joker
         th, tw = face.shape
-        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        corners = _face_corners(tw, th)
         m, _ = cv2.estimateAffinePartial2D(corners, card.quad)
         if m is None:
             return np.zeros(grey.shape, bool)
@@ -696,16 +704,14 @@ class FaceMatcher:
         grain or a hand in a sliver beside a card can correlate with a face as well as a card does;
         their contrast is a fifth to a third of a face's (g25)."""
         th, tw = self.deck_grey[top.card].shape
-        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64)
+        corners = _face_corners(tw, th)
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
 
         def cut(
             card: FaceMatch, hidden: Sequence[FaceMatch]
         ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
             m, _ = cv2.estimateAffinePartial2D(corners, card.quad)
-            bare = np.ones(grey.shape, np.uint8)  # what no card of ``hidden`` covers
-            for k in hidden:
-                cv2.fillConvexPoly(bare, np.round(k.quad).astype(np.int32), 0)
+            bare = 1 - _filled(hidden, grey.shape)  # what no card of ``hidden`` covers
             bare = np.asarray(cv2.erode(bare, np.ones((5, 5), np.uint8)), np.uint8)  # off the edges
             image = cv2.GaussianBlur(cv2.warpAffine(grey, m, (tw, th), flags=flags), (0, 0), 1.0)
             use = cv2.warpAffine(bare.astype(np.float32), m, (tw, th), flags=flags) > 0.99
@@ -1185,6 +1191,15 @@ def _best_place(
     ncc, _ = _masked_ncc(img, use, templ, alpha)
     row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
     return x0 + int(col), y0 + int(row)
+
+
+def _face_corners(w: float, h: float) -> npt.NDArray[np.float64]:
+    """A face's corners w × h: top-left, top-right, bottom-right, bottom-left (4 × 2).
+
+    >>> _face_corners(2, 3).tolist()
+    [[0.0, 0.0], [2.0, 0.0], [2.0, 3.0], [0.0, 3.0]]
+    """
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
 
 
 def _filled(cards: Sequence[FaceMatch], shape: tuple[int, ...]) -> npt.NDArray[np.uint8]:
