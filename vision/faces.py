@@ -17,7 +17,10 @@ still found from the half that shows.
 A court card fanned under another card shows a strip too narrow for its keypoints. Round each card
 found, and each card its corners named (located by its own face), the deck's faces are slid over
 what shows beside it: a copy of the same card, or an art card of another name
-(:meth:`FaceMatcher.covered_copies`).
+(:meth:`FaceMatcher.covered_copies`). An art card is looked for under other cards only when the
+deck's corners do not name it (:func:`corner_named`, learned once from its faces laid alone): where
+the corners name the courts, the strip's corner names it, and on filmed deals the search found
+nothing there that the corners did not.
 
 Every card found this way takes the place of whatever the corner indices made of it (a card whose
 box centre lies at the face's middle or at one of its corners, where indices are printed): a court
@@ -29,7 +32,9 @@ card its corner called "a spade", or ``??``, becomes the king of spades it is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,8 +95,8 @@ class FaceMatchConfig:
     either way up, where ``under_core`` of the face shows 2 pixels or more from anything hidden (a
     strip, not a sliver along the card's edge); the ``under_candidates`` that fit best lying square
     to the card over them, within ``covered_margin`` of ``covered_ncc``, are turned as a copy is.
-    The best must be an art card the decks hold another of, stand
-    as a copy does, and show the contrast and brightness its face has in the light of the card
+    The best must be an art card the decks hold another of and the deck's corners do not name
+    (:func:`corner_named`; or the twin of the card over it), stand as a copy does, and show the contrast and brightness its face has in the light of the card
     over it (``under_contrast``, ``under_offset``: :meth:`FaceMatcher._same_light`), and its outline
     must show where it is not hidden, a step in brightness at least ``under_edge`` of the step
     round the card over it (:meth:`FaceMatcher._outlined`).
@@ -135,6 +140,67 @@ class FaceMatchConfig:
             raise FaceMatcherError(f"min_matches must be at least 4, got {self.min_matches}")
         if not 0 < self.ratio <= 1:
             raise FaceMatcherError(f"ratio must lie in (0, 1], got {self.ratio}")
+
+
+#: How :func:`corner_named` lays the art faces: turned by these degrees, each a reading.
+PROBE_TURNS: tuple[float, ...] = (0.0, 180.0, 15.0, -15.0)
+#: The plain cloth :func:`corner_named` lays them on (BGR).
+PROBE_CLOTH: tuple[int, int, int] = (60, 95, 45)
+
+
+def corner_named(
+    faces: Mapping[str, npt.NDArray[np.uint8]],
+    read: Callable[[npt.NDArray[np.uint8]], Sequence[CardInstance]],
+    card_size_px: tuple[float, float],
+    turns: Sequence[float] = PROBE_TURNS,
+) -> frozenset[str]:
+    """The art cards (:data:`ART_CARDS`) of ``faces`` (BGR) that a reading by the corners alone names
+    (``read``: the reader without its faces step): the faces are laid apart on a plain cloth
+    (:data:`PROBE_CLOTH`), each ``card_size_px`` (width, height), turned by each of ``turns`` in
+    turn; a card is named when every reading names, over its face, that card and no other (a court
+    card that prints only a suit sign in its corner is not).
+
+    >>> named = corner_named({"KS": np.zeros((88, 63, 3), np.uint8)}, lambda image: [], (63.0, 88.0))
+    >>> named
+    frozenset()
+    """
+    w, h = card_size_px
+    cards = [c for c in ART_CARDS if c in faces]
+    if not cards:
+        return frozenset()
+    cell = int(math.ceil(1.3 * math.hypot(w, h)))  # a turned card and a gap round it
+    cols = min(5, len(cards))
+    rows = -(-len(cards) // cols)
+    size = (int(round(w)), int(round(h)))
+    small = {c: cv2.resize(faces[c][..., :3], size, interpolation=cv2.INTER_AREA) for c in cards}
+    named = set(cards)
+    for turn in turns:
+        canvas = np.empty((rows * cell, cols * cell, 3), np.uint8)
+        canvas[:] = PROBE_CLOTH
+        for i, card in enumerate(cards):
+            row, col = divmod(i, cols)
+            m = cv2.getRotationMatrix2D((size[0] / 2, size[1] / 2), turn, 1.0)
+            m[:, 2] += np.array([(col + 0.5) * cell - size[0] / 2, (row + 0.5) * cell - size[1] / 2])
+            cv2.warpAffine(
+                small[card],
+                m,
+                (canvas.shape[1], canvas.shape[0]),
+                dst=canvas,
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_TRANSPARENT,
+            )
+        got = list(read(canvas))
+        for i, card in enumerate(cards):
+            row, col = divmod(i, cols)
+            here = [
+                k.card
+                for k in got
+                if col * cell <= (k.box[0] + k.box[2]) / 2 < (col + 1) * cell
+                and row * cell <= (k.box[1] + k.box[3]) / 2 < (row + 1) * cell
+            ]
+            if card not in here or any(name != card for name in here):
+                named.discard(card)
+    return frozenset(named)
 
 
 @dataclass(frozen=True)
@@ -209,6 +275,10 @@ class FaceMatcher:
         them), which a covered copy must resemble less than its own face (None: no covered copies
         are looked for)."""
         self.config = config or FaceMatchConfig()
+        self.art = dict(faces)  # as given, for :func:`corner_named`
+        #: the art cards the deck's corners name (:func:`corner_named`): none is looked for under
+        #: another card but a twin of it (:meth:`_under`); empty: every art card is
+        self.corner_named: frozenset[str] = frozenset()
         self.sift = cv2.SIFT_create()  # type: ignore[attr-defined]
         self.cards: list[str] = []
         self.colour: list[npt.NDArray[np.uint8]] = []  # each face as described, BGR
@@ -351,7 +421,7 @@ class FaceMatcher:
         if not self.deck_grey:
             return cards
         tops: list[FaceMatch] = []
-        named = [c for c in read if c.card in self.deck_grey]
+        named = [c for c in read if c.card in self.deck_grey and self._under(c.card)]
         if card_size_px is not None and named:
             shrunk = self._shrunk(full, card_size_px)
             for card in named:
@@ -413,9 +483,7 @@ class FaceMatcher:
                     if decks is not None:
                         todo.append((copy, (*above, top)))
             wanted = [
-                c
-                for c in ART_CARDS
-                if c != top.card and (decks is None or sum(k.card == c for k in out) < decks)
+                c for c in self._under(top.card) if decks is None or sum(k.card == c for k in out) < decks
             ]
             known = [k for k in [*out, *tops] if k is not top and all(k is not a for a in above)]
             seen = np.zeros(grey.shape, bool)  # what shows of the other cards known here
@@ -428,6 +496,26 @@ class FaceMatcher:
                 out.append(under)
                 todo.append((under, (*above, top)))
         return out
+
+    def with_corner_named(self, named: frozenset[str]) -> FaceMatcher:
+        """The same matcher, knowing which art cards the deck's corners name (:attr:`corner_named`)."""
+        out = copy.copy(self)
+        out.corner_named = named
+        return out
+
+    def _twins_of(self, card: str) -> set[str]:
+        """The faces the grey does not tell from ``card``'s (:meth:`_twin_faces`), but itself."""
+        if card not in self.cards:
+            return set()
+        return {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(card)])} - {card}
+
+    def _under(self, card: str) -> list[str]:
+        """The art cards looked for partly under ``card``: each but ``card`` itself that the deck's
+        corners do not name (:attr:`corner_named`; what they name, they read where its strip shows),
+        and ``card``'s twins (a strip that ``card``'s face and its twin's fit alike is no covered copy,
+        :meth:`covered_copy`, but a joker of unknown size, :meth:`covered_art`)."""
+        twins = self._twins_of(card)
+        return [c for c in ART_CARDS if c != card and (c not in self.corner_named or c in twins)]
 
     def _shrunk(
         self, grey: npt.NDArray[np.float32], card_size_px: tuple[float, float]
@@ -456,7 +544,6 @@ class FaceMatcher:
         ``locate_ncc`` (:class:`FaceMatchConfig`)."""
         cfg = self.config
         th, tw = self.deck_grey[card].shape
-        usable = np.ones_like(small)
         at = np.array([box[0] + box[2], box[1] + box[3]]) * s / 2
         places = [(tw / 2, th / 2)] if corners >= 2 else [(0.1 * tw, 0.1 * th), (0.9 * tw, 0.9 * th)]
 
@@ -464,10 +551,10 @@ class FaceMatcher:
             templ, alpha, rot = self._turned(card, turn)
             q = rot @ np.array([place[0], place[1], 1.0])
             x, y = int(round(at[0] - q[0])), int(round(at[1] - q[1]))
-            window, use, x0, y0 = _near(small, usable, alpha.shape, x, y, cfg.locate_reach)
+            window, _, x0, y0 = _near(small, small, alpha.shape, x, y, cfg.locate_reach)
             if window.shape[0] < alpha.shape[0] or window.shape[1] < alpha.shape[1]:
                 return None
-            ncc, _ = _masked_ncc(window, use, templ, alpha)
+            ncc = _whole_ncc(window, templ, alpha)
             row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
             return float(ncc[row, col]), x0 + int(col), y0 + int(row)
 
@@ -596,7 +683,11 @@ class FaceMatcher:
         cut = self._canvas(top, grey, above, 1, seen)
         if cut is None:
             return None
-        square = self._strip(top, cut, list(self.deck_grey), (0.0, 180.0), cfg.under_core)
+        square = self._strip(top, cut, list(cards), (0.0, 180.0), cfg.under_core)
+        if all(b[0] < floor for b in square.values()):
+            return None  # none of ``cards`` can be among the candidates
+        rest = [card for card in self.deck_grey if card not in cards]
+        square |= self._strip(top, cut, rest, (0.0, 180.0), cfg.under_core) if rest else {}
         kept = sorted((b[0], card) for card, b in square.items() if b[0] >= floor)[::-1]
         few = [card for _, card in kept[: cfg.under_candidates]]
         turned = self._strip(top, cut, few, turns, cfg.under_core) if few else {}
@@ -605,11 +696,7 @@ class FaceMatcher:
         name, best = max(turned.items(), key=lambda item: item[1][0])
         if name not in cards:
             return None  # a number card's strip: its corners read it
-        twins = (
-            {self.cards[g] for g in np.flatnonzero(self.twins[self.cards.index(name)])} - {name}
-            if name in self.cards
-            else set()
-        )
+        twins = self._twins_of(name)
         if twins and not all(c in JOKER_NAMES for c in (*twins, name)):
             return None  # twins the grey does not tell apart, and no name for what they share
         found = self._stands(top, grey, above, cut, name, best, (0.0, 180.0), twins, seen)
@@ -1069,6 +1156,28 @@ def _masked_ncc(
     s_t, s_t2 = corr(usable, at), corr(usable, at2)
     s_ti = corr(ui, at)
     return _ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti), n
+
+
+def _whole_ncc(
+    image: npt.NDArray[np.float32], templ: npt.NDArray[np.float32], alpha: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float64]:
+    """:func:`_masked_ncc` where the whole image is usable: the template's sums are the same at
+    every place, so only the image's are slid.
+
+    >>> rng = np.random.default_rng(1)
+    >>> img = rng.normal(size=(30, 30)).astype(np.float32)
+    >>> t, a = rng.normal(size=(10, 12)).astype(np.float32), (rng.random((10, 12)) > 0.3).astype(np.float32)
+    >>> bool(np.allclose(_whole_ncc(img, t, a), _masked_ncc(img, np.ones_like(img), t, a)[0], atol=1e-5))
+    True
+    """
+
+    def corr(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        return np.asarray(cv2.matchTemplate(a, b, cv2.TM_CCORR), np.float64)
+
+    at = alpha * templ
+    s_i, s_i2, s_ti = corr(image, alpha), corr(image * image, alpha), corr(image, at)
+    n, s_t, s_t2 = (np.full_like(s_i, float(v.sum(dtype=np.float64))) for v in (alpha, at, at * at))
+    return _ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti)
 
 
 def _masked_nccs(

@@ -24,7 +24,7 @@ from vision.detectors.base import (
     default_suit_head,
     default_upright_head,
 )
-from vision.faces import FaceMatcher, place_faces
+from vision.faces import FaceMatcher, corner_named, place_faces
 from vision.instances import (
     JOKER_CLASSES,
     CardInstance,
@@ -192,6 +192,8 @@ class CardReader:
         base = d.localiser_only() if self.classifier else d
         self.detector = detector or create_detector(base)
         self.faces = FaceMatcher.from_folder(self.config.faces) if self.config.faces is not None else None
+        #: which art cards the corners name, by a card's size in pixels (:meth:`with_view`)
+        self._corner_named: dict[tuple[float, float], frozenset[str]] = {}
         if self.classifier is None and self.detector.classes == 1:
             raise ClassifierRequiredError(
                 "this detector only localises indices (1 class): give it the index classifier"
@@ -225,10 +227,22 @@ class CardReader:
     ) -> CardReader:
         """The same networks looking with another tiling and grouping (e.g. one level of a rectified
         table whose card size is known: :mod:`vision.zones`), with a second look for jokers from
-        ``joker_det_conf`` (:attr:`ReaderConfig.joker_det_conf`; None: none)."""
+        ``joker_det_conf`` (:attr:`ReaderConfig.joker_det_conf`; None: none). With an enrolled deck
+        and a card size, the faces step learns which art cards the corners name at that size
+        (:func:`vision.faces.corner_named`, once per size) and looks under other cards only for the
+        rest."""
         out = copy.copy(self)
         out.config = replace(self.config, tiling=tiling, instances=instances, joker_det_conf=joker_det_conf)
         out._steps()
+        size = instances.card_size_px
+        if self.faces is not None and size is not None:
+            if size not in self._corner_named:
+                plain = copy.copy(out)
+                plain.faces = None
+                self._corner_named[size] = corner_named(
+                    self.faces.art, lambda image: plain.read(image).cards, size
+                )
+            out.faces = self.faces.with_corner_named(self._corner_named[size])
         return out
 
     def with_decks(self, decks: int | None) -> CardReader:

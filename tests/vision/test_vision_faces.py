@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from models.synth.faces import load_faces
-from vision.faces import ART_CARDS, FaceMatch, FaceMatchConfig, FaceMatcher, FaceMatcherError, place_faces
+from vision.faces import (
+    ART_CARDS,
+    PROBE_CLOTH,
+    PROBE_TURNS,
+    FaceMatch,
+    FaceMatchConfig,
+    FaceMatcher,
+    FaceMatcherError,
+    corner_named,
+    place_faces,
+)
 from vision.instances import CardInstance, InstanceConfig
 from vision.labels import CARD_CLASSES, class_id
 from vision.reader import CardReader, default_reader_config, model_options
@@ -559,3 +569,71 @@ def test_a_card_under_another_shows_its_outline_where_the_cloth_does_not(guyenne
     for picture, shows in ((cloth, True), (bare, False)):
         grey = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32)
         assert matcher._outlined(top, under, grey, ()) is shows
+
+
+def test_a_card_is_corner_named_only_when_every_lay_reads_it_and_nothing_else():
+    """:func:`corner_named` lays the art faces apart on a cloth, once per turn, and asks a reading
+    of each lay. A stub reading names the cards it sees in the order they lie, but misreads the
+    Q♥ in the second lay and reads a big joker over the small one as well: only the K♠ is named."""
+    faces = {card: np.full((88, 63, 3), 230, np.uint8) for card in ("KS", "QH", "SJ")}
+    lays = []
+
+    def read(image):
+        lays.append(image.copy())
+        card = np.any(image != PROBE_CLOTH, axis=2).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(card)
+        out = []
+        for name, i in zip(("KS", "QH", "SJ"), sorted(range(1, n), key=lambda i: stats[i][0]), strict=True):
+            x, y, w, h = (float(v) for v in stats[i][:4])
+            names = {"QH": ["QD"] if len(lays) == 2 else ["QH"], "SJ": ["SJ", "BJ"]}.get(name, [name])
+            out += [CardInstance(c, class_id(c), 0.9, (x, y, x + w, y + h), 2) for c in names]
+        return out
+
+    assert corner_named(faces, read, (CARD_W, CARD_H)) == frozenset({"KS"})
+    assert len(lays) == len(PROBE_TURNS)
+    assert lays[0].shape[0] >= CARD_H and lays[0].shape[1] >= 3 * CARD_H  # each face whole, apart
+
+
+def test_a_deck_whose_courts_print_a_suit_sign_alone_has_no_court_its_corners_name(guyenne, enrolled):
+    """The reader's view of a rectified table learns which art cards the deck's corners name, once
+    per card size: none of guyenne-classic's courts (a lone suit sign in their corners), each of
+    which is then looked for under other cards."""
+    config = default_reader_config("onnx", faces=enrolled)
+    reader = CardReader(config)
+    view = reader.with_view(
+        TilingConfig(tile=config.detector.imgsz, levels=(1.0,)), InstanceConfig(card_size_px=(CARD_W, CARD_H))
+    )
+    courts = set(ART_CARDS) - {"SJ", "BJ"}
+    assert not courts & view.faces.corner_named
+    assert courts <= set(view.faces._under("7S"))
+    assert reader.faces.corner_named == frozenset()  # the reader itself is unchanged
+    again = reader.with_view(
+        TilingConfig(tile=config.detector.imgsz, levels=(1.0,)), InstanceConfig(card_size_px=(CARD_W, CARD_H))
+    )
+    assert again.faces.corner_named is view.faces.corner_named  # learned once for the size
+
+
+def test_art_cards_the_corners_name_are_not_looked_for_under_other_cards(guyenne, matcher):
+    """Where the deck's corners name its courts, a court fanned under a number card shows its own
+    corner, which names it: the faces step does not locate the number card nor look under it (the
+    search costs about 0.1 s a card). Where they do not, it does (g25's Q♠ under a 7♠)."""
+    image, quads = fanned_pair(guyenne, "QS", "7S", base=30.0, shift=(0.0, -0.28), turn=2)
+    read = [corners_read("7S", quads[1])]
+    named = matcher.with_corner_named(frozenset(ART_CARDS))
+    assert named.match(image, (CARD_W, CARD_H), decks=3, read=read) == []
+    assert matcher.corner_named == frozenset()
+    but_queen = matcher.with_corner_named(frozenset(ART_CARDS) - {"QS"})
+    found = but_queen.match(image, (CARD_W, CARD_H), decks=3, read=read)
+    assert sorted((f.card, f.covered, f.located) for f in found) == [("7S", False, True), ("QS", True, False)]
+
+
+@pytest.mark.parametrize("shift", [(-0.02, 0.3), (0.0, -0.3)])
+def test_a_joker_under_its_twin_is_found_where_the_corners_name_the_jokers(guyenne, matcher, shift):
+    """Filmed deal g25: N's small joker fanned under the other small joker. The copy search refuses
+    the strip (the big joker's face, its twin in grey, fits it as well), so it is looked for as the
+    twin under the joker even where the corners name both jokers, and found as a joker of unknown
+    size."""
+    image, _ = fanned_pair(guyenne, "SJ", "SJ", base=20.0, shift=shift, turn=3)
+    named = matcher.with_corner_named(frozenset(ART_CARDS))
+    found = named.match(image, (CARD_W, CARD_H), decks=3)
+    assert sorted((f.card, f.covered) for f in found) == [("?J", True), ("SJ", False)]
