@@ -7,7 +7,9 @@ film is decoded and read as ``tractorcam run --table FILM/table.json`` reads a c
 ``--every``-th frame through :class:`vision.zones.ZoneReader` (the changed, still areas of the
 rectified table at one scale), the tracker and the deal builder (:func:`edge_app.pipeline.run_pipeline`).
 The deal info (rules, level, trump, dealer) comes from ``truth.json`` as an operator enters it.
-``--model DIR`` reads with an event's enrolled deck, as ``tractorcam run --model DIR`` does.
+``--model DIR`` reads with an event's enrolled deck, as ``tractorcam run --model DIR`` does; the
+reader knows the game's decks (from the rule set) and keeps cards it cannot name in full, as ``run``
+does by default (``--no-unknown-cards``: not).
 
 Prints per film and in total:
 
@@ -47,6 +49,7 @@ from edge_app.deal import DealInfo  # noqa: E402
 from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
 from engine.deal_log import parse_deal_log  # noqa: E402
+from engine.rules import get_rule_set  # noqa: E402
 from vision.capture import Frame, VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
 from vision.reader import CardReader, default_reader_config, model_options  # noqa: E402
@@ -92,6 +95,7 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     truth = raw[0] if isinstance(raw, list) else raw
     geometry = TableGeometry.load(folder / "table.json")
     info = DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"])
+    reader = reader.with_decks(get_rule_set(truth["rules"]).decks)  # as run gives it the game's decks
     areas: list[tuple[int, tuple[float, float, float, float], list[CardInstance]]] = []
     at = {"frame": 0}
     zones = ZoneReader(
@@ -217,9 +221,18 @@ def main(
         Path | None,
         typer.Option(help="an enrolled deck's folder (tractorcam enroll), as run --model reads it"),
     ] = None,
+    unknown_cards: Annotated[
+        bool,
+        typer.Option(
+            "--unknown-cards/--no-unknown-cards",
+            help="keep indices the classifier cannot name as cards not (fully) named, as run does by default",
+        ),
+    ] = True,
 ) -> None:
     """Wall time against film time, readings per play, trick latency, plays exact, ms by step."""
-    reader = CardReader(default_reader_config("onnx", **model_options(model)))  # type: ignore[arg-type]
+    reader = CardReader(
+        default_reader_config("onnx", unknown_cards=unknown_cards, **model_options(model))  # type: ignore[arg-type]
+    )
     config = ZoneConfig(px_per_mm=px_per_mm)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.machine()} {platform.processor() or ''}".rstrip())
     total: Counter[str] = Counter()

@@ -36,13 +36,14 @@ import copy
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.cards import JOKER_NAMES
+from engine.cards import JOKER_NAMES, UnknownCard, parse_any
 from vision.detections import box_inside
 from vision.instances import CardInstance
 from vision.labels import CARD_CLASSES, SUITS, class_id
@@ -157,8 +158,9 @@ def corner_named(
     """The art cards (:data:`ART_CARDS`) of ``faces`` (BGR) that a reading by the corners alone names
     (``read``: the reader without its faces step): the faces are laid apart on a plain cloth
     (:data:`PROBE_CLOTH`), each ``card_size_px`` (width, height), turned by each of ``turns`` in
-    turn; a card is named when every reading names, over its face, that card and no other (a court
-    card that prints only a suit sign in its corner is not).
+    turn; a card is named when every reading names, over its face, that card and nothing it cannot
+    be (a court card that prints only a suit sign in its corner is not; an index read only as a
+    rank, a suit or ``??`` beside it is no other card).
 
     >>> named = corner_named({"KS": np.zeros((88, 63, 3), np.uint8)}, lambda image: [], (63.0, 88.0))
     >>> named
@@ -198,7 +200,7 @@ def corner_named(
                 if col * cell <= (k.box[0] + k.box[2]) / 2 < (col + 1) * cell
                 and row * cell <= (k.box[1] + k.box[3]) / 2 < (row + 1) * cell
             ]
-            if card not in here or any(name != card for name in here):
+            if card not in here or not all(_could_be(name, card) for name in here):
                 named.discard(card)
     return frozenset(named)
 
@@ -476,8 +478,29 @@ class FaceMatcher:
             top, above = todo.pop(0)
             if top.card not in self.deck_grey:
                 continue  # a joker of unknown size
+
+            def seen(
+                top: FaceMatch = top, above: tuple[FaceMatch, ...] = above, copy: bool = False
+            ) -> npt.NDArray[np.bool_]:
+                """What shows of the other cards known round ``top`` (:meth:`_explained`); for its
+                ``copy``, not of a card its corners named and located with ``top``'s name (that
+                card may be the copy itself, as :func:`free` has it)."""
+                known = [
+                    k
+                    for k in [*out, *tops]
+                    if k is not top
+                    and all(k is not a for a in above)
+                    and not (copy and k.located and k.card == top.card)
+                ]
+                shows = np.zeros(grey.shape, bool)
+                for k in known:
+                    if id(k) not in explained:
+                        explained[id(k)] = self._explained(k, grey)
+                    shows |= explained[id(k)]
+                return shows
+
             if top.card in ART_CARDS and (decks is None or sum(k.card == top.card for k in out) < decks):
-                copy = self.covered_copy(top, grey, above)
+                copy = self.covered_copy(top, grey, above, partial(seen, copy=True))
                 if copy is not None and free(copy, top):
                     out.append(copy)
                     if decks is not None:
@@ -485,13 +508,7 @@ class FaceMatcher:
             wanted = [
                 c for c in self._under(top.card) if decks is None or sum(k.card == c for k in out) < decks
             ]
-            known = [k for k in [*out, *tops] if k is not top and all(k is not a for a in above)]
-            seen = np.zeros(grey.shape, bool)  # what shows of the other cards known here
-            for k in known:
-                if id(k) not in explained:
-                    explained[id(k)] = self._explained(k, grey)
-                seen |= explained[id(k)]
-            under = self.covered_art(top, grey, above, wanted, seen) if wanted else None
+            under = self.covered_art(top, grey, above, wanted, seen()) if wanted else None
             if under is not None and free(under, top):
                 out.append(under)
                 todo.append((under, (*above, top)))
@@ -642,17 +659,32 @@ class FaceMatcher:
         return image, usable.astype(np.float32), np.asarray(to_image, np.float64)
 
     def covered_copy(
-        self, top: FaceMatch, grey: npt.NDArray[np.float32], above: tuple[FaceMatch, ...] = ()
+        self,
+        top: FaceMatch,
+        grey: npt.NDArray[np.float32],
+        above: tuple[FaceMatch, ...] = (),
+        seen: Callable[[], npt.NDArray[np.bool_]] | None = None,
     ) -> FaceMatch | None:
         """The copy of ``top``'s card partly under it, or None (:meth:`covered_copies`); ``above``:
-        the cards ``top`` itself lies under, masked out with it."""
+        the cards ``top`` itself lies under, masked out with it. The copy must show its face's
+        contrast and brightness in the light of ``top`` (:meth:`_same_light`, ``seen()``: the
+        pixels where other cards known here show, left out of it) and its outline where it is not
+        hidden (:meth:`_outlined`): in filmed deal rtg25 the table's grain above a lone J♠
+        correlated with the dark band across the top of its face."""
         cut = self._canvas(top, grey, above, 1)
         if cut is None:
             return None
         best = self._strip(top, cut, [top.card], self.config.covered_turns).get(top.card)
         if best is None:
             return None
-        return self._stands(top, grey, above, cut, top.card, best, (0.0,))
+        found = self._stands(top, grey, above, cut, top.card, best, (0.0,))
+        if (
+            found is None
+            or not self._same_light(top, found, grey, above, None if seen is None else seen())
+            or not self._outlined(top, found, grey, above)
+        ):
+            return None
+        return found
 
     def covered_art(
         self,
@@ -806,6 +838,9 @@ class FaceMatcher:
 
         face = self.deck_grey[top.card]
         image, use = cut(top, above)
+        if seen is not None:  # a known card lying over ``top`` is not ``top``'s light
+            m, _ = cv2.estimateAffinePartial2D(corners, top.quad)
+            use &= cv2.warpAffine(seen.astype(np.float32), m, (tw, th), flags=flags) <= 0.01
         if use.sum() < 16:
             return False
         gain, offset = np.polyfit(face[use], image[use], 1)
@@ -1449,6 +1484,19 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             cid = class_id(name)
         out.append(CardInstance(name, cid, f.score, f.box, 2))
     return out
+
+
+def _could_be(read: str, card: str) -> bool:
+    """Whether a card read by its corners could be ``card``: its name, or a card not named in full
+    that it is one of.
+
+    >>> _could_be("KS", "KS"), _could_be("K?", "KS"), _could_be("??", "BJ"), _could_be("?J", "KS")
+    (True, True, True, False)
+    """
+    if read == card:
+        return True
+    seen = parse_any(read)
+    return isinstance(seen, UnknownCard) and parse_any(card).code in seen.candidates
 
 
 def _same_card(read: str, face: str) -> bool:

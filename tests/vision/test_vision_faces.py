@@ -574,7 +574,8 @@ def test_a_card_under_another_shows_its_outline_where_the_cloth_does_not(guyenne
 def test_a_card_is_corner_named_only_when_every_lay_reads_it_and_nothing_else():
     """:func:`corner_named` lays the art faces apart on a cloth, once per turn, and asks a reading
     of each lay. A stub reading names the cards it sees in the order they lie, but misreads the
-    Q♥ in the second lay and reads a big joker over the small one as well: only the K♠ is named."""
+    Q♥ in the second lay and reads a big joker over the small one as well: only the K♠ is named
+    (an index read as a king of some suit beside it is no other card)."""
     faces = {card: np.full((88, 63, 3), 230, np.uint8) for card in ("KS", "QH", "SJ")}
     lays = []
 
@@ -585,8 +586,11 @@ def test_a_card_is_corner_named_only_when_every_lay_reads_it_and_nothing_else():
         out = []
         for name, i in zip(("KS", "QH", "SJ"), sorted(range(1, n), key=lambda i: stats[i][0]), strict=True):
             x, y, w, h = (float(v) for v in stats[i][:4])
-            names = {"QH": ["QD"] if len(lays) == 2 else ["QH"], "SJ": ["SJ", "BJ"]}.get(name, [name])
-            out += [CardInstance(c, class_id(c), 0.9, (x, y, x + w, y + h), 2) for c in names]
+            names = {"KS": ["KS", "K?"], "QH": ["QD"] if len(lays) == 2 else ["QH"], "SJ": ["SJ", "BJ"]}[name]
+            out += [
+                CardInstance(c, class_id(c) if "?" not in c else -1, 0.9, (x, y, x + w, y + h), 2)
+                for c in names
+            ]
         return out
 
     assert corner_named(faces, read, (CARD_W, CARD_H)) == frozenset({"KS"})
@@ -637,3 +641,22 @@ def test_a_joker_under_its_twin_is_found_where_the_corners_name_the_jokers(guyen
     named = matcher.with_corner_named(frozenset(ART_CARDS))
     found = named.match(image, (CARD_W, CARD_H), decks=3)
     assert sorted((f.card, f.covered) for f in found) == [("?J", True), ("SJ", False)]
+
+
+@pytest.mark.parametrize(("card", "angle"), [("QS", 0), ("JS", 180), ("KD", 90)])
+def test_a_lone_court_card_on_wood_has_no_covered_copy(guyenne, matcher, card, angle):
+    """Filmed deal rtg25: a lone J♠ on a wood table, and a copy of it made of the grain beside it
+    (the grain correlated with the dark band across the top of its face), which made N's play two
+    cards. A copy must show its face's contrast and brightness in the light of the card over it,
+    and its outline, as an art card under another must: here a Q♠ on grain running along it had a
+    copy beside it with the outline check alone."""
+    image = wood(size=(700, 700))
+    face = np.ascontiguousarray(guyenne.faces[card][:, :, :3])
+    fh, fw = face.shape[:2]
+    s = CARD_H / fh
+    m = cv2.getRotationMatrix2D((fw * s / 2, fh * s / 2), angle, 1.0) @ np.diag([s, s, 1.0])
+    m[:, 2] += np.array([350.0, 350.0]) - np.array([fw * s / 2, fh * s / 2])
+    warped = cv2.warpAffine(face, m, (700, 700), flags=cv2.INTER_AREA)
+    on = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), m, (700, 700)) > 0
+    image[on] = warped[on]
+    assert [(f.card, f.covered) for f in matcher.match(image, (CARD_W, CARD_H), decks=3)] == [(card, False)]
