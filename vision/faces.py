@@ -32,9 +32,9 @@ card its corner called "a spade", or ``??``, becomes the king of spades it is.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Callable, Mapping, Sequence
+from copy import copy as shallow_copy
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -97,10 +97,11 @@ class FaceMatchConfig:
     strip, not a sliver along the card's edge); the ``under_candidates`` that fit best lying square
     to the card over them, within ``covered_margin`` of ``covered_ncc``, are turned as a copy is.
     The best must be an art card the decks hold another of and the deck's corners do not name
-    (:func:`corner_named`; or the twin of the card over it), stand as a copy does, and show the contrast and brightness its face has in the light of the card
-    over it (``under_contrast``, ``under_offset``: :meth:`FaceMatcher._same_light`), and its outline
-    must show where it is not hidden, a step in brightness at least ``under_edge`` of the step
-    round the card over it (:meth:`FaceMatcher._outlined`).
+    (:func:`corner_named`; or the twin of the card over it), stand as a copy does, and show the
+    contrast and brightness its face has in the light of the card over it (``under_contrast``,
+    ``under_offset``: :meth:`FaceMatcher._same_light`), and its outline must show where it is not
+    hidden, a step in brightness at least ``under_edge`` of the step round the card over it
+    (:meth:`FaceMatcher._outlined`); a covered copy must show both too.
 
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
@@ -480,17 +481,17 @@ class FaceMatcher:
                 continue  # a joker of unknown size
 
             def seen(
-                top: FaceMatch = top, above: tuple[FaceMatch, ...] = above, copy: bool = False
+                top: FaceMatch = top, above: tuple[FaceMatch, ...] = above, for_copy: bool = False
             ) -> npt.NDArray[np.bool_]:
-                """What shows of the other cards known round ``top`` (:meth:`_explained`); for its
-                ``copy``, not of a card its corners named and located with ``top``'s name (that
+                """What shows of the other cards known round ``top`` (:meth:`_explained`); for
+                its copy, not of a card its corners named and located with ``top``'s name (that
                 card may be the copy itself, as :func:`free` has it)."""
                 known = [
                     k
                     for k in [*out, *tops]
                     if k is not top
                     and all(k is not a for a in above)
-                    and not (copy and k.located and k.card == top.card)
+                    and not (for_copy and k.located and k.card == top.card)
                 ]
                 shows = np.zeros(grey.shape, bool)
                 for k in known:
@@ -500,7 +501,7 @@ class FaceMatcher:
                 return shows
 
             if top.card in ART_CARDS and (decks is None or sum(k.card == top.card for k in out) < decks):
-                copy = self.covered_copy(top, grey, above, partial(seen, copy=True))
+                copy = self.covered_copy(top, grey, above, partial(seen, for_copy=True))
                 if copy is not None and free(copy, top):
                     out.append(copy)
                     if decks is not None:
@@ -516,7 +517,7 @@ class FaceMatcher:
 
     def with_corner_named(self, named: frozenset[str]) -> FaceMatcher:
         """The same matcher, knowing which art cards the deck's corners name (:attr:`corner_named`)."""
-        out = copy.copy(self)
+        out = shallow_copy(self)
         out.corner_named = named
         return out
 
