@@ -477,6 +477,21 @@ def wood(size=(700, 500), seed=0):
     return np.clip(colour, 0, 255).astype(np.uint8)
 
 
+def alone_on_wood(deck, card, angle, size=(700, 500)):
+    """``card`` alone in the middle of a :func:`wood` table of ``size``, turned ``angle`` degrees,
+    at :data:`CARD_H`; and its outline (4 × 2)."""
+    image = wood(size=size)
+    face = np.ascontiguousarray(deck.faces[card][:, :, :3])
+    fh, fw = face.shape[:2]
+    s = CARD_H / fh
+    m = cv2.getRotationMatrix2D((fw * s / 2, fh * s / 2), angle, 1.0) @ np.diag([s, s, 1.0])
+    m[:, 2] += np.array([size[0] / 2, size[1] / 2]) - np.array([fw * s / 2, fh * s / 2])
+    warped = cv2.warpAffine(face, m, size, flags=cv2.INTER_AREA)
+    on = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), m, size) > 0
+    image[on] = warped[on]
+    return image, np.array([[0, 0, 1], [fw, 0, 1], [fw, fh, 1], [0, fh, 1]], np.float64) @ m.T
+
+
 @pytest.mark.parametrize("top", ["7H", "8C", "6S", "10C"])
 def test_the_table_beside_a_number_card_is_no_art_card_under_it(guyenne, matcher, top):
     """Filmed deal g25: a number card alone on a wood table. Normalised correlation ignores
@@ -486,16 +501,7 @@ def test_the_table_beside_a_number_card_is_no_art_card_under_it(guyenne, matcher
     card over it shows: the grain has a fifth to a third of a face's contrast."""
     made = []
     for angle in (0, 85):
-        image = wood()
-        face = np.ascontiguousarray(guyenne.faces[top][:, :, :3])
-        fh, fw = face.shape[:2]
-        s = CARD_H / fh
-        m = cv2.getRotationMatrix2D((fw * s / 2, fh * s / 2), angle, 1.0) @ np.diag([s, s, 1.0])
-        m[:, 2] += np.array([350.0, 250.0]) - np.array([fw * s / 2, fh * s / 2])
-        warped = cv2.warpAffine(face, m, (700, 500), flags=cv2.INTER_AREA)
-        on = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), m, (700, 500)) > 0
-        image[on] = warped[on]
-        quad = np.array([[0, 0, 1], [fw, 0, 1], [fw, fh, 1], [0, fh, 1]], np.float64) @ m.T
+        image, quad = alone_on_wood(guyenne, top, angle)
         found = matcher.match(image, (CARD_W, CARD_H), decks=3, read=[corners_read(top, quad)])
         made += [f.card for f in found if not f.located]
     assert made == []
@@ -650,13 +656,5 @@ def test_a_lone_court_card_on_wood_has_no_covered_copy(guyenne, matcher, card, a
     cards. A copy must show its face's contrast and brightness in the light of the card over it,
     and its outline, as an art card under another must: here a Q♠ on grain running along it had a
     copy beside it with the outline check alone."""
-    image = wood(size=(700, 700))
-    face = np.ascontiguousarray(guyenne.faces[card][:, :, :3])
-    fh, fw = face.shape[:2]
-    s = CARD_H / fh
-    m = cv2.getRotationMatrix2D((fw * s / 2, fh * s / 2), angle, 1.0) @ np.diag([s, s, 1.0])
-    m[:, 2] += np.array([350.0, 350.0]) - np.array([fw * s / 2, fh * s / 2])
-    warped = cv2.warpAffine(face, m, (700, 700), flags=cv2.INTER_AREA)
-    on = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), m, (700, 700)) > 0
-    image[on] = warped[on]
+    image, _ = alone_on_wood(guyenne, card, angle, size=(700, 700))
     assert [(f.card, f.covered) for f in matcher.match(image, (CARD_W, CARD_H), decks=3)] == [(card, False)]
