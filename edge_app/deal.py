@@ -45,7 +45,7 @@ Play(seat=Seat.E, cards=(Card('3H'),), split=None)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -84,6 +84,9 @@ class RecognisedDeal:
     crops: Mapping[tuple[int, str], bytes] = field(default_factory=dict)
     #: tricks (1-based) whose reading the decoding had to question (:func:`decode_tricks`)
     doubtful: frozenset[int] = frozenset()
+    #: of those, the plays (trick, seat) whose own cards it questioned: a card added, dropped or made
+    #: unknown there (the trick's other doubts, such as who led it, leave a play's cards as read)
+    doubtful_plays: frozenset[tuple[int, str]] = frozenset()
     #: the deal's place among those the source showed (0: the first)
     number: int = 0
     #: nobody was seen declaring trump: the log's trump was inferred from the play
@@ -161,6 +164,21 @@ class RecognisedDeal:
 
 #: Turn order (S, E, N, W): the engine's seat names.
 TURN = SEAT_NAMES
+
+
+@dataclass(frozen=True)
+class _Doubt:
+    """What a decoding questioned (:func:`decode_tricks`): tricks (1-based), and the plays (trick,
+    seat) whose own cards it questioned (their tricks are among ``tricks`` too)."""
+
+    tricks: frozenset[int] = frozenset()
+    plays: frozenset[tuple[int, str]] = frozenset()
+
+    def more(self, tricks: Iterable[int] = (), plays: Iterable[tuple[int, str]] = ()) -> _Doubt:
+        """This doubt and ``tricks`` and ``plays`` (with their tricks)."""
+        plays = frozenset(plays)
+        return _Doubt(self.tricks | frozenset(tricks) | {t for t, _ in plays}, self.plays | plays)
+
 
 #: A trick while the deal is decoded: its plays as ``(seat, cards)``, lead first, the cards a list
 #: because fitting the inventory changes earlier tricks' cards (:func:`_fit_inventory`); the log
@@ -338,6 +356,7 @@ def decode_tricks(
     swaps: list[tuple[str, int, int, int]] | None = None,
     leads: Mapping[int, SeatName] | None = None,
     guesses: list[tuple[int, list[SeatName]]] | None = None,
+    doubtful_plays: set[tuple[int, str]] | None = None,
 ) -> list[_Trick]:
     """The log's tricks from the tracker's, with what the rules say of what the camera missed. The
     leader is known (the dealer leads the first trick, each trick's winner the next, as the engine
@@ -354,6 +373,8 @@ def decode_tricks(
     leader's settled first (then the trick before is doubtful too: a misread there moves the lead),
     or cards were added, dropped or made unknown (a card read too often: every trick it was read in,
     since which reading was wrong is open). No alert may rest on them (:mod:`edge_app.events`).
+    ``doubtful_plays`` collects, of those, the plays (trick, seat) whose own cards were added, dropped
+    or made unknown.
     ``swaps`` collects each card the inventory made unknown and where (card, trick, play, position:
     0-based), for :func:`_place_misreads`. ``guesses`` collects each trick (1-based) whose leader was
     picked among several seats that may have won the trick before, with the seats not picked;
@@ -369,6 +390,7 @@ def decode_tricks(
     """
     out: list[_Trick] = []
     doubt: set[int] = set() if doubtful is None else doubtful
+    plays_doubt: set[tuple[int, str]] = set() if doubtful_plays is None else doubtful_plays
     leaders: list[SeatName] = [head.dealer.letter]
     decks = head.rules.decks
     agreement: dict[tuple[int, str], float] = {}
@@ -384,8 +406,10 @@ def decode_tricks(
         first = in_turn(t)[0].seat
         settled = [p.seat for p in t.plays]
         number = len(out) + 1
-        if any(len(seen[p.seat]) < len(p.cards) for p in t.plays):
-            doubt.add(number)  # a card read more often than the decks hold it
+        for p in t.plays:
+            if len(seen[p.seat]) < len(p.cards):  # a card read more often than the decks hold it
+                doubt.add(number)
+                plays_doubt.add((number, p.seat))
         leader: SeatName = _likeliest_leader(leaders, settled) if leaders else first
         if leads is not None and leads.get(number) in leaders:
             leader = leads[number]
@@ -411,13 +435,16 @@ def decode_tricks(
             if t.complete or seat not in seen:  # a cleared trick's plays, or a gap: the lead's length
                 if len(cards) < size:
                     doubt.add(number)
+                    plays_doubt.add((number, seat))
                 known = beyond.get(seat, ())[: max(0, size - len(cards))]  # what readings knew of them
                 cards = cards + list(known) + ["??"] * max(0, size - len(cards) - len(known))
             plays.append((seat, cards))
         for p in t.plays:
             agreement[(len(out), p.seat)] = p.agreement
         out.append(plays)
-        doubt.update(_fit_inventory(out, size, decks, counts, agreement, totals, swaps))
+        changed = _fit_inventory(out, size, decks, counts, agreement, totals, swaps)
+        doubt.update(trick for trick, _ in changed)
+        plays_doubt.update(changed)
         leaders = _winners(head, out) if t.complete else []
     return out
 
@@ -481,8 +508,8 @@ def _marked_unknown(tricks: Sequence[TrackedTrick], place: tuple[int, int, int])
 def _place_misreads(
     tricks: Sequence[TrackedTrick],
     swaps: Sequence[tuple[str, int, int, int]],
-    decode: Callable[[list[TrackedTrick]], tuple[DealLog, set[int], list[tuple[str, int, int, int]]]],
-) -> tuple[DealLog, set[int], dict[str, Any]] | None:
+    decode: Callable[[list[TrackedTrick]], tuple[DealLog, _Doubt, list[tuple[str, int, int, int]]]],
+) -> tuple[DealLog, _Doubt, dict[str, Any]] | None:
     """Where the cards read more often than the decks hold them were misread. For each such card
     (``swaps``, the inventory's), the deal is decoded with each of its places read ``??`` in turn
     and scored: the place whose log the engine accepts with the fewest proven violations is the
@@ -493,13 +520,13 @@ def _place_misreads(
     other is accepted); otherwise the tricks of all the card's places stay doubtful, since which
     reading was wrong is open, and no alert rests on them.
 
-    Returns the log so decoded, its doubtful tricks (1-based) and its score; None when no place of
+    Returns the log so decoded, its doubt (:class:`_Doubt`) and its score; None when no place of
     any card makes a log the engine accepts, or the card has more than :data:`REPAIR_TRIES` places
     (left to the inventory's choice). ``decode`` is :func:`build_deal`'s (tracked tricks → log,
     doubtful, swaps)."""
     marked = list(tricks)
-    open_tricks: set[int] = set()
-    placed: tuple[DealLog, set[int], dict[str, Any]] | None = None  # ``marked`` decoded and scored
+    open_plays: set[tuple[int, str]] = set()
+    placed: tuple[DealLog, _Doubt, dict[str, Any]] | None = None  # ``marked`` decoded and scored
     for card in dict.fromkeys(c for c, *_ in swaps):
         places = [
             (t, i, j)
@@ -511,7 +538,7 @@ def _place_misreads(
         if len(places) > REPAIR_TRIES:
             continue
         scored: list[tuple[int, tuple[float, int, int, int], int]] = []
-        trials: list[tuple[list[TrackedTrick], tuple[DealLog, set[int], dict[str, Any]]]] = []
+        trials: list[tuple[list[TrackedTrick], tuple[DealLog, _Doubt, dict[str, Any]]]] = []
         for t, i, j in places:
             trial = _marked_unknown(marked, (t, i, j))
             log, doubtful, _ = decode(trial)
@@ -525,11 +552,11 @@ def _place_misreads(
         scored.sort()
         marked, placed = trials[scored[0][2]]
         if len(scored) > 1 and scored[1][0] - scored[0][0] < SETTLE_MARGIN:
-            open_tricks.update(t + 1 for t, _, _ in places)
+            open_plays.update((t + 1, marked[t].plays[i].seat) for t, i, _ in places)
     if placed is None:
         return None
     log, doubtful, result = placed
-    return log, doubtful | open_tricks, result
+    return log, doubtful.more(plays=open_plays), result
 
 
 def _fit_inventory(
@@ -540,14 +567,15 @@ def _fit_inventory(
     agreement: dict[tuple[int, str], float],
     totals: Counter[str] | None = None,
     swaps: list[tuple[str, int, int, int]] | None = None,
-) -> set[int]:
+) -> set[tuple[int, str]]:
     """Make the newest trick fit the deck inventory: a play longer than the lead's length (a follow,
     or a lead the follows all read shorter) drops an unknown card, else a card the log already holds
     ``decks`` times, else one the whole deal's readings (``totals``) hold more often than that (a lead
     none of these fits is left all unknown); then a card named more often than there are decks loses its
     least sure occurrence (the play whose readings agreed least, the later on a tie) to ``??``.
-    Returns the tricks (1-based) it changed."""
-    changed: set[int] = set()
+    Returns the plays (trick 1-based, seat) it changed, and for a card made unknown every play holding
+    it (which one was misread is open)."""
+    changed: set[tuple[int, str]] = set()
     newest = out[-1]
     for k, play in enumerate(newest):
         while len(play[1]) > size:
@@ -559,10 +587,10 @@ def _fit_inventory(
             if extra is None:
                 if k == 0:  # a lead read longer than every follow: which card was not there is open
                     play[1][:] = ["??"] * size
-                    changed.add(len(out))
+                    changed.add((len(out), play[0]))
                 break
             play[1].remove(extra)
-            changed.add(len(out))
+            changed.add((len(out), play[0]))
     counts.update(c for _, cards in newest for c in cards if "?" not in c)
     for card in [c for c, n in counts.items() if n > decks]:
         while counts[card] > decks:
@@ -574,12 +602,11 @@ def _fit_inventory(
                 if c == card
             ]
             *_, k, i, j = min(places)
-            changed.update(place[4] + 1 for place in places)  # which one was misread is open
+            changed.update((place[4] + 1, out[place[4]][place[5]][0]) for place in places)  # which: open
             out[k][i][1][j] = "??"
             if swaps is not None:
                 swaps.append((card, k, i, j))
             counts[card] -= 1
-            changed.add(k + 1)
             lead, cards = len(out[k][0][1]), out[k][i][1]
             if i and len(cards) > lead:  # a follow read long: the card now unknown was the extra one
                 cards.remove("??")
@@ -659,16 +686,17 @@ def build_deal(
         tracked: list[TrackedTrick],
         leads: Mapping[int, SeatName] | None = None,
         guesses: list[tuple[int, list[SeatName]]] | None = None,
-    ) -> tuple[DealLog, set[int], list[tuple[str, int, int, int]]]:
+    ) -> tuple[DealLog, _Doubt, list[tuple[str, int, int, int]]]:
         doubtful: set[int] = set()
+        doubtful_plays: set[tuple[int, str]] = set()
         swaps: list[tuple[str, int, int, int]] = []
-        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses)
+        decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses, doubtful_plays)
         cards = bottom
         if bottom is None and hands_done and after:
             cards = _fit_bottom(after, decoded, rules.bottom_size, rules.decks)
         finished = not so_far and bool(tracked) and (cards is not None or hands_done) and tracked[-1].complete
         log = replace(head, tricks=_typed(decoded), bottom=_cards(cards), finished=finished)
-        return log, doubtful, swaps
+        return log, _Doubt(frozenset(doubtful), frozenset(doubtful_plays)), swaps
 
     guessed: list[tuple[int, list[SeatName]]] = []  # the leaders the tracker's own reading guessed
     log, doubtful, swaps = decode(tricks, guesses=guessed)
@@ -698,7 +726,7 @@ def build_deal(
                 if trial_problem is None:
                     leads[named] = seat
                     log, result, problem = trial, trial_result, None
-                    doubtful = trial_doubtful | {n for k in leads for n in (k - 1, k)}
+                    doubtful = trial_doubtful.more({n for k in leads for n in (k - 1, k)})
                     break
                 if step is None and later is not None and later > named:
                     step = (later, trial_guessed, seat)
@@ -714,7 +742,7 @@ def build_deal(
             trial_result, trial_problem = _score(trial)
             if trial_problem is None:
                 log, result, problem = trial, trial_result, None
-                doubtful = trial_doubtful | {number - 1, number}
+                doubtful = trial_doubtful.more({number - 1, number})
                 break
     unseen: tuple[int, ...] = ()
     if problem is not None and log.finished:
@@ -727,7 +755,7 @@ def build_deal(
                 trial_result, trial_problem = _score(trial)
                 if trial_problem is None:
                     log, result, problem = trial, trial_result, None
-                    doubtful = trial_doubtful | {place, place + 1, place + 2}
+                    doubtful = trial_doubtful.more({place, place + 1, place + 2})
                     tricks, unseen = trial_tricks, (place + 1,)
                     break
     agreement = tuple(
@@ -736,6 +764,8 @@ def build_deal(
         if i + 1 not in unseen
         for p in t.plays
     )
-    deal = RecognisedDeal(log, problem, agreement, doubtful=frozenset(doubtful), unseen=unseen)
+    deal = RecognisedDeal(
+        log, problem, agreement, doubtful=doubtful.tricks, doubtful_plays=doubtful.plays, unseen=unseen
+    )
     deal.__dict__["_scored"] = (result, problem)  # the score the log was checked with, kept
     return deal

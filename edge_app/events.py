@@ -211,20 +211,26 @@ def _plays_of(deal: RecognisedDeal, v: dict[str, Any]) -> list[tuple[int, str]]:
 def violation_alert(deal: RecognisedDeal, v: dict[str, Any], whole: bool = True) -> AlertIn:
     """The alert for a proven violation, with a picture of each play it rests on; a ``look`` instead
     when one of those plays was read with doubt (under :data:`MIN_AGREEMENT` of its readings), the
-    trick of the offence or of its proof is one the decoding questioned (``deal.doubtful``), or the
-    deal was not seen ``whole`` (its inventory could not check the cards)."""
+    trick of the offence or of a failed throw's proof is one the decoding questioned
+    (``deal.doubtful``), or the offender's own play that proves a revoke in a later trick is
+    (``deal.doubtful_plays``: the rest of that trick, who led it or another seat's card the camera
+    missed, changes nothing of what the offender held), or the deal was not seen ``whole`` (its
+    inventory could not check the cards)."""
     plays = _plays_of(deal, v)
     images = _images(deal, plays)
     doubt = min((deal.agreement_of(t, s) for t, s in plays), default=1.0)
     reason = str(v.get("reason") or v.get("evidence") or v["kind"])
     # the tricks the violation rests on: the offence and its proof (the seat of every play comes
     # from its zone, so a doubtful trick between them changes neither)
-    span = {int(v["trick"]), int(v.get("proven_at") or v["trick"])}
+    trick, proven = int(v["trick"]), int(v.get("proven_at") or v["trick"])
+    questioned = {trick, proven} & deal.doubtful
+    if v["kind"] == "revoke" and proven != trick and (proven, str(v["seat"])) not in deal.doubtful_plays:
+        questioned.discard(proven)
     kind = ALERT_KIND.get(v["kind"], "mismatch")
-    if span & deal.doubtful:
+    if questioned:
         kind, why = (
             "look",
-            f"tricks the camera read with doubt (trick(s) {', '.join(map(str, sorted(span & deal.doubtful)))})",
+            f"tricks the camera read with doubt (trick(s) {', '.join(map(str, sorted(questioned)))})",
         )
     elif doubt < MIN_AGREEMENT:
         kind, why = "look", f"cards read with doubt (only {doubt:.0%} of the readings agree)"

@@ -785,13 +785,17 @@ def test_a_lead_read_longer_than_every_follow_is_cut_to_their_length() -> None:
     p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)  # noqa: E731
     trick = TrackedTrick((p("S", "7H", "KH"), p("E", "2C"), p("N", "6S"), p("W", "10D")), True)
     doubtful: set[int] = set()
-    assert decode_tricks([trick], head, doubtful) == [
+    plays: set[tuple[int, str]] = set()
+    assert decode_tricks([trick], head, doubtful, doubtful_plays=plays) == [
         [("S", ["??"]), ("E", ["2C"]), ("N", ["6S"]), ("W", ["10D"])]
     ]
-    assert doubtful == {1}
-    # one follow read short is still a card the camera missed, not a lead read long
+    assert doubtful == {1} and plays == {(1, "S")}
+    # one follow read short is still a card the camera missed, not a lead read long: that play alone
+    # is questioned
     short = TrackedTrick((p("S", "7H", "KH"), p("E", "2C", "3C"), p("N", "6S"), p("W", "10D", "JD")), True)
-    assert decode_tricks([short], head)[0][2] == ("N", ["6S", "??"])
+    doubtful, plays = set(), set()
+    assert decode_tricks([short], head, doubtful, doubtful_plays=plays)[0][2] == ("N", ["6S", "??"])
+    assert doubtful == {1} and plays == {(1, "N")}
 
 
 def test_a_captured_card_put_down_in_a_play_zone_is_no_play() -> None:
