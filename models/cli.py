@@ -856,7 +856,8 @@ def gpu_train_command(
     bank_joker_share: Annotated[
         float,
         typer.Option(
-            "--bank-joker-share", help="share of the face bank's crops cut from jokers (every deck's, any style)"
+            "--bank-joker-share",
+            help="share of the face bank's crops cut from jokers (every deck's, any style)",
         ),
     ] = 0.0,
     tile_share: Annotated[

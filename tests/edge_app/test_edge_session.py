@@ -266,7 +266,9 @@ def test_a_stray_index_left_by_the_last_clear_is_not_the_bottom() -> None:
     run.played_out = True
     empty: dict[str, tuple[str, ...]] = {s: () for s in "SENW"}
     stray = TableState(empty, loose=("??",))
-    bottom = TableState({**empty, "S": ("2D",), "E": ("2C", "2H", "4D", "4H", "4S", "6H"), "N": ("6S",)}, loose=("??",))
+    bottom = TableState(
+        {**empty, "S": ("2D",), "E": ("2C", "2H", "4D", "4H", "4S", "6H"), "N": ("6S",)}, loose=("??",)
+    )
     lead = TableState({**empty, "N": ("3S",)})
     states = [stray] * 5 + [bottom] * 10 + [TableState(empty)] * 3 + [lead]
     assert [run.over(state) for state in states] == [False] * 18 + [True]

@@ -80,7 +80,13 @@ def test_a_render_job_can_cut_its_crops_from_face_tiles_and_writes_no_localiser_
         (tmp_path / k / "train").mkdir(parents=True)
     seeds = gpu.scene_seeds(5, 0, 6)
     job = gpu.RenderJob(
-        seeds, ("anglo",), ("proc1",), jitter=1, negatives=2, mine_share=0.0, loc_dir=str(tmp_path),
+        seeds,
+        ("anglo",),
+        ("proc1",),
+        jitter=1,
+        negatives=2,
+        mine_share=0.0,
+        loc_dir=str(tmp_path),
         tile_share=1.0,
     )
     x, y, n = gpu.render_job(job)
@@ -91,7 +97,9 @@ def test_a_render_job_can_cut_its_crops_from_face_tiles_and_writes_no_localiser_
     assert not list((tmp_path / "images" / "train").glob("*.jpg"))  # tiles are not localiser data
     # the same seeds as scenes: other crops, and the scenes are written
     scenes = gpu.render_job(
-        gpu.RenderJob(seeds, ("anglo",), ("proc1",), jitter=1, negatives=2, mine_share=0.0, loc_dir=str(tmp_path))
+        gpu.RenderJob(
+            seeds, ("anglo",), ("proc1",), jitter=1, negatives=2, mine_share=0.0, loc_dir=str(tmp_path)
+        )
     )
     assert len(list((tmp_path / "images" / "train").glob("*.jpg"))) == 6
     assert (named >= 52).mean() > (scenes[1][scenes[1] < BACKGROUND] >= 52).mean()
