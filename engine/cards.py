@@ -81,6 +81,15 @@ class Card:
     def points(self) -> int:
         return CARD_POINTS[self.code]
 
+    @property
+    def candidates(self) -> frozenset[int]:
+        """The card codes it may be: its own (as :attr:`UnknownCard.candidates` for one not named).
+
+        >>> parse_card("KS").candidates == frozenset({parse_card("KS").code})
+        True
+        """
+        return frozenset((self.code,))
+
     def __str__(self) -> str:
         return CARD_NAMES[self.code]
 

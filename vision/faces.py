@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.cards import JOKER_NAMES, UnknownCard, parse_any
+from engine.cards import JOKER_NAMES, parse_any
 from vision.detections import box_inside
 from vision.instances import CardInstance
 from vision.labels import CARD_CLASSES, SUITS, class_id
@@ -1494,10 +1494,7 @@ def _could_be(read: str, card: str) -> bool:
     >>> _could_be("KS", "KS"), _could_be("K?", "KS"), _could_be("??", "BJ"), _could_be("?J", "KS")
     (True, True, True, False)
     """
-    if read == card:
-        return True
-    seen = parse_any(read)
-    return isinstance(seen, UnknownCard) and parse_any(card).code in seen.candidates
+    return read == card or bool(parse_any(read).candidates & parse_any(card).candidates)
 
 
 def _same_card(read: str, face: str) -> bool:

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableGeometry
-from engine.cards import JOKER_NAMES, UnknownCard, parse_any
+from engine.cards import JOKER_NAMES, parse_any
 from vision.detections import box_inside, box_iou
 from vision.instances import CardInstance
 from vision.reader import CardReader
@@ -413,12 +413,7 @@ def _may_be(a: str, b: str) -> bool:
     """
     if "?" not in a and "?" not in b:
         return False
-    return bool(_candidates(a) & _candidates(b))
-
-
-def _candidates(name: str) -> frozenset[int]:
-    card = parse_any(name)
-    return card.candidates if isinstance(card, UnknownCard) else frozenset((card.code,))
+    return bool(parse_any(a).candidates & parse_any(b).candidates)
 
 
 def _rects(seen: list[_Seen]) -> npt.NDArray[np.float32]:
