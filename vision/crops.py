@@ -27,17 +27,33 @@ PAD_KEY = "crop_pad"
 def crop_boxes(
     image: npt.NDArray[np.uint8], xyxy: npt.NDArray[np.float32], size: int = CROP_SIZE, pad: float = CROP_PAD
 ) -> npt.NDArray[np.float32]:
-    """Square crops around boxes (padded by ``pad`` of the long side), as float32 NCHW BGR in [0, 1]."""
+    """Square crops around boxes (padded by ``pad`` of the long side), as float32 NCHW BGR in [0, 1].
+
+    A window that leaves the image keeps its square and its centre: the part outside repeats the
+    image's edge pixels (as :func:`upright_crops` does), so an index at the border of a photo or of
+    a table area is seen at its own proportions, where it lies in the window. Rows whose window
+    holds less than 2 × 2 pixels of the image are zeros.
+
+    >>> img = np.zeros((40, 40, 3), np.uint8); img[10:30, 0:4] = 255   # a bar at the image's left edge
+    >>> crop = crop_boxes(img, np.array([[-10, 10, 10, 30]], np.float32), size=20, pad=0.0)[0, 0]
+    >>> int(crop[10].sum())   # 10 columns outside the image (the edge repeated) + the bar's 4, not stretched
+    14
+    """
     h, w = image.shape[:2]
     out = np.zeros((len(xyxy), 3, size, size), np.float32)
     for k, (x1, y1, x2, y2) in enumerate(xyxy):
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         half = max(x2 - x1, y2 - y1) * (0.5 + pad)
-        a, b = int(max(0, np.floor(cx - half))), int(max(0, np.floor(cy - half)))
-        c, d = int(min(w, np.ceil(cx + half))), int(min(h, np.ceil(cy + half)))
+        left, top = int(np.floor(cx - half)), int(np.floor(cy - half))
+        right, bottom = int(np.ceil(cx + half)), int(np.ceil(cy + half))
+        a, b, c, d = max(0, left), max(0, top), min(w, right), min(h, bottom)
         if c - a < 2 or d - b < 2:
             continue
-        crop = cv2.resize(image[b:d, a:c], (size, size), interpolation=cv2.INTER_AREA)
+        window = image[b:d, a:c]
+        if (a, b, c, d) != (left, top, right, bottom):
+            border = (b - top, bottom - d, a - left, right - c)
+            window = np.asarray(cv2.copyMakeBorder(window, *border, cv2.BORDER_REPLICATE), np.uint8)
+        crop = cv2.resize(window, (size, size), interpolation=cv2.INTER_AREA)
         out[k] = crop.transpose(2, 0, 1).astype(np.float32) / 255.0
     return out
 
@@ -62,8 +78,9 @@ def upright_crops(
     turn_deg: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float32]:
     """Square crops (the classifier's window: ``pad`` of the long side around each box) turned about
-    the box centre so that ``up`` (image px, y down) points up, as float32 NCHW BGR in [0, 1]; rows
-    whose ``up`` is unknown (NaN) or whose window leaves the image are zeros. ``turn_deg`` adds a
+    the box centre so that ``up`` (image px, y down) points up, as float32 NCHW BGR in [0, 1]; the part
+    of a window outside the image repeats its edge pixels; rows whose ``up`` is unknown (NaN) or
+    whose window holds less than 2 × 2 pixels of the image are zeros. ``turn_deg`` adds a
     turn per box (degrees counter-clockwise; training jitter). Large boxes are shrunk with area
     averaging before the turn.
 

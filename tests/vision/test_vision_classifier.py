@@ -61,6 +61,22 @@ def test_crop_boxes_square_padded_and_scaled():
     assert crop[:, 16, 16].min() == pytest.approx(1.0) and crop[:, 16, 0].max() == pytest.approx(0.0)
 
 
+def test_a_window_leaving_the_image_keeps_its_square_and_centre():
+    # An index lying at the photo's (or a table area's) border is cut as it would be inside a
+    # larger image whose hidden part continues the edge: not stretched to fill the window.
+    rng = np.random.default_rng(3)
+    inside = np.full((120, 120, 3), 40, np.uint8)
+    inside[50:80, 30:50] = rng.integers(0, 255, (30, 20, 3), dtype=np.uint8)  # the index
+    inside[50:80, :30] = inside[50:80, 30:31]  # left of the index: its edge column continued
+    box = np.array([[30, 50, 50, 80]], np.float32)
+    whole = crop_boxes(inside, box, size=32)
+    cut = crop_boxes(inside[:, 30:], box - np.array([30, 0, 30, 0], np.float32), size=32)
+    np.testing.assert_allclose(cut, whole, atol=1 / 255)
+    # a window with almost nothing of the image left is zeros, as before
+    far = crop_boxes(inside, np.array([[-60, 50, -40, 80]], np.float32), size=32)
+    assert not far.any()
+
+
 def test_two_stage_detector_renames_boxes(tmp_path):
     path = colour_classifier(tmp_path / "c.onnx")
     img = np.zeros((320, 320, 3), np.uint8)
