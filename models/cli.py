@@ -891,6 +891,14 @@ def gpu_train_command(
     loc_workers: Annotated[
         int, typer.Option("--loc-workers", help="the localiser's data-loader processes")
     ] = 6,
+    head: Annotated[
+        str,
+        typer.Option(
+            "--head",
+            help="what the variants are: 'cards' (the index classifier, 55 classes) or 'joker' "
+            "(the joker head: not a joker / small / big, on a wider window)",
+        ),
+    ] = "cards",
 ) -> None:
     """Render and train the classifier variants and the localiser in one budget (there).
 
@@ -928,6 +936,7 @@ def gpu_train_command(
         loc_tail=loc_tail,
         loc_batch=loc_batch,
         loc_workers=loc_workers,
+        head=head,
     )
     try:
         run(args)

@@ -51,7 +51,8 @@ import numpy.typing as npt
 
 from models.classifier import CropSet, jitter_boxes, negative_boxes, uint8_crops
 from vision.classifier import BACKGROUND
-from vision.crops import CROP_SIZE
+from vision.crops import CROP_PAD, CROP_SIZE
+from vision.heads import JOKER_HEAD_LABELS
 
 if TYPE_CHECKING:
     from models.facetiles import FaceTileSettings
@@ -190,6 +191,18 @@ def _download(dest: Path, requirement: str, python: str = "") -> None:
 # --------------------------------------------------------------------------- rendering (workers)
 
 
+#: The joker head's window (``gpu train --head joker``): 1.5 of the box's long side on each side, so
+#: a corner mark's window reaches the middle of the card, where a joker's picture is; 48 px.
+JOKER_PAD = 1.5
+JOKER_SIZE = 48
+#: What ``gpu train --head`` trains: its classes (through which labels: None keeps the 55), its
+#: window's pad and size.
+HEADS: dict[str, tuple[int, npt.NDArray[np.int64] | None, float, int]] = {
+    "cards": (55, None, CROP_PAD, CROP_SIZE),
+    "joker": (3, JOKER_HEAD_LABELS, JOKER_PAD, JOKER_SIZE),
+}
+
+
 @dataclass(frozen=True)
 class RenderJob:
     """A few scenes for one worker: their seeds and what to cut from them."""
@@ -209,6 +222,10 @@ class RenderJob:
     #: a quarter jokers, bare and printed surfaces) instead of a scene; tiles are not written as
     #: localiser data
     tile_share: float = 0.0
+    #: the window the crops are cut with (the head trained: :data:`CROP_PAD` and :data:`CROP_SIZE`
+    #: for the classifier, :data:`JOKER_PAD` and :data:`JOKER_SIZE` for the joker head)
+    pad: float = CROP_PAD
+    size: int = CROP_SIZE
 
 
 _DETECTOR: Any = None
@@ -259,7 +276,8 @@ def _detector() -> Any:
 
 
 def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], int]:
-    """Crops (N, 3, 40, 40) uint8, their classes, and the number of scenes rendered."""
+    """Crops (N, 3, size, size) uint8 (the job's window), their classes, and the number of scenes
+    rendered."""
     import cv2
 
     from models.mining import mine_image
@@ -280,14 +298,14 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
             boxes = boxes64.astype(np.float32)
         h, w = image.shape[:2]
         for _ in range(job.jitter if len(cls) else 0):
-            xs.append(uint8_crops(image, jitter_boxes(boxes, rng, 0.12)))
+            xs.append(uint8_crops(image, jitter_boxes(boxes, rng, 0.12), job.size, job.pad))
             ys.append(cls)
         neg = negative_boxes(boxes, w, h, job.negatives, rng)
         if len(neg):
-            xs.append(uint8_crops(image, neg))
+            xs.append(uint8_crops(image, neg, job.size, job.pad))
             ys.append(np.full(len(neg), BACKGROUND, np.int64))
         if rng.random() < job.mine_share:
-            mined = mine_image(_detector(), image, cls, boxes)
+            mined = mine_image(_detector(), image, cls, boxes, job.size, pad=job.pad)
             if mined is not None:
                 bg = np.flatnonzero(mined.y == BACKGROUND)
                 drop = bg[rng.permutation(len(bg))[job.mined_background :]]
@@ -303,7 +321,7 @@ def render_job(job: RenderJob) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.in
             lines = yolo_lines(scene.cards, w, h)
             (root / "labels" / job.loc_split / f"{stem}.txt").write_text("".join(x + "\n" for x in lines))
     if not xs:
-        return np.zeros((0, 3, CROP_SIZE, CROP_SIZE), np.uint8), np.zeros(0, np.int64), len(job.seeds)
+        return np.zeros((0, 3, job.size, job.size), np.uint8), np.zeros(0, np.int64), len(job.seeds)
     return np.concatenate(xs), np.concatenate(ys), len(job.seeds)
 
 
@@ -571,14 +589,14 @@ class FaceBank:
         background_share: float = 0.12,
         art_share: float | None = None,
         joker_share: float = 0.0,
+        pad: float = CROP_PAD,
     ) -> tuple[Any, Any]:
         """``n`` crops as uint8 (n, 3, size, size) and their classes; ``art_share`` of them from the
         art decks' faces when given (else every face alike), and ``joker_share`` of them from the
-        jokers of the same decks (every deck's jokers, whatever their style)."""
+        jokers of the same decks (every deck's jokers, whatever their style); ``pad``: the window
+        around the box, as :func:`~vision.crops.crop_boxes` takes it."""
         import torch
         import torch.nn.functional as F
-
-        from vision.crops import CROP_PAD
 
         dev = self.device
 
@@ -611,7 +629,7 @@ class FaceBank:
         ext = torch.maximum(
             bw * angle.cos().abs() + bh * angle.sin().abs(), bw * angle.sin().abs() + bh * angle.cos().abs()
         )
-        side = ext * (0.5 + CROP_PAD) * u(0.87, 1.15, n)  # half the crop's side, like crop_boxes
+        side = ext * (0.5 + pad) * u(0.87, 1.15, n)  # half the crop's side, like crop_boxes
         centre = torch.stack([(box[:, 0] + box[:, 2]) / 2, (box[:, 1] + box[:, 3]) / 2], 1)
         centre = centre + u(-0.12, 0.12, n, 2) * torch.stack([bw * h / w, bh], 1)
         label = (idx % 54).long()
@@ -631,7 +649,7 @@ class FaceBank:
                 pext = torch.maximum(
                     pw * a.cos().abs() + ph * a.sin().abs(), pw * a.sin().abs() + ph * a.cos().abs()
                 )
-                side[has] = pext * (0.5 + CROP_PAD) * u(0.87, 1.15, m)
+                side[has] = pext * (0.5 + pad) * u(0.87, 1.15, m)
                 jitter = u(-0.12, 0.12, m, 2) * torch.stack([pw * h / w, ph], 1)
                 centre[has] = torch.stack([(pb[:, 0] + pb[:, 2]) / 2, (pb[:, 1] + pb[:, 3]) / 2], 1) + jitter
         crop = self._cut(idx, centre, side, angle + torch.where(turn, np.pi, 0.0), size)
@@ -742,9 +760,10 @@ class CropPool:
         return 0 if self.y is None else int(self.y.shape[0])
 
 
-def build_variants(specs: list[str], device: Any) -> list[Variant]:
-    """``NAME:WIDTH:LR[:init]`` specs → variants with their nets and optimisers (``init`` takes the
-    shipped ``classifier.pt``; its width must match)."""
+def build_variants(specs: list[str], device: Any, classes: int = 55, size: int = CROP_SIZE) -> list[Variant]:
+    """``NAME:WIDTH:LR[:init]`` specs → variants with their nets (``classes`` outputs, ``size`` px
+    crops) and optimisers (``init`` takes the shipped ``classifier.pt``, or a state dict's path;
+    its shape must match)."""
     import torch
 
     from models.classifier import build_net
@@ -756,7 +775,7 @@ def build_variants(specs: list[str], device: Any) -> list[Variant]:
             raise GpuRunError(f"variant {spec!r}: NAME:WIDTH:LR[:init]")
         v = Variant(parts[0], float(parts[1]), float(parts[2]), parts[3] if len(parts) == 4 else "")
         torch.manual_seed(len(out))
-        v.net = build_net(width=v.width)
+        v.net = build_net(classes, size, width=v.width)
         if v.init:
             path = WEIGHTS / "classifier.pt" if v.init == "init" else Path(v.init)
             v.net.load_state_dict(torch.load(path, map_location="cpu"))
@@ -766,15 +785,19 @@ def build_variants(specs: list[str], device: Any) -> list[Variant]:
     return out
 
 
-def accuracy_on(net: Any, data: CropSet, device: Any, batch: int = 4096) -> float:
+def accuracy_on(
+    net: Any, data: CropSet, device: Any, batch: int = 4096, labels: npt.NDArray[np.int64] | None = None
+) -> float:
+    """Top-1 of ``net`` on ``data`` (its classes through ``labels`` when given: the joker head's)."""
     import torch
 
     net.eval()
     right = 0
+    y = data.y if labels is None else labels[data.y]
     with torch.no_grad():
         for i in range(0, len(data.y), batch):
             x = torch.from_numpy(data.x[i : i + batch]).to(device).float() / 255.0
-            right += int((net(x).argmax(1).cpu().numpy() == data.y[i : i + batch]).sum())
+            right += int((net(x).argmax(1).cpu().numpy() == y[i : i + batch]).sum())
     net.train()
     return right / max(1, len(data.y))
 
@@ -794,11 +817,14 @@ def train_classifiers(
     bank_art_share: float | None = None,
     bank_background: float = 0.12,
     bank_joker_share: float = 0.0,
+    pad: float = CROP_PAD,
+    labels: npt.NDArray[np.int64] | None = None,
 ) -> None:
     """Train every variant on batches drawn from ``pool`` until ``end`` (``time.time()``), calling
     ``poll`` now and then to take in new crops and ``checkpoint`` to save; the learning rate follows
     the time left. Once ``bank`` gives a :class:`FaceBank`, ``bank_share`` of each batch is cut from
-    it on the device."""
+    it on the device (with the window ``pad``). ``labels`` maps the 55 classes to the nets' own
+    (the joker head's: :data:`vision.heads.JOKER_HEAD_LABELS`)."""
     import contextlib
 
     import torch
@@ -809,6 +835,7 @@ def train_classifiers(
     cuda = torch.device(device).type == "cuda"
     autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if cuda else contextlib.nullcontext
     last_poll = last_log = last_save = time.time()
+    to_net = None if labels is None else torch.as_tensor(labels).to(device)
     for v in variants:
         v.net.train()
     while time.time() < end:
@@ -828,11 +855,15 @@ def train_classifiers(
                 xs, ys = faces.crops(  # type: ignore[union-attr]
                     made,
                     gen,
+                    size=int(xb.shape[-1]),
                     background_share=bank_background,
                     art_share=bank_art_share,
                     joker_share=bank_joker_share,
+                    pad=pad,
                 )
                 xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
+            if to_net is not None:
+                yb = to_net[yb]
             x = augment_torch(xb, gen).contiguous(memory_format=torch.channels_last)
             for g in v.opt.param_groups:
                 g["lr"] = _lr(frac, v.lr)
@@ -1149,6 +1180,8 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
     """The whole run (``gpu train``); ``args`` holds that command's options by name."""
     import torch
 
+    if args.head not in HEADS:
+        raise GpuRunError(f"--head {args.head!r}: one of {', '.join(HEADS)}")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -1169,6 +1202,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
 
     from models.synth.designs import HELDOUT_VAL_PROC
 
+    classes, labels, pad, size = HEADS[args.head]
     # selection crops: unseen random decks (the selection split's designs, never the test's)
     val_seeds = scene_seeds(args.seed + 1, 0, args.val_scenes)
     val_jobs = [
@@ -1179,6 +1213,8 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
             jitter=1,
             negatives=1,
             mine_share=0.0,
+            pad=pad,
+            size=size,
         )
         for i in range(4)
     ]
@@ -1248,6 +1284,8 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
                 mined_background=args.mined_background,
                 art_share=args.art_share,
                 tile_share=args.tile_share,
+                pad=pad,
+                size=size,
             )
             next_scene += args.chunk
             futures.add(ex.submit(render_job, job))
@@ -1268,7 +1306,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         poll(1.0)
     pool.flush()
     log(f"[{time.time() - t0:5.0f}s] {stats['scenes']} scenes, {len(pool)} crops; classifiers start")
-    variants = build_variants(args.variant, device)
+    variants = build_variants(args.variant, device, classes, size)
     val_parts = [f.result() for f in val_futures]
     val = CropSet(np.concatenate([p[0] for p in val_parts]), np.concatenate([p[1] for p in val_parts]))
 
@@ -1312,6 +1350,8 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         args.bank_art_share,
         args.bank_background,
         args.bank_joker_share,
+        pad,
+        labels,
     )
     for f in futures:
         f.cancel()
@@ -1322,14 +1362,16 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         "budget_s": args.budget,
         **stats,
         "pool": len(pool),
+        "pool_jokers": 0 if pool.y is None else int(((pool.y == 52) | (pool.y == 53)).sum()),
         "val_crops": int(len(val.y)),
         "bank_faces": len(face_bank[0]) if face_bank else 0,
+        "head": {"name": args.head, "classes": classes, "pad": pad, "size": size},
         "variants": {},
         "args": {k: str(v) for k, v in vars(args).items()},
     }
     save_all()
     for v in variants:
-        acc = accuracy_on(v.net, val, device)
+        acc = accuracy_on(v.net, val, device, labels=labels)
         metrics["variants"][v.name] = {
             "width": v.width,
             "lr": v.lr,
@@ -1338,6 +1380,11 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
             "loss": v.loss,
             "heldout_val_proc_crop_acc": acc,
         }
+        if labels is not None:  # the joker head: how many of the jokers' crops it names
+            jokers = labels[val.y] > 0
+            acc_j = accuracy_on(v.net, CropSet(val.x[jokers], val.y[jokers]), device, labels=labels)
+            metrics["variants"][v.name]["heldout_val_proc_joker_acc"] = acc_j
+            log(f"{v.name}: jokers' crops {acc_j:.4f} of {int(jokers.sum())}")
         log(f"{v.name}: {v.steps} steps, selection crop accuracy {acc:.4f}")
     if loc_proc is not None:
         metrics["localiser_weights"] = _finish_localiser(

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from models.classifier import CropDataError, CropSet, uint8_crops
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
 from vision.classifier import BACKGROUND
-from vision.crops import CROP_SIZE
+from vision.crops import CROP_PAD, CROP_SIZE
 from vision.detections import box_iou
 from vision.detectors.base import DetectorConfig, create_detector
 from vision.tiling import TiledDetector, TilingConfig
@@ -77,10 +77,12 @@ def mine_image(
     size: int = CROP_SIZE,
     negative_iou: float = 0.3,
     positive_iou: float = 0.5,
+    pad: float = CROP_PAD,
 ) -> CropSet | None:
-    """Crops of the detector's boxes on one labelled image (``cls``, pixel ``boxes``): a box on a
-    label (IoU ≥ ``positive_iou``) is that label's card, one off every label (IoU < ``negative_iou``)
-    background, one in between is left out; None when nothing is kept."""
+    """Crops of the detector's boxes on one labelled image (``cls``, pixel ``boxes``), cut with the
+    window ``pad``: a box on a label (IoU ≥ ``positive_iou``) is that label's card, one off every
+    label (IoU < ``negative_iou``) background, one in between is left out; None when nothing is
+    kept."""
     det = detector.detect(image).with_nms(0.5, class_agnostic=True)
     if len(det) == 0:
         return None
@@ -94,7 +96,7 @@ def mine_image(
     keep = label >= 0
     if not keep.any():
         return None
-    return CropSet(uint8_crops(image, det.xyxy[keep], size), label[keep].astype(np.int64))
+    return CropSet(uint8_crops(image, det.xyxy[keep], size, pad), label[keep].astype(np.int64))
 
 
 def keep_background(crops: CropSet, n: int, seed: int) -> CropSet:

@@ -9,13 +9,14 @@ head               reads                    gives
 ``SUIT``           a wider window (in file) the 4 suits, folded into the suited cards
 ``ORIENTATION``    the index window         8 sectors of reading direction
 ``UPRIGHT``        the window turned upright 54 cards, folded into the cards
+``JOKER``          a wide window (in file)  not a joker / small / big joker, folded in
 =================  =======================  ===========================================
 
 A head reads a batch of crops in one ONNX Runtime run; with ``rotate_tta`` each crop is also read
 turned 180° (a card prints its index both ways up) and the log-probabilities are averaged.
 
->>> SUIT.outputs, UPRIGHT.crop
-((4,), 'upright')
+>>> SUIT.outputs, UPRIGHT.crop, JOKER.outputs
+((4,), 'upright', (3,))
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import CROP_PAD, PAD_KEY, crop_boxes, shift_boxes, upright_crops
-from vision.labels import RANKS
+from vision.labels import CARD_CLASSES, RANKS, class_id
 
 
 class ClassifierNotFoundError(ValueError):
@@ -57,6 +58,15 @@ CLASSIFIER = HeadSpec("classifier", (54, 55), "54 cards, or 55 with background")
 SUIT = HeadSpec("suit head", (4,), "4 suits", pad_in_file=True)
 ORIENTATION = HeadSpec("orientation head", (8,), "8 sectors")
 UPRIGHT = HeadSpec("upright head", (54,), "54 cards", crop="upright")
+#: The joker head reads a window wide enough to see the art around a corner mark (a joker's mark
+#: has no standard form, its face is a picture) and says whether the box is a joker's, and which.
+JOKER = HeadSpec("joker head", (3,), "not a joker, small joker, big joker", pad_in_file=True)
+
+#: The joker head's class of each of the 55 classes (54 cards and background): 0 not a joker,
+#: 1 the small joker, 2 the big joker.
+JOKER_HEAD_LABELS: npt.NDArray[np.int64] = np.zeros(len(CARD_CLASSES) + 1, np.int64)
+JOKER_HEAD_LABELS[class_id("SJ")] = 1
+JOKER_HEAD_LABELS[class_id("BJ")] = 2
 
 
 class CropHead:
@@ -170,6 +180,19 @@ def suit_columns(q: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
     (1, 52)
     """
     return np.repeat(q, len(RANKS), axis=1)
+
+
+def joker_columns(q: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+    """A joker head's reading (N, 3) as a reading of the 55 classes: each card that is not a joker,
+    and background, takes the "not a joker" probability, each joker its own, so :func:`fuse` keeps
+    the classifier's odds between the other cards and moves only the jokers' against them.
+
+    >>> p = np.full((1, 55), 0.4 / 53, np.float32); p[0, 52], p[0, 53] = 0.5, 0.1   # SJ at 0.5
+    >>> out = fuse(p, joker_columns(np.array([[0.02, 0.95, 0.03]])), 1.0)   # SJ: 0.475 / (0.475 + 0.003 + 0.008)
+    >>> round(float(out[0, 52]), 3), round(float(out[0, 53]), 4)
+    (0.977, 0.0062)
+    """
+    return q[:, JOKER_HEAD_LABELS]
 
 
 def log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

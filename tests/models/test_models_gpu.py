@@ -15,7 +15,7 @@ from models import gpu
 from models.synth.dataset import image_seed
 from models.synth.designs import HELDOUT_NAMES, HELDOUT_VAL, HELDOUT_VAL_PROC
 from vision.classifier import BACKGROUND
-from vision.crops import CROP_SIZE
+from vision.crops import CROP_PAD, CROP_SIZE
 
 
 def test_the_training_decks_hold_no_held_out_or_selection_design():
@@ -73,6 +73,32 @@ def test_a_render_job_cuts_labelled_and_background_crops_and_writes_the_localise
     assert len(images) == 2 and [p.stem for p in images] == [p.stem for p in labels]
     lines = sum(len(p.read_text().split("\n")) - 1 for p in labels)
     assert lines * 2 == named  # the same labels in both products
+
+
+def test_a_joker_head_job_cuts_the_same_boxes_with_the_wider_window():
+    """The same seeds cut with the joker head's window: the same labels, 48-px crops whose middle is
+    the classifier's crop seen from further away (and not the whole of it)."""
+    import cv2
+
+    common = dict(
+        seeds=gpu.scene_seeds(5, 0, 1), art=("anglo",), rand=("proc1",), negatives=0, mine_share=0.0
+    )
+    x, y, _ = gpu.render_job(gpu.RenderJob(jitter=1, **common))
+    xj, yj, _ = gpu.render_job(gpu.RenderJob(jitter=1, pad=gpu.JOKER_PAD, size=gpu.JOKER_SIZE, **common))
+    assert xj.shape[1:] == (3, gpu.JOKER_SIZE, gpu.JOKER_SIZE) and yj.tolist() == y.tolist() and len(y) > 4
+    # the classifier's window is 1 + 2 * 0.15 box sides, the joker head's 1 + 2 * 1.5: 0.325 of it
+    side = round(gpu.JOKER_SIZE * (1 + 2 * CROP_PAD) / (1 + 2 * gpu.JOKER_PAD))
+    lo = (gpu.JOKER_SIZE - side) // 2
+    middle = xj[:, :, lo : lo + side, lo : lo + side].astype(np.float32)
+
+    def small(crops, n):
+        return np.stack(
+            [cv2.resize(c.transpose(1, 2, 0), (n, n), interpolation=cv2.INTER_AREA) for c in crops]
+        )
+
+    narrow = small(x, side).transpose(0, 3, 1, 2).astype(np.float32)
+    whole = small(xj, side).transpose(0, 3, 1, 2).astype(np.float32)
+    assert np.abs(middle - narrow).mean() < 0.5 * np.abs(whole - narrow).mean()
 
 
 def test_a_render_job_can_cut_its_crops_from_face_tiles_and_writes_no_localiser_data_for_them(tmp_path):
@@ -187,6 +213,38 @@ def test_classifiers_learn_from_a_growing_pool(monkeypatch: pytest.MonkeyPatch):
     assert acc == 1.0
 
 
+def test_the_joker_head_learns_its_three_classes_from_the_55(monkeypatch: pytest.MonkeyPatch):
+    """The pool keeps the 55 classes; ``labels`` maps them to the joker head's: a card (5) and
+    background are "not a joker" (0), the small joker 1, the big joker 2."""
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(gpu, "time", types.SimpleNamespace(time=lambda: 1000.0 + 0.02 * next(ticks)))
+    rng = np.random.default_rng(1)
+    pool = gpu.CropPool("cpu")
+    shade = {5: 20, BACKGROUND: 20, 52: 120, 53: 230}
+    y = rng.choice(list(shade), 512)
+    x = np.array([shade[int(c)] for c in y])[:, None, None, None] + rng.integers(0, 15, (512, 3, 48, 48))
+    pool.add(x.astype(np.uint8), y.astype(np.int64))
+    pool.flush()
+    from vision.heads import JOKER_HEAD_LABELS
+
+    variants = gpu.build_variants(["j:0.5:0.003"], "cpu", classes=3, size=48)
+    start = gpu.time.time()
+    gpu.train_classifiers(
+        variants, pool, lambda: None, start, start + 6.0, "cpu", 64, lambda _m: None, labels=JOKER_HEAD_LABELS
+    )
+    assert variants[0].net(torch.zeros(1, 3, 48, 48)).shape == (1, 3)
+    from models.classifier import CropSet
+
+    test_x = np.concatenate([np.full((4, 3, 48, 48), v, np.uint8) for v in (25, 25, 125, 235)])
+    test_y = np.repeat([5, BACKGROUND, 52, 53], 4)
+    assert gpu.accuracy_on(variants[0].net, CropSet(test_x, test_y), "cpu", labels=JOKER_HEAD_LABELS) == 1.0
+
+
+def test_an_unknown_head_is_refused_before_anything_runs(tmp_path):
+    with pytest.raises(gpu.GpuRunError, match="--head"):
+        gpu.run(types.SimpleNamespace(head="suits", out=tmp_path))
+
+
 def test_a_bad_variant_spec_is_refused():
     with pytest.raises(gpu.GpuRunError):
         gpu.build_variants(["w2:2"], "cpu")
@@ -220,6 +278,27 @@ def test_bank_crops_centre_the_index_and_background_lies_off_it():
     assert 100 < int(bg.sum()) < 260
     middle = x[:, :, 16:24, 16:24].float().mean((1, 2, 3))
     assert float(middle[named].median()) < 60 < float(middle[bg].median())
+
+
+def test_bank_crops_with_the_joker_heads_window_show_the_index_smaller():
+    """The same white faces with a black index: cut with the joker head's window, the index fills
+    about (1.3 / 4)² of the crop, not most of it."""
+    h, w = gpu.BANK_FACE
+    faces = np.full((54, 4, h, w), 255, np.uint8)
+    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (54, 1))
+    for k in range(54):
+        x1, y1, x2, y2 = (boxes[k] * [w, h, w, h]).astype(int)
+        faces[k, :3, y1:y2, x1:x2] = 0
+        faces[k, :3, h - y2 : h - y1, w - x2 : w - x1] = 0
+    bank = gpu.FaceBank(faces, boxes, np.ones(54, bool), "cpu")
+
+    def dark_share(pad: float, size: int) -> float:
+        x, y = bank.crops(300, torch.Generator().manual_seed(2), size=size, background_share=0.0, pad=pad)
+        assert x.shape == (300, 3, size, size)
+        return float((x[y < BACKGROUND].float().mean(1) < 40).float().mean())
+
+    narrow, wide = dark_share(CROP_PAD, CROP_SIZE), dark_share(gpu.JOKER_PAD, gpu.JOKER_SIZE)
+    assert narrow > 0.15 and wide < narrow / 4
 
 
 def _red_boxes_detector():
