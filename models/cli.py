@@ -146,6 +146,17 @@ def eval_command(
         float | None,
         typer.Option("--upright-weight", help="weight of the upright head's reading (default: tuned)"),
     ] = None,
+    joker_head: Annotated[
+        Path | None,
+        typer.Option(
+            "--joker-head", help="joker-head .onnx (default: the committed one, if the settings name one)"
+        ),
+    ] = None,
+    no_joker_head: Annotated[bool, typer.Option("--no-joker-head", help="no joker head")] = False,
+    joker_weight: Annotated[
+        float | None,
+        typer.Option("--joker-weight", help="weight of the joker head's reading (default: the settings')"),
+    ] = None,
     no_pair_naming: Annotated[
         bool,
         typer.Option("--no-pair-naming", help="name every corner alone, not a card's two corners together"),
@@ -189,6 +200,10 @@ def eval_command(
         options["upright_head"] = None if no_upright_head else upright_head
     if upright_weight is not None:
         options["upright_weight"] = upright_weight
+    if no_joker_head or joker_head is not None:
+        options["joker_head"] = None if no_joker_head else joker_head
+    if joker_weight is not None:
+        options["joker_weight"] = joker_weight
     if sweep:
         options["conf"] = 0.05
         options["det_conf"] = min(sweep_det_confs or SWEEP_DET_CONFS)
@@ -224,6 +239,7 @@ def eval_command(
             if d.upright_head is not None
             else ""
         )
+        + (f", joker head {d.joker_head} (weight {d.joker_weight:g})" if d.joker_head is not None else "")
         + ("" if reader.adjust is not None else ", no pair naming")
     )
     try:
@@ -1074,6 +1090,25 @@ def gpu_soup_command(
     except GpuRunError as exc:
         raise _fail(exc) from None
     typer.echo(f"wrote {out.with_suffix('.pt')} and {out.with_suffix('.onnx')}")
+
+
+@gpu_app.command("export")
+def gpu_export_command(
+    weights: Annotated[Path, typer.Argument(help="a network's state dict (.pt) from `gpu train`")],
+    out: Annotated[Path, typer.Argument(help="the ONNX file to write")],
+    head: Annotated[
+        str, typer.Option("--head", help="what it is: 'cards' or 'joker' (gpu train --head)")
+    ] = "joker",
+    width: Annotated[float, typer.Option("--width", help="its width (the variant's)")] = 2.0,
+) -> None:
+    """Write a network trained by `gpu train` as ONNX, its window's pad in the file (here)."""
+    from models.gpu import GpuRunError, export_head
+
+    try:
+        export_head(weights, out, head, width)
+    except GpuRunError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"wrote {out}")
 
 
 @gpu_app.command("check")

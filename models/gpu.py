@@ -1442,6 +1442,24 @@ def soup(base: Path, tuned: Path, alpha: float, out: Path, width: float) -> None
     export_onnx(net, CROP_SIZE, out.with_suffix(".onnx"))
 
 
+def export_head(weights: Path, out: Path, head: str, width: float) -> None:
+    """Write a network ``gpu train --head HEAD`` trained (its state dict ``weights``) as ONNX, with
+    its window's pad in the file's metadata (:func:`models.classifier.export_onnx`)."""
+    import torch
+
+    from models.classifier import build_net, export_onnx
+
+    if head not in HEADS:
+        raise GpuRunError(f"--head {head!r}: one of {', '.join(HEADS)}")
+    classes, _, pad, size = HEADS[head]
+    net = build_net(classes, size, width=width)
+    try:
+        net.load_state_dict(torch.load(weights, map_location="cpu"))
+    except RuntimeError as exc:
+        raise GpuRunError(f"{weights}: not a {head} network of width {width:g}: {str(exc)[:200]}") from None
+    export_onnx(net, size, out, pad)
+
+
 # --------------------------------------------------------------------------- checks (here)
 
 

@@ -24,6 +24,8 @@ import numpy.typing as npt
 from vision.detections import Detections
 from vision.heads import (
     CLASSIFIER,
+    JOKER,
+    JOKER_HEAD_LABELS,
     ORIENTATION,
     SUIT,
     UPRIGHT,
@@ -31,6 +33,7 @@ from vision.heads import (
     CropHead,
     HeadSpec,
     fuse,
+    joker_columns,
     softmax,
     suit_columns,
 )
@@ -66,7 +69,9 @@ class IndexClassifier:
     ``orientation_head``: an orientation head that gives the boxes their reading directions
     (``Detections.up``, for card grouping), when at least ``min_strength`` sure;
     ``upright_head``: an upright head whose reading of each window turned upright (by the
-    orientation head's direction) is folded in with ``upright_weight``.
+    orientation head's direction) is folded in with ``upright_weight``;
+    ``joker_head``: a joker head whose reading of a wide window (a joker's or not, and which) is
+    folded in with ``joker_weight``.
     """
 
     def __init__(
@@ -82,6 +87,8 @@ class IndexClassifier:
         upright_head: CropHead | None = None,
         upright_weight: float = 1.0,
         min_strength: float = SHIPPED.orientation_head.min_strength,
+        joker_head: CropHead | None = None,
+        joker_weight: float = 1.0,
     ) -> None:
         self.head = CropHead(path, CLASSIFIER, threads, rotate_tta)
         self.upright_head = upright_head
@@ -90,6 +97,8 @@ class IndexClassifier:
         self.orientation_head = orientation_head
         self.min_strength = min_strength
         self.suit_weight = suit_weight
+        self.joker_head = joker_head
+        self.joker_weight = joker_weight
         if not shifts:
             raise ValueError("shifts needs at least one offset, e.g. ((0.0, 0.0),)")
         self.shifts = shifts
@@ -112,6 +121,8 @@ class IndexClassifier:
             orientation_head=head(config.orientation_head, ORIENTATION),
             upright_head=head(config.upright_head, UPRIGHT),
             upright_weight=config.upright_weight,
+            joker_head=head(config.joker_head, JOKER),
+            joker_weight=config.joker_weight,
         )
 
     def probabilities(self, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -127,8 +138,8 @@ class IndexClassifier:
     ) -> npt.NDArray[np.float32]:
         """Probabilities of the boxes of ``image``: the first offset of ``shifts`` read for every box;
         a box less sure than ``shift_below`` gets the normalised geometric mean of the readings at every
-        offset instead (with ``rotate_tta``, each with its 180° turn); then the suit head's and, given
-        the boxes' reading directions ``up``, the upright head's readings folded in."""
+        offset instead (with ``rotate_tta``, each with its 180° turn); then the suit head's, given the
+        boxes' reading directions ``up`` the upright head's, and the joker head's readings folded in."""
         if len(xyxy) == 0:
             return np.zeros((0, self.head.outputs), np.float32)
         first, rest = self.shifts[0], self.shifts[1:]
@@ -143,6 +154,8 @@ class IndexClassifier:
             p = fuse(p, suit_columns(self.suit_head.box_probabilities(image, xyxy)), self.suit_weight)
         if self.upright_head is not None and up is not None:
             p = fuse(p, self.upright_head.box_probabilities(image, xyxy, up), self.upright_weight)
+        if self.joker_head is not None and p.shape[1] == len(JOKER_HEAD_LABELS):
+            p = fuse(p, joker_columns(self.joker_head.box_probabilities(image, xyxy)), self.joker_weight)
         return p
 
     def classify(

@@ -134,6 +134,11 @@ class ReaderSettings(BaseModel):
     suit_head: Head
     orientation_head: Orientation
     upright_head: Head
+    joker_head: Head | None = Field(
+        default=None,
+        description="the joker head (vision.heads.JOKER): whether a box is a joker's, and which, read on "
+        "a window wide enough to see the card's picture; folded into every box's reading (null: none)",
+    )
     pair_naming: PairNamingSettings
     grouping: Grouping
     unknown_cards: UnknownCardSettings

@@ -17,7 +17,8 @@ def shipped_json() -> dict:
 def test_the_shipped_file_validates_and_names_files_that_are_committed() -> None:
     settings = load_settings()
     assert settings == SHIPPED
-    for head in (settings.classifier, settings.suit_head, settings.orientation_head, settings.upright_head):
+    heads = (settings.classifier, settings.suit_head, settings.orientation_head, settings.upright_head)
+    for head in (*heads, *([settings.joker_head] if settings.joker_head is not None else [])):
         assert (SETTINGS_FILE.parent / head.file).is_file(), head.file
     assert settings.joker_conf is not None and settings.joker_conf >= 0.8  # models.selection.JOKER_FLOOR
 
@@ -69,3 +70,19 @@ def test_the_reader_takes_its_thresholds_and_weights_from_the_settings() -> None
     d = default_reader_config("onnx").detector
     assert (d.conf, d.det_conf, d.joker_conf) == (SHIPPED.conf, SHIPPED.det_conf, SHIPPED.joker_conf)
     assert d.upright_weight == SHIPPED.upright_head.weight
+
+
+def test_a_joker_head_is_taken_only_when_the_settings_name_one_that_is_there() -> None:
+    from vision.reader import default_reader_config
+    from vision.settings import Head, ReaderSettings
+
+    named = SHIPPED.model_copy(update={"joker_head": Head(file="upright.onnx", weight=0.7)})
+    d = default_reader_config("onnx", settings=named).detector
+    assert d.joker_head == SETTINGS_FILE.parent / "upright.onnx" and d.joker_weight == 0.7
+    absent = SHIPPED.model_copy(update={"joker_head": Head(file="no-such-head.onnx")})
+    assert default_reader_config("onnx", settings=absent).detector.joker_head is None
+    none = SHIPPED.model_copy(update={"joker_head": None})
+    assert default_reader_config("onnx", settings=none).detector.joker_head is None
+    # a file without the key reads as no joker head
+    without = {k: v for k, v in shipped_json().items() if k != "joker_head"}
+    assert ReaderSettings.model_validate(without).joker_head is None

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
-from vision.settings import SHIPPED, WEIGHTS_DIR
+from vision.settings import SHIPPED, WEIGHTS_DIR, ReaderSettings
 
 
 class UnknownDetectorType(ValueError):
@@ -42,6 +42,8 @@ class DetectorConfig:
     giving each named index its reading direction, so card grouping pairs only opposite corners.
     ``upright_head``: an upright-head ONNX file (:data:`vision.heads.UPRIGHT`, needs the
     orientation head) whose reading of each crop turned upright is folded in with ``upright_weight``.
+    ``joker_head``: a joker-head ONNX file (:data:`vision.heads.JOKER`) whose reading of a wide
+    window (is it a joker's mark, and which) is folded in with ``joker_weight``.
     """
 
     type: str = "onnx"
@@ -59,6 +61,8 @@ class DetectorConfig:
     orientation_head: Path | None = None
     upright_head: Path | None = None
     upright_weight: float = 1.0
+    joker_head: Path | None = None
+    joker_weight: float = 1.0
 
     def localiser_only(self) -> DetectorConfig:
         """This config without its second stage (classifier and heads), keeping boxes from ``det_conf``:
@@ -70,6 +74,7 @@ class DetectorConfig:
             suit_head=None,
             orientation_head=None,
             upright_head=None,
+            joker_head=None,
         )
 
 
@@ -157,6 +162,11 @@ def default_orientation_head() -> Path | None:
 def default_upright_head() -> Path | None:
     """The committed upright head (``upright_head.file``) if there is one."""
     return _shipped(SHIPPED.upright_head.file)
+
+
+def default_joker_head(settings: ReaderSettings = SHIPPED) -> Path | None:
+    """The committed joker head (``joker_head.file``) if ``settings`` name one and it is there."""
+    return None if settings.joker_head is None else _shipped(settings.joker_head.file)
 
 
 def resolve_weights(config: DetectorConfig) -> Path:
