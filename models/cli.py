@@ -799,6 +799,13 @@ def gpu_pack_command(
     no_wheels: Annotated[
         bool, typer.Option("--no-wheels", help="leave the wheels out (no package index is asked)")
     ] = False,
+    webp_quality: Annotated[
+        int, typer.Option("--webp-quality", help="WebP quality of the face atlases (1-100)", min=1, max=100)
+    ] = 80,
+    no_localiser: Annotated[
+        bool,
+        typer.Option("--no-localiser", help="leave out the wheels only the localiser needs (ultralytics)"),
+    ] = False,
 ) -> None:
     """Write the folder that travels to the GPU machine (here).
 
@@ -807,7 +814,7 @@ def gpu_pack_command(
     from models.gpu import GpuRunError, pack
 
     try:
-        pack(dest, font_kb, not no_wheels)
+        pack(dest, font_kb, not no_wheels, webp_quality, not no_localiser)
     except GpuRunError as exc:
         raise _fail(exc) from None
 

@@ -85,6 +85,11 @@ WHEELS = (
 )
 #: Wheels that travel built for the GPU machine's Python (3.12, x86-64): pydantic's core.
 BUILT_WHEELS = ("pydantic-core",)
+#: The wheels only the localiser's training needs (``pack --no-localiser`` leaves them out).
+LOCALISER_WHEELS = ("ultralytics", "ultralytics-thop")
+#: WebP quality of the face atlases that travel: the tracked tree and ``.gpu`` together must stay
+#: under the 64 MiB that travels (80: 7.5 MB for the 23 training decks; 92: 11.0 MB).
+WEBP_QUALITY = 80
 
 
 class GpuRunError(RuntimeError):
@@ -129,8 +134,16 @@ def fonts_here(names: Iterable[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- pack (here)
 
 
-def pack(dest: Path, font_kb: int = FONT_KB, wheels: bool = True) -> dict[str, Any]:
-    """Write the folder that travels with the repository to the GPU machine (``carry``)."""
+def pack(
+    dest: Path,
+    font_kb: int = FONT_KB,
+    wheels: bool = True,
+    webp_quality: int = WEBP_QUALITY,
+    localiser: bool = True,
+) -> dict[str, Any]:
+    """Write the folder that travels with the repository to the GPU machine (``carry``): the face
+    atlases as WebP of ``webp_quality``, the fonts up to ``font_kb``, and the wheels (without
+    :data:`LOCALISER_WHEELS` unless ``localiser``)."""
     import cv2
 
     from models.synth.designs import BY_NAME, HELDOUT_NAMES, HELDOUT_VAL
@@ -149,7 +162,7 @@ def pack(dest: Path, font_kb: int = FONT_KB, wheels: bool = True) -> dict[str, A
         atlas = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
         if atlas is None:
             raise GpuRunError(f"could not read the atlas of {name}: {png}")
-        ok, data = cv2.imencode(".webp", atlas, [cv2.IMWRITE_WEBP_QUALITY, 92])
+        ok, data = cv2.imencode(".webp", atlas, [cv2.IMWRITE_WEBP_QUALITY, webp_quality])
         if not ok:
             raise GpuRunError(f"could not encode the atlas of {name}")
         (faces / png.name).write_bytes(data.tobytes())  # cv2.imread reads it by content
@@ -168,7 +181,8 @@ def pack(dest: Path, font_kb: int = FONT_KB, wheels: bool = True) -> dict[str, A
         wheel_dir = dest / "wheels"
         wheel_dir.mkdir(exist_ok=True)
         for pkg in WHEELS:
-            _download(wheel_dir, f"{pkg}=={version(pkg)}")
+            if localiser or pkg not in LOCALISER_WHEELS:
+                _download(wheel_dir, f"{pkg}=={version(pkg)}")
         for pkg in BUILT_WHEELS:
             _download(wheel_dir, f"{pkg}=={version(pkg)}", python="3.12")
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())

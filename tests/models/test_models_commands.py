@@ -218,3 +218,36 @@ def test_pack_takes_the_command_line_and_what_it_needs(
     assert needed <= set(packed), needed - set(packed)
     assert all(packed[name][0] == version(name) for name in needed)
     assert packed["pydantic-core"][1] == "3.12" and packed["typer"][1] == ""
+
+
+def test_pack_leaves_the_localisers_wheels_out_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    downloads: list[str] = []
+    monkeypatch.setattr(gpu, "art_designs", lambda: ())
+    monkeypatch.setattr(
+        gpu, "_download", lambda dest, req, python="": downloads.append(req.partition("==")[0])
+    )
+    gpu.pack(tmp_path / "a", font_kb=0, localiser=False)
+    assert not set(gpu.LOCALISER_WHEELS) & set(downloads) and {"typer", "pydantic"} <= set(downloads)
+    downloads.clear()
+    gpu.pack(tmp_path / "b", font_kb=0)
+    assert set(gpu.LOCALISER_WHEELS) <= set(downloads)
+
+
+def test_packed_atlases_are_webp_of_the_quality_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One training deck's atlas at two qualities: WebP (read back by content), the lower one smaller."""
+    import cv2
+
+    monkeypatch.setattr(gpu, "art_designs", lambda: ("anglo",))
+    sizes = {}
+    for q in (92, 60):
+        out = tmp_path / f"q{q}"
+        gpu.pack(out, font_kb=0, wheels=False, webp_quality=q)
+        atlases = sorted((out / "cache" / "faces").glob("*.png"))
+        assert atlases and all(p.read_bytes()[8:12] == b"WEBP" for p in atlases)
+        assert cv2.imread(str(atlases[0]), cv2.IMREAD_UNCHANGED) is not None
+        sizes[q] = sum(p.stat().st_size for p in atlases)
+    assert sizes[60] < 0.8 * sizes[92]
