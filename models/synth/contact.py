@@ -1,9 +1,9 @@
-"""Contact sheets for looking at the renderer's output (``docs/img/synth_*.png``).
+"""Contact sheets for looking at the renderer's output (``docs/img/synth_*``).
 
     .venv/bin/python -m models.synth.contact docs/img
 
-writes ``synth_contact_sheet.png`` (whole-table frames, a deal frame and dataset crops with their
-YOLO boxes) and ``synth_index_boxes.png`` (procedural faces with the detected corner-index boxes);
+writes ``synth_contact_sheet.jpg`` (whole-table frames, a deal frame and dataset crops with their
+YOLO boxes; JPEG, as photographs compress) and ``synth_index_boxes.png`` (procedural faces with the detected corner-index boxes);
 ``python -m models.synth.contact --all-faces /tmp/faces.png`` draws every design's index boxes
 (third-party art: look at it, do not commit it).
 """
@@ -66,7 +66,8 @@ def contact_sheet(path: Path, seed: int = 0) -> Path:
     rows = [np.hstack(tiles[i : i + 4]) for i in range(0, len(tiles), 4)]
     sheet = np.vstack(rows)
     path.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(path), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    params = [cv2.IMWRITE_JPEG_QUALITY, 90] if path.suffix == ".jpg" else [cv2.IMWRITE_PNG_COMPRESSION, 9]
+    cv2.imwrite(str(path), sheet, params)
     return path
 
 
@@ -104,7 +105,7 @@ def main() -> None:
         print(index_sheet(Path(sys.argv[2]), ALL))
         return
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img")
-    print(contact_sheet(out / "synth_contact_sheet.png"))
+    print(contact_sheet(out / "synth_contact_sheet.jpg"))
     print(index_sheet(out / "synth_index_boxes.png"))
 
 
