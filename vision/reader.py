@@ -92,9 +92,10 @@ class ModelFolderError(ValueError):
 def model_options(folder: Path | None) -> dict[str, object]:
     """The options of :func:`default_reader_config` for an enrolled deck's folder (``tractorcam
     enroll learn`` or ``enroll --labels``): its learned index classifier in place of the shipped
-    one, its localiser when it has one (``localiser.onnx``), its faces (``faces/``: the faces
-    step), and the deck's look (:mod:`vision.look`) when its ``deck.json`` names one; none for no
-    folder.
+    one, no joker head (that classifier has learned the deck's own jokers, and its faces step
+    finds them by their face; the joker head is for designs the reader never saw), its localiser
+    when it has one (``localiser.onnx``), its faces (``faces/``: the faces step), and the deck's
+    look (:mod:`vision.look`) when its ``deck.json`` names one; none for no folder.
 
     >>> model_options(None)
     {}
@@ -104,7 +105,7 @@ def model_options(folder: Path | None) -> dict[str, object]:
     classifier = Path(folder) / "classifier.onnx"
     if not classifier.is_file():
         raise ModelFolderError(f"--model {folder}: no classifier.onnx (tractorcam enroll learn {folder})")
-    options: dict[str, object] = {"classifier": classifier}
+    options: dict[str, object] = {"classifier": classifier, "joker_head": None}
     if (Path(folder) / "localiser.onnx").is_file():  # taught from labelled photos of the deck
         options["weights"] = Path(folder) / "localiser.onnx"
     if (Path(folder) / "faces" / "KS.png").is_file():

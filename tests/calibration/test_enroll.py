@@ -225,7 +225,8 @@ def test_a_deck_folder_with_an_unknown_look_is_refused(tmp_path: Path) -> None:
     from vision.reader import ModelFolderError, model_options
 
     (tmp_path / "classifier.onnx").write_bytes(b"")
-    assert model_options(tmp_path) == {"classifier": tmp_path / "classifier.onnx"}
+    # the deck's own classifier, and no joker head: the shipped one is for designs never seen
+    assert model_options(tmp_path) == {"classifier": tmp_path / "classifier.onnx", "joker_head": None}
     (tmp_path / "deck.json").write_text('{"look": "inverted-swapped"}')
     assert model_options(tmp_path)["look"] == "inverted-swapped"
     (tmp_path / "deck.json").write_text('{"look": "sepia"}')
