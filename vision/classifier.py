@@ -25,7 +25,6 @@ from vision.detections import Detections
 from vision.heads import (
     CLASSIFIER,
     JOKER,
-    JOKER_HEAD_LABELS,
     ORIENTATION,
     SUIT,
     UPRIGHT,
@@ -154,8 +153,9 @@ class IndexClassifier:
             p = fuse(p, suit_columns(self.suit_head.box_probabilities(image, xyxy)), self.suit_weight)
         if self.upright_head is not None and up is not None:
             p = fuse(p, self.upright_head.box_probabilities(image, xyxy, up), self.upright_weight)
-        if self.joker_head is not None and p.shape[1] == len(JOKER_HEAD_LABELS):
-            p = fuse(p, joker_columns(self.joker_head.box_probabilities(image, xyxy)), self.joker_weight)
+        if self.joker_head is not None:  # over the classifier's own columns (54, or 55 with background)
+            q = joker_columns(self.joker_head.box_probabilities(image, xyxy))[:, : p.shape[1]]
+            p = fuse(p, q, self.joker_weight)
         return p
 
     def classify(

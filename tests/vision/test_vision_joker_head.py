@@ -117,3 +117,15 @@ def test_folding_a_joker_reading_keeps_the_odds_between_other_cards() -> None:
         rest_f, rest_p = f[:, others].sum(1), p[:, others].sum(1)
         expected = (p[:, jokers[0]] / rest_p) * (q[:, 1] / q[:, 0]) ** weight
         np.testing.assert_allclose(f[:, jokers[0]] / rest_f, expected, rtol=1e-3)
+
+
+def test_a_classifier_without_a_background_output_takes_the_joker_reading_too(tmp_path: Path) -> None:
+    img, boxes = scene()
+    w = np.zeros((3, 54), np.float32)
+    w[1, class_id("10C")], w[1, class_id("SJ")] = 10.0, 9.0
+    fused = IndexClassifier(
+        linear_model(tmp_path / "c54.onnx", w, pad=0.15),
+        joker_head=CropHead(joker_head(tmp_path / "j.onnx"), JOKER),
+    )
+    p = fused.box_probabilities(img, boxes)
+    assert p.shape == (1, 54) and p.argmax(1).tolist() == [class_id("SJ")]
