@@ -94,7 +94,7 @@ def test_tractorcam_lists_the_training_groups() -> None:
     assert _commands(_help("heads")) == {"classifier", "orientation", "upright"}
     assert {"dataset", "deal", "tiles", "facetiles", "kennard"} <= _commands(_help("synth"))
     # `localiser` is the run's own subprocess: there, not listed
-    assert _commands(_help("gpu")) == {"pack", "train", "localisers", "check", "soup"}
+    assert _commands(_help("gpu")) == {"pack", "train", "localisers", "check", "soup", "export"}
     assert "--minutes" in _help("gpu", "localiser") and "--arch" in _help("gpu", "localiser")
     assert "--variant" in _help("gpu", "localisers")
 
