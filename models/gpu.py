@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.classifier import CropSet, jitter_boxes, negative_boxes, uint8_crops
-from vision.classifier import BACKGROUND
+from vision.classifier import BACKGROUND, JOKER_IDS
 from vision.crops import CROP_PAD, CROP_SIZE
 from vision.heads import JOKER_HEAD_LABELS
 
@@ -209,12 +209,30 @@ def _download(dest: Path, requirement: str, python: str = "") -> None:
 #: a corner mark's window reaches the middle of the card, where a joker's picture is; 48 px.
 JOKER_PAD = 1.5
 JOKER_SIZE = 48
-#: What ``gpu train --head`` trains: its classes (through which labels: None keeps the 55), its
-#: window's pad and size.
-HEADS: dict[str, tuple[int, npt.NDArray[np.int64] | None, float, int]] = {
-    "cards": (55, None, CROP_PAD, CROP_SIZE),
-    "joker": (3, JOKER_HEAD_LABELS, JOKER_PAD, JOKER_SIZE),
+
+
+@dataclass(frozen=True, eq=False)
+class TrainedHead:
+    """What ``gpu train --head`` trains: its outputs, the map from the 55 classes to them (None:
+    the 55 themselves), and the window its crops are cut with."""
+
+    classes: int
+    labels: npt.NDArray[np.int64] | None
+    pad: float
+    size: int
+
+
+HEADS: dict[str, TrainedHead] = {
+    "cards": TrainedHead(55, None, CROP_PAD, CROP_SIZE),
+    "joker": TrainedHead(3, JOKER_HEAD_LABELS, JOKER_PAD, JOKER_SIZE),
 }
+
+
+def trained_head(name: str) -> TrainedHead:
+    """The head ``--head NAME`` names; :class:`GpuRunError` for an unknown one."""
+    if name not in HEADS:
+        raise GpuRunError(f"--head {name!r}: one of {', '.join(HEADS)}")
+    return HEADS[name]
 
 
 @dataclass(frozen=True)
@@ -1194,8 +1212,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
     """The whole run (``gpu train``); ``args`` holds that command's options by name."""
     import torch
 
-    if args.head not in HEADS:
-        raise GpuRunError(f"--head {args.head!r}: one of {', '.join(HEADS)}")
+    head = trained_head(args.head)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -1216,7 +1233,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
 
     from models.synth.designs import HELDOUT_VAL_PROC
 
-    classes, labels, pad, size = HEADS[args.head]
+    labels, pad, size = head.labels, head.pad, head.size
     # selection crops: unseen random decks (the selection split's designs, never the test's)
     val_seeds = scene_seeds(args.seed + 1, 0, args.val_scenes)
     val_jobs = [
@@ -1320,7 +1337,7 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         poll(1.0)
     pool.flush()
     log(f"[{time.time() - t0:5.0f}s] {stats['scenes']} scenes, {len(pool)} crops; classifiers start")
-    variants = build_variants(args.variant, device, classes, size)
+    variants = build_variants(args.variant, device, head.classes, size)
     val_parts = [f.result() for f in val_futures]
     val = CropSet(np.concatenate([p[0] for p in val_parts]), np.concatenate([p[1] for p in val_parts]))
 
@@ -1376,10 +1393,10 @@ def run(args: types.SimpleNamespace) -> dict[str, Any]:
         "budget_s": args.budget,
         **stats,
         "pool": len(pool),
-        "pool_jokers": 0 if pool.y is None else int(((pool.y == 52) | (pool.y == 53)).sum()),
+        "pool_jokers": 0 if pool.y is None else int(np.isin(pool.y.cpu().numpy(), JOKER_IDS).sum()),
         "val_crops": int(len(val.y)),
         "bank_faces": len(face_bank[0]) if face_bank else 0,
-        "head": {"name": args.head, "classes": classes, "pad": pad, "size": size},
+        "head": {"name": args.head, "classes": head.classes, "pad": pad, "size": size},
         "variants": {},
         "args": {k: str(v) for k, v in vars(args).items()},
     }
@@ -1463,15 +1480,13 @@ def export_head(weights: Path, out: Path, head: str, width: float) -> None:
 
     from models.classifier import build_net, export_onnx
 
-    if head not in HEADS:
-        raise GpuRunError(f"--head {head!r}: one of {', '.join(HEADS)}")
-    classes, _, pad, size = HEADS[head]
-    net = build_net(classes, size, width=width)
+    spec = trained_head(head)
+    net = build_net(spec.classes, spec.size, width=width)
     try:
         net.load_state_dict(torch.load(weights, map_location="cpu"))
     except RuntimeError as exc:
         raise GpuRunError(f"{weights}: not a {head} network of width {width:g}: {str(exc)[:200]}") from None
-    export_onnx(net, size, out, pad)
+    export_onnx(net, spec.size, out, spec.pad)
 
 
 # --------------------------------------------------------------------------- checks (here)

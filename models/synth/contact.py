@@ -3,8 +3,8 @@
     .venv/bin/python -m models.synth.contact docs/img
 
 writes ``synth_contact_sheet.jpg`` (whole-table frames, a deal frame and dataset crops with their
-YOLO boxes; JPEG, as photographs compress) and ``synth_index_boxes.png`` (procedural faces with the detected corner-index boxes);
-``python -m models.synth.contact --all-faces /tmp/faces.png`` draws every design's index boxes
+YOLO boxes; JPEG, as photographs compress) and ``synth_index_boxes.png`` (procedural faces with
+the detected corner-index boxes); ``python -m models.synth.contact --all-faces /tmp/faces.png`` draws every design's index boxes
 (third-party art: look at it, do not commit it).
 """
 

@@ -261,13 +261,7 @@ def test_the_face_bank_draws_decks_no_split_holds_out():
 
 def test_bank_crops_centre_the_index_and_background_lies_off_it():
     """Faces white with a black index box: a named crop is dark in its middle, a background one not."""
-    h, w = gpu.BANK_FACE
-    faces = np.full((54, 4, h, w), 255, np.uint8)
-    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (54, 1))
-    for k in range(54):
-        x1, y1, x2, y2 = (boxes[k] * [w, h, w, h]).astype(int)
-        faces[k, :3, y1:y2, x1:x2] = 0
-        faces[k, :3, h - y2 : h - y1, w - x2 : w - x1] = 0  # the bottom-right copy, turned
+    faces, boxes = _faces_with_red(54, None, index_red=False)
     valid = np.ones(54, bool)
     valid[52:] = False  # a deck without jokers face up
     bank = gpu.FaceBank(faces, boxes, valid, "cpu")
@@ -283,13 +277,7 @@ def test_bank_crops_centre_the_index_and_background_lies_off_it():
 def test_bank_crops_with_the_joker_heads_window_show_the_index_smaller():
     """The same white faces with a black index: cut with the joker head's window, the index fills
     about (1.3 / 4)² of the crop, not most of it."""
-    h, w = gpu.BANK_FACE
-    faces = np.full((54, 4, h, w), 255, np.uint8)
-    boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (54, 1))
-    for k in range(54):
-        x1, y1, x2, y2 = (boxes[k] * [w, h, w, h]).astype(int)
-        faces[k, :3, y1:y2, x1:x2] = 0
-        faces[k, :3, h - y2 : h - y1, w - x2 : w - x1] = 0
+    faces, boxes = _faces_with_red(54, None, index_red=False)
     bank = gpu.FaceBank(faces, boxes, np.ones(54, bool), "cpu")
 
     def dark_share(pad: float, size: int) -> float:
@@ -317,8 +305,9 @@ def _red_boxes_detector():
     return Red()
 
 
-def _faces_with_red(n: int, patch: tuple[float, float, float, float], index_red: bool):
-    """White faces, a black (or red) index box at top left and its turned copy, a red ``patch``."""
+def _faces_with_red(n: int, patch: tuple[float, float, float, float] | None, index_red: bool):
+    """White faces, a black (or red) index box at top left and its turned copy, a red ``patch``
+    (None: none)."""
     h, w = gpu.BANK_FACE
     faces = np.full((n, 4, h, w), 255, np.uint8)
     boxes = np.tile(np.array([[0.05, 0.04, 0.2, 0.24]], np.float32), (n, 1))
@@ -327,8 +316,9 @@ def _faces_with_red(n: int, patch: tuple[float, float, float, float], index_red:
         x1, y1, x2, y2 = (boxes[k] * [w, h, w, h]).astype(int)
         faces[k, :3, y1:y2, x1:x2] = red if index_red else 0
         faces[k, :3, h - y2 : h - y1, w - x2 : w - x1] = red if index_red else 0
-        px1, py1, px2, py2 = (np.array(patch) * [w, h, w, h]).astype(int)
-        faces[k, :3, py1:py2, px1:px2] = red
+        if patch is not None:
+            px1, py1, px2, py2 = (np.array(patch) * [w, h, w, h]).astype(int)
+            faces[k, :3, py1:py2, px1:px2] = red
     return faces, boxes
 
 

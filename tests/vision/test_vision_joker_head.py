@@ -21,13 +21,8 @@ from vision.detectors import DetectorConfig, create_detector
 from vision.heads import JOKER, JOKER_HEAD_LABELS, CropHead, HeadError, fuse, joker_columns
 from vision.labels import class_id
 
-onnx = need_module("onnx")
-from tests.vision.test_vision_classifier import linear_model as channel_means_model  # noqa: E402
-
-
-def linear_model(path: Path, w: np.ndarray, pad: float | None) -> Path:
-    """logits = (crop channel means) @ ``w``; ``pad`` in the metadata unless None."""
-    return channel_means_model(path, w, None if pad is None else {PAD_KEY: repr(pad)})
+need_module("onnx")
+from tests.vision.test_vision_suit_head import linear_model  # noqa: E402
 
 
 def index_classifier(path: Path) -> Path:
