@@ -32,7 +32,8 @@ from contract.events import EdgeEvent, EventPosted
 from engine.jsontext import load_json
 from scoreboard import auth, feed
 from scoreboard.errors import ServiceError
-from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, User
+from scoreboard.games import describe as describe_game
+from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, TableGame, User
 from scoreboard.schemas import (
     MAX_ID,
     AlertClose,
@@ -41,12 +42,16 @@ from scoreboard.schemas import (
     Correction,
     DealDetail,
     DealList,
+    DealMove,
+    DealPlace,
+    DealStatusChange,
     EventList,
     LoggedIn,
     Login,
     Refused,
     Resolution,
     RulingIn,
+    RulingPreview,
     TableCreate,
     TableCreated,
     TableList,
@@ -66,7 +71,7 @@ MAX_KEY = 200
 MAX_REPLAY = 2000
 TABLE_ID = re.compile(r"^[0-9a-f]{32}$")
 ALERT_STATUSES = ("open", "acknowledged", "ruled", "dismissed", "resolved")
-ALERT_KINDS = ("revoke", "failed_throw", "mismatch", "refused", "look")
+ALERT_KINDS = ("revoke", "failed_throw", "mismatch", "refused", "look", "held")
 
 
 # --- dependencies --------------------------------------------------------------------------------
@@ -268,6 +273,9 @@ def list_deals(
             .order_by(Deal.seq)
             .limit(limit)
         ).all()
+        games = dict(
+            s.execute(select(TableGame.id, TableGame.number).where(TableGame.table_id == table_id)).all()
+        )
         deals = [
             {
                 "deal": d.seq,
@@ -276,6 +284,8 @@ def list_deals(
                 "log": v.log,
                 "result": v.result,
                 "state_after": d.state_after,
+                "status": d.status,
+                "game": games.get(d.game_id),
             }
             for d, v in rows
         ]
@@ -295,12 +305,40 @@ def get_deal(table_id: TableId, seq: Seq, board: Board) -> dict[str, Any]:
             "idempotency_key": deal.idempotency_key,
             "state_after": deal.state_after,
             "versions": [deal_version_dict(v) for v in deal.versions],
+            "status": deal.status,
+            "game": describe_game(s, s.get(TableGame, deal.game_id) if deal.game_id else None),
+            "history": list(deal.history or []),
         }
 
 
 @router.post("/tables/{table_id}/deals/{seq}/versions", status_code=201, response_model=VersionMade)
 def correct_deal(table_id: TableId, seq: Seq, body: Correction, board: Board, who: Referee) -> JSONResponse:
     return reply(201, board.correct_deal(table_id, seq, body, who.name))
+
+
+@router.post("/tables/{table_id}/deals/{seq}/move", response_model=DealPlace)
+def move_deal(table_id: TableId, seq: Seq, body: DealMove, board: Board, who: Referee) -> dict[str, Any]:
+    """A deal posted under the wrong table's token, or into the wrong game, moved to the game it was
+    played in (default: the other table's current game). It gets the next deal number there; both
+    games are folded again and their matches' results follow; the move is kept in its history."""
+    return board.move_deal(table_id, seq, body.to_table, body.game, body.reason, who.name)
+
+
+@router.post("/tables/{table_id}/deals/{seq}/void", response_model=DealPlace)
+def void_deal(
+    table_id: TableId, seq: Seq, body: DealStatusChange, board: Board, who: Referee
+) -> dict[str, Any]:
+    """The deal counts nowhere (kept, with the reason); its game is folded again."""
+    return board.set_deal_status(table_id, seq, "voided", body.reason, who.name)
+
+
+@router.post("/tables/{table_id}/deals/{seq}/count", response_model=DealPlace)
+def count_deal(
+    table_id: TableId, seq: Seq, body: DealStatusChange, board: Board, who: Referee
+) -> dict[str, Any]:
+    """A held deal (posted after its game closed) or a voided one counted in its game again; the
+    game's match result follows."""
+    return board.set_deal_status(table_id, seq, "counted", body.reason, who.name)
 
 
 class DealRuling(RulingIn):
@@ -440,7 +478,7 @@ def list_alerts(
     _: Referee,
     table: TableFilter,
     status: Annotated[list[str], Depends(alert_statuses)],
-    kind: Annotated[Literal["revoke", "failed_throw", "mismatch", "refused", "look"] | None, Query()] = None,
+    kind: Annotated[Literal["revoke", "failed_throw", "mismatch", "refused", "look", "held"] | None, Query()] = None,
     order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
 ) -> dict[str, Any]:
     """The referee queue, newest first unless ``order=oldest``, filtered by table and kind."""
@@ -451,7 +489,8 @@ def list_alerts(
         if kind:
             query = query.where(Alert.kind == kind)
         query = query.order_by(Alert.id.desc() if order == "newest" else Alert.id)
-        return {"alerts": [board.alert_dict(a) for a in s.scalars(query).all()]}
+        rows = s.execute(query.add_columns(Deal.seq).outerjoin(Deal, Deal.id == Alert.deal_id)).all()
+        return {"alerts": [{**board.alert_dict(a), "deal": seq} for a, seq in rows]}
 
 
 AlertId = Annotated[int, Path(ge=1, le=MAX_ID)]
@@ -507,6 +546,12 @@ def dismiss_alert(
 def rule_alert(
     alert_id: AlertId, board: Board, who: Referee, body: Annotated[RulingIn | None, Body()] = None
 ) -> JSONResponse:
+    table_id, seq = _alert_deal(board, alert_id)
+    return reply(201, board.rule(table_id, seq, body or RulingIn(), who.name, alert_id))
+
+
+def _alert_deal(board: Scoreboard, alert_id: int) -> tuple[str, int]:
+    """The table and deal number an alert is about (404 no alert, 409 no deal posted yet)."""
     with board.db.read() as s:
         alert = s.get(Alert, alert_id)
         if alert is None:
@@ -515,8 +560,17 @@ def rule_alert(
             raise ServiceError(409, f"alert #{alert_id} belongs to a deal the table has not posted yet")
         deal = s.get(Deal, alert.deal_id)
         assert deal is not None
-        table_id, seq = alert.table_id, deal.seq
-    return reply(201, board.rule(table_id, seq, body or RulingIn(), who.name, alert_id))
+        return alert.table_id, deal.seq
+
+
+@router.post("/alerts/{alert_id}/ruling/preview", response_model=RulingPreview)
+def preview_ruling(
+    alert_id: AlertId, board: Board, who: Referee, body: Annotated[RulingIn | None, Body()] = None
+) -> dict[str, Any]:
+    """What the ruling would do, stored nowhere: the deal's defenders' total and outcome, and its
+    game's levels and next dealer, before and after (the page shows it and asks to confirm)."""
+    table_id, seq = _alert_deal(board, alert_id)
+    return board.rule(table_id, seq, body or RulingIn(), who.name, alert_id, preview=True)
 
 
 @router.post(

@@ -23,6 +23,8 @@ from scoreboard.settings import Settings
 _DEAL_PATHS = re.compile(r"^/api/(tables/[^/]+/deals(/\d+/versions)?|deals|alerts/[^/]+/resolve)$")
 _EVENT_PATHS = re.compile(r"^/api/(tables/[^/]+/)?events$")
 _EVENT_FILE_PATHS = re.compile(r"^/api/tourneys/?$")
+# The organiser's forms that carry an event file: URL-encoded, a Chinese name takes 9 bytes a character.
+_EVENT_FORM_PATHS = re.compile(r"^/tourneys/(new|import)$")
 _WITH_BODY = {"POST", "PUT", "PATCH"}
 
 
@@ -39,6 +41,8 @@ def body_limit(settings: Settings, path: str) -> int:
         return settings.max_event_bytes
     if _EVENT_FILE_PATHS.match(path):
         return settings.max_event_file_bytes
+    if _EVENT_FORM_PATHS.match(path):
+        return 4 * settings.max_event_file_bytes
     return settings.max_body_bytes
 
 

@@ -49,14 +49,50 @@ class ScoreTable(Base):
     # The deal in progress as the edge reports it (a partial deal log plus the engine's running score).
     live: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     health: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    # Set by the organiser or a referee, never by the table: each side's level before the first
-    # deal and the first dealer ({"levels": {"NS": "2", "EW": "2"}, "dealer": "S" | None}), and the
-    # sides' team names ({"NS": "...", "EW": "..."}).
-    start: Mapped[dict[str, Any] | None] = mapped_column(JSON)
-    teams: Mapped[dict[str, str] | None] = mapped_column(JSON)
+    # The game the table plays now (``TableGame.id``): deals it posts are that game's, and
+    # ``state`` is that game's state. Its start and team names live on the game.
+    game_id: Mapped[int | None] = mapped_column(Integer)
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     deals: Mapped[list[Deal]] = relationship(back_populates="table", order_by="Deal.seq")
+
+
+class TableGame(Base):
+    """One game at one table: from its start levels to its end. A table plays one game per round of
+    an event (bound to a match's board by ``match_id`` and ``board``), or a free game outside any
+    event. ``status``: ``open`` (the table's current game: its deals count here), ``ready`` (a
+    published round's game waiting for the table's current game to close), ``closed``.
+
+    The start ({"levels": {"NS", "EW"}, "dealer"}) and the sides' team names ({"NS", "EW"}) are set by
+    the organiser, a referee or the event's pairing, never by the table; ``state`` is the match state
+    folded over the game's counted deals."""
+
+    __tablename__ = "table_games"
+    __table_args__ = (
+        UniqueConstraint("table_id", "number", name="uq_table_games_table_number"),
+        Index("ix_table_games_match_id", "match_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(10), default="open")
+    start: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    teams: Mapped[dict[str, str] | None] = mapped_column(JSON)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    deals: Mapped[int] = mapped_column(Integer, default=0)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("tourney_matches.id", ondelete="SET NULL"))
+    board: Mapped[int | None] = mapped_column(Integer)
+    # Where the game stands in its event, kept with it for the pages and the deals' history.
+    tournament_id: Mapped[str | None] = mapped_column(ForeignKey("tournaments.id", ondelete="SET NULL"))
+    round_no: Mapped[int | None] = mapped_column(Integer)
+    table_no: Mapped[int | None] = mapped_column(Integer)
+    opened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    closed_by: Mapped[str | None] = mapped_column(String(100))
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Deal(Base):
@@ -75,6 +111,13 @@ class Deal(Base):
     # The current version's log and result without their bulky lists (tricks, hands, bottom): what
     # folding MatchState over the table needs, small enough to read for every deal on every post.
     fold: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The game the deal was played in (its round and match, in an event).
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("table_games.id", ondelete="SET NULL"), index=True)
+    # ``counted`` (folded into its game), ``held`` (posted to a game already closed: kept apart
+    # until a referee counts, moves or voids it) or ``voided`` (by a referee).
+    status: Mapped[str] = mapped_column(String(10), default="counted")
+    # What referees did to the deal beside new versions: moves and voids, with reason, who and when.
+    history: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     table: Mapped[ScoreTable] = relationship(back_populates="deals")
@@ -217,6 +260,9 @@ class Tournament(Base):
     # {"minutes", "call_at", "rule"}: the round's length, when the last-deal call comes, what it means
     clock: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     tables: Mapped[list[str | None]] = mapped_column(JSON, default=list)
+    # The SHA-256 of the imported event file (canonical JSON): importing it again is refused.
+    source_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     entries: Mapped[list[TourneyEntry]] = relationship(
@@ -261,6 +307,9 @@ class TourneyRound(Base):
     relaxed: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     clock_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     clock_started_by: Mapped[str | None] = mapped_column(String(100))
+    # A paused clock: since when, and the seconds of earlier pauses (they move the call and the end).
+    clock_paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    clock_paused_s: Mapped[int] = mapped_column(Integer, default=0)
     call_sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -290,6 +339,8 @@ class TourneyMatch(Base):
     result_source: Mapped[str | None] = mapped_column(String(10))  # "referee", "table", "import"
     result_by: Mapped[str | None] = mapped_column(String(100))
     result_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Why the result was taken as it was, when a referee overrode a warning (a deal still in play).
+    result_note: Mapped[str] = mapped_column(Text, default="")
     history: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
 
     round: Mapped[TourneyRound] = relationship(back_populates="matches")

@@ -1,7 +1,14 @@
-"""Server-rendered live pages (Jinja2); ``static/live.js`` swaps in fragments when the feed moves."""
+"""Server-rendered live pages (Jinja2); ``static/live.js`` swaps in fragments when the feed moves.
+Also what every page with forms shares: the logged-in user, a form's anti-forgery token, the one
+message a form's answer leaves for the next page (a short-lived cookie), and reading a posted form."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -11,12 +18,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 from sqlalchemy import func, select
+from starlette.concurrency import run_in_threadpool
 
 from scoreboard import auth
 from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId
-from scoreboard.errors import ServiceError
+from scoreboard import games
+from scoreboard.errors import ServiceError, clip
 from scoreboard.explain import explain, explain_look
-from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable
+from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable, TableGame, TourneyRound
 from scoreboard.service import Scoreboard
 
 router = APIRouter(include_in_schema=False)
@@ -74,9 +83,103 @@ def cursor_now(s: Any) -> int:
     return int(s.scalar(select(func.max(Event.id))) or 0)
 
 
+# --- forms: who posts, the anti-forgery token, the message for the next page -------------------
+
+FLASH = "tc_flash"
+FORM_BYTES = 4 * 1024 * 1024  # the guard's limit for an event file pasted in a form
+
+
+def form_token(request: Request) -> str | None:
+    """The token every form of a logged-in page carries: an HMAC of the login cookie, which a
+    foreign page can neither read nor make, so it cannot post the form."""
+    session = request.cookies.get(auth.COOKIE)
+    if not session:
+        return None
+    return hmac.new(session.encode(), b"tractorcam-form", hashlib.sha256).hexdigest()
+
+
+def flash(response: Response, kind: str, message: str) -> Response:
+    """One message for the next page (``ok`` or ``error``), in a cookie that lives a minute."""
+    text = base64.urlsafe_b64encode(json.dumps({"kind": kind, "text": clip(message, 600)}).encode()).decode()
+    response.set_cookie(FLASH, text, max_age=60, httponly=True, samesite="strict")
+    return response
+
+
+def take_flash(request: Request) -> dict[str, str] | None:
+    raw = request.cookies.get(FLASH)
+    if not raw:
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(raw.encode()))
+        return {"kind": str(data["kind"]), "text": str(data["text"])}
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class Form:
+    """A posted form (``application/x-www-form-urlencoded``): the first value of a field, or all."""
+
+    def __init__(self, fields: dict[str, list[str]]) -> None:
+        self.fields = fields
+
+    def get(self, name: str, default: str = "") -> str:
+        values = self.fields.get(name)
+        return values[0].strip() if values else default
+
+    def all(self, name: str) -> list[str]:
+        return [v.strip() for v in self.fields.get(name, [])]
+
+    def opt(self, name: str) -> str | None:
+        return self.get(name) or None
+
+    def int(self, name: str, what: str | None = None) -> int | None:
+        text = self.get(name)
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise ServiceError(422, f"{what or name}: a whole number, please (got {text[:20]!r})") from None
+
+
+async def read_form(request: Request, role: str) -> tuple[Form, auth.Principal]:
+    """The form a logged-in user posted, once its anti-forgery token is checked (403 otherwise;
+    401 when not logged in; 403 for an organiser's form posted by a referee)."""
+    who_in = who(request)
+    if who_in is None:
+        raise ServiceError(401, "log in first")
+    if role == "admin" and who_in.role != "admin":
+        raise ServiceError(403, "organisers (admin role) only")
+    raw = (await request.body())[:FORM_BYTES].decode("utf-8", "replace")
+    form = Form(parse_qs(raw, keep_blank_values=True))
+    expected = form_token(request)
+    if expected is None or not hmac.compare_digest(form.get("csrf"), expected):
+        raise ServiceError(403, "this form is out of date: reload the page and try again")
+    return form, who_in
+
+
+async def form_action(
+    request: Request, role: str, back: str, action: Callable[[Form, auth.Principal], str | tuple[str, str]]
+) -> Response:
+    """Run a form's action in the thread pool and go back to ``back`` (303) with its message; a
+    refusal (the service's own one line) goes back as an error message. Not logged in: the login
+    page, then back."""
+    try:
+        form, who_in = await read_form(request, role)
+        out = await run_in_threadpool(action, form, who_in)
+    except ServiceError as exc:
+        if exc.status == 401:
+            return RedirectResponse(f"/login?next={back}", status_code=303)
+        return flash(RedirectResponse(back, status_code=303), "error", exc.message)
+    target, message = (back, out) if isinstance(out, str) else out
+    return flash(RedirectResponse(target, status_code=303), "ok", message)
+
+
 def all_tables(request: Request) -> dict[str, Any]:
     with board(request).db.read() as s:
-        tables = s.scalars(select(ScoreTable).order_by(ScoreTable.name)).all()
+        tables = s.scalars(
+            select(ScoreTable).where(ScoreTable.archived_at.is_(None)).order_by(ScoreTable.name)
+        ).all()
         return {"tables": [board(request).summary(s, t) for t in tables], "cursor": cursor_now(s)}
 
 
@@ -94,8 +197,19 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
             .order_by(Deal.seq.desc())
             .limit(30)
         ).all()
+        numbers = dict(
+            s.execute(select(TableGame.id, TableGame.number).where(TableGame.table_id == table_id)).all()
+        )
         history = [
-            {"seq": d.seq, "version": v.version, "result": v.result, "state": d.state_after, "log": v.log}
+            {
+                "seq": d.seq,
+                "version": v.version,
+                "result": v.result,
+                "state": d.state_after,
+                "log": v.log,
+                "status": d.status,
+                "game": numbers.get(d.game_id),
+            }
             for d, v in rows
         ]
         return {
@@ -117,14 +231,17 @@ def _last_call(request: Request, s: Any, table_id: str) -> dict[str, Any] | None
     )
     if event is None:
         return None
-    from datetime import datetime
-
-    try:
-        ends = datetime.fromisoformat(str(event.payload.get("ends_at")))
-    except ValueError:
+    service = request.app.state.tourneys
+    r = s.scalar(
+        select(TourneyRound).where(
+            TourneyRound.tournament_id == event.payload.get("tourney"),
+            TourneyRound.number == event.payload.get("round"),
+        )
+    )
+    if r is None or r.tournament is None:
         return None
-    now = request.app.state.tourneys.clock()
-    return dict(event.payload) if now < ends else None
+    state = service.clock_dict(r.tournament, r)["state"]
+    return dict(event.payload) if state != "time" else None
 
 
 GROUPED_KINDS = ("mismatch", "refused", "look")
@@ -159,6 +276,7 @@ def alerts_context(request: Request, table: str | None = None, kind: str | None 
                     seen[key]["alike"] += 1
                     continue
             entry = {**board(request).alert_dict(a), "table_name": name, "deal": seq, "alike": 1}
+            entry["game"] = _alert_game(s, a)
             entry["explained"] = _explain(s, a, logs)
             if a.kind in GROUPED_KINDS:
                 seen[(a.table_id, a.kind, a.reasoning)] = entry
@@ -172,6 +290,16 @@ def alerts_context(request: Request, table: str | None = None, kind: str | None 
             "table_names": [(i, n) for i, n in names],
             "kinds": ALERT_KINDS,
         }
+
+
+def _alert_game(s: Any, alert: Alert) -> dict[str, Any] | None:
+    """Who plays at the alert's table: its deal's game, or the table's current game."""
+    deal = s.get(Deal, alert.deal_id) if alert.deal_id is not None else None
+    game_id = deal.game_id if deal is not None else None
+    if game_id is None:
+        table = s.get(ScoreTable, alert.table_id)
+        game_id = table.game_id if table is not None else None
+    return games.describe(s, s.get(TableGame, game_id) if game_id is not None else None)
 
 
 ENGINE_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "mismatch": "card_count"}
@@ -223,7 +351,16 @@ def _explain(s: Any, alert: Alert, logs: DealLogs) -> dict[str, Any] | None:
 
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
-    return templates.TemplateResponse(request, name, {"user": who(request), **context}, status_code=status)
+    message = None if name.startswith("_") else take_flash(request)  # a fragment leaves it
+    response = templates.TemplateResponse(
+        request,
+        name,
+        {"user": who(request), "csrf": form_token(request), "flash": message, **context},
+        status_code=status,
+    )
+    if message is not None:
+        response.delete_cookie(FLASH)
+    return response
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -260,8 +397,32 @@ def deal_page(request: Request, table_id: TableId, seq: Seq) -> HTMLResponse:
             "versions": versions,
             "current": deal.current_version,
             "cursor": cursor_now(s),
+            "status": deal.status,
+            "game": games.describe(s, s.get(TableGame, deal.game_id) if deal.game_id else None),
+            "history": list(deal.history or []),
+            "places": _places(s, deal) if who(request) is not None else [],
         }
     return render(request, "deal.html", ctx)
+
+
+def _places(s: Any, deal: Deal) -> list[tuple[str, str]]:
+    """Where a referee may move a deal: every started game of every table in use, newest first
+    (``"<table id>:<game number>"``, a label)."""
+    rows = s.execute(
+        select(TableGame, ScoreTable.name)
+        .join(ScoreTable, ScoreTable.id == TableGame.table_id)
+        .where(ScoreTable.archived_at.is_(None), TableGame.status != games.READY)
+        .order_by(ScoreTable.name, TableGame.number.desc())
+    ).all()
+    out = []
+    for g, name in rows:
+        if g.id == deal.game_id:
+            continue
+        where = f"round {g.round_no}, table {g.table_no}" if g.round_no is not None else "free game"
+        teams = " v ".join(x for x in (g.teams or {}).values() if x)
+        label = f"{name} · game {g.number} ({where}{': ' + teams if teams else ''}; {g.status})"
+        out.append((f"{g.table_id}:{g.number}", label))
+    return out
 
 
 def queue_table(table: Annotated[str, Query(max_length=64)] = "") -> str | None:

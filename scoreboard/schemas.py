@@ -53,6 +53,9 @@ class TableUpdate(Strict):
     teams: Teams | None = None
     levels: SideLevels | None = Field(default=None, description="levels before the first deal")
     dealer: Seat | None = Field(default=None, description="the first deal's dealer")
+    archived: bool | None = Field(
+        default=None, description="left off the pages and the event forms (it still takes posts)"
+    )
 
 
 class TableCreated(Strict):
@@ -86,6 +89,23 @@ class RulingIn(Strict):
     deals_next: bool | None = None
     trick: int | None = Field(default=None, ge=1, le=60)
     note: Text = ""
+
+
+class BeforeAfter(Strict):
+    before: Any = None
+    after: Any = None
+
+
+class RulingPreview(Strict):
+    """What a ruling would change, before the referee confirms it."""
+
+    deal: int
+    ruling: dict[str, Any]
+    defender_total: BeforeAfter
+    outcome: BeforeAfter
+    levels: BeforeAfter = Field(description="the game's levels now, and after the ruling")
+    dealer: BeforeAfter = Field(description="the game's next dealer now, and after the ruling")
+    counts: bool = Field(description="whether the deal counts in its game (a held or voided deal moves nothing)")
 
 
 class AlertClose(Strict):
@@ -140,6 +160,23 @@ class Resolution(LogChange):
 # --- responses -------------------------------------------------------------------------------------
 
 
+class GameOut(Strict):
+    """A game at a table: from its start levels to its end; in an event, one board of one match."""
+
+    number: int
+    status: Literal["open", "ready", "closed"]
+    teams: dict[str, str | None]
+    start: dict[str, Any] | None
+    deals: int = Field(description="deals counted in the game")
+    event: str | None
+    event_name: str | None
+    round: int | None
+    table_no: int | None = Field(description="the match's table number in its round")
+    board: int | None = Field(description="the board of a team match (1, 2, …)")
+    match: bool
+    note: str
+
+
 class TableSummary(Strict):
     """A table as the pages and the API show it: its match state (levels, next dealer, winner), the
     deal in play (``live``) and its health."""
@@ -156,6 +193,9 @@ class TableSummary(Strict):
     open_alerts: int
     live: dict[str, Any] = Field(description="the deal in play: its start, plays and trick results so far")
     health: dict[str, Any] = Field(description="online, last reading, camera, looks waiting")
+    game: GameOut | None = Field(default=None, description="the game the table plays now")
+    next: GameOut | None = Field(default=None, description="an event's game waiting for this one to close")
+    archived: bool = False
 
 
 class TableList(Strict):
@@ -175,6 +215,29 @@ class LoggedIn(Strict):
     expires_at: str
 
 
+class DealMove(Strict):
+    """Where a deal belongs: a game at a table (default: that table's current game)."""
+
+    to_table: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+    game: int | None = Field(default=None, ge=1, le=MAX_ID, description="the game's number at that table")
+    reason: Reason
+
+
+class DealStatusChange(Strict):
+    reason: Reason
+
+
+class DealPlace(Strict):
+    """Where a deal counts now, and what referees did to it (moves, voids)."""
+
+    table: str
+    deal: int
+    status: Literal["counted", "held", "voided"]
+    game: GameOut | None
+    history: list[dict[str, Any]]
+    state_after: dict[str, Any] | None
+
+
 class DealRow(Strict):
     """A stored deal at its current version."""
 
@@ -184,6 +247,8 @@ class DealRow(Strict):
     log: dict[str, Any]
     result: dict[str, Any] | None
     state_after: dict[str, Any] | None
+    status: Literal["counted", "held", "voided"] = "counted"
+    game: int | None = Field(default=None, description="the game's number at the table")
 
 
 class DealList(Strict):
@@ -207,6 +272,9 @@ class DealDetail(Strict):
     idempotency_key: str | None
     state_after: dict[str, Any] | None
     versions: list[DealVersionOut]
+    status: Literal["counted", "held", "voided"] = "counted"
+    game: GameOut | None = None
+    history: list[dict[str, Any]] = Field(default_factory=list, description="moves and voids")
 
 
 class VersionMade(Strict):
@@ -304,6 +372,44 @@ class TourneyImport(Strict):
     event: dict[str, Any] = Field(description="the event file, as `tractorcam tourney` reads it")
     tables: list[TableRef | None] = Field(default_factory=list, max_length=4096)
     clock: ClockSettings | None = None
+    again: bool = Field(default=False, description="import a file already imported, on purpose")
+
+
+class TourneyUpdate(Strict):
+    """The event's name, its scoreboard tables (for rounds paired from now on), its clock, or
+    archived (its waiting games dropped and those in play closed) or back."""
+
+    name: Name | None = None
+    tables: list[TableRef | None] | None = Field(default=None, max_length=4096)
+    clock: ClockSettings | None = None
+    archived: bool | None = None
+
+
+EntryName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
+
+
+class EntryIn(Strict):
+    """A new entry (a pair, or a team with ``pairs``); its id is made up (E01, E02, …) when not given."""
+
+    id: EntryId | None = None
+    name: EntryName
+    unit: EntryName | None = None
+    rating: float = Field(default=0, ge=-1e9, le=1e9)
+    group: EntryName | None = None
+    pairs: list[EntryName] | None = Field(default=None, max_length=16)
+
+
+class EntryChange(Strict):
+    """An entry's details, or ``withdrawn`` (kept in the standings, not paired again) or back."""
+
+    name: EntryName | None = None
+    unit: EntryName | None = None
+    rating: float | None = Field(default=None, ge=-1e9, le=1e9)
+    group: EntryName | None = None
+    pairs: list[EntryName] | None = Field(default=None, max_length=16)
+    withdrawn: bool | None = None
 
 
 class RoundStatus(Strict):
@@ -323,6 +429,8 @@ class TourneyOut(Strict):
     clock: dict[str, Any]
     tables: list[str | None]
     rounds: list[RoundStatus]
+    archived: bool = False
+    warnings: list[str] = Field(default_factory=list, description="what the organiser should know")
 
 
 class TourneyList(Strict):
@@ -389,7 +497,14 @@ class MatchOut(Strict):
     source: str | None = Field(default=None, description="referee, table or import")
     by: str | None = None
     at: str | None = None
+    note: str | None = Field(default=None, description="why the result was taken over a warning")
     history: list[dict[str, Any]] | None = Field(default=None, description="earlier results, oldest first")
+    home_name: str | None = None
+    away_name: str | None = None
+    bye_name: str | None = None
+    games: list[dict[str, Any]] | None = Field(
+        default=None, description="each board's game at its table: levels, deals, a deal in play"
+    )
 
 
 class ClockOut(Strict):
@@ -397,7 +512,7 @@ class ClockOut(Strict):
     call_at: int | None = None
     rule: str | None = None
     round: int | None
-    state: Literal["not started", "running", "called", "time"]
+    state: Literal["not started", "running", "paused", "called", "time"]
     started_at: str | None
     call_at_time: str | None = None
     ends_at: str | None = None
@@ -405,6 +520,7 @@ class ClockOut(Strict):
     remaining_s: int | None = None
     called: bool | None = None
     call: str | None = Field(default=None, description="what the last-deal call tells the tables")
+    paused_s: int | None = Field(default=None, description="seconds the clock was paused (they move the end)")
 
 
 class RoundOut(Strict):
@@ -414,6 +530,7 @@ class RoundOut(Strict):
     matches: list[MatchOut]
     relaxed: list[Relaxation] = Field(description="the rules this pairing breaks (none while avoidable)")
     clock: ClockOut
+    warnings: list[str] = Field(default_factory=list)
 
 
 class OverrideMatch(Strict):
@@ -440,10 +557,22 @@ class ResultIn(Strict):
     a list, one per board (or one forfeit)."""
 
     result: BoardResult | list[BoardResult]
+    reason: Reason | None = Field(
+        default=None, description="why the match closes while a deal is still in play (kept with the result)"
+    )
+
+
+class MatchClose(Strict):
+    reason: Reason | None = Field(
+        default=None,
+        description="why the match closes while a deal is in play or none was played (kept with the result)",
+    )
 
 
 class ClockStart(Strict):
-    action: Literal["start"] = "start"
+    """``start`` (once), ``pause``, ``resume``, or ``call`` (send the last-deal call now)."""
+
+    action: Literal["start", "pause", "resume", "call"] = "start"
 
 
 class StandingRow(BaseModel):

@@ -16,12 +16,21 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from contract.events import AlertIn, DealStart, Health, Play, TrickResult
-from scoreboard import feed, scoring
+from scoreboard import feed, games, scoring
 from scoreboard.db import Database
 from scoreboard.errors import ServiceError, clip
 from scoreboard.live import apply_live, trick_disagreement
 from scoreboard.logs import changed_log, continuity_doubt, decode_images, fold_input, violation_reasoning
-from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, IdempotencyRecord, ScoreTable
+from scoreboard.models import (
+    Alert,
+    AlertImage,
+    Deal,
+    DealVersion,
+    Event,
+    IdempotencyRecord,
+    ScoreTable,
+    TableGame,
+)
 from scoreboard.schemas import (
     Correction,
     Resolution,
@@ -47,6 +56,7 @@ _SELECT_LIVE = (
     select(
         _TABLES.c.rules,
         _TABLES.c.live,
+        _TABLES.c.game_id,
         _IDEM.c.request_hash,
         _IDEM.c.status_code,
         _IDEM.c.response,
@@ -119,8 +129,6 @@ class Scoreboard:
             deal_count=0,
             live={},
             health={},
-            start=start,
-            teams=body.teams.model_dump(exclude_none=True) if body.teams else None,
         )
         try:
             with self.db.write() as s:
@@ -128,6 +136,13 @@ class Scoreboard:
                     raise ServiceError(409, f"a table named {body.name!r} already exists")
                 s.add(table)
                 s.flush()
+                games.new_game(
+                    s,
+                    table,
+                    status=games.OPEN,
+                    start=start,
+                    teams=body.teams.model_dump(exclude_none=True) if body.teams else None,
+                )
                 feed.append(self.db, s, [(table.id, "table", self.summary(s, table, slim=True))])
         except IntegrityError as exc:
             raise ServiceError(409, f"a table named {body.name!r} already exists") from exc
@@ -142,7 +157,8 @@ class Scoreboard:
             raise ServiceError(422, str(exc)) from exc
 
     def update_table(self, table_id: str, body: TableUpdate, author: str) -> dict[str, Any]:
-        """Name, team names, starting levels or first dealer; every stored deal's state follows."""
+        """Name, team names, starting levels or first dealer of the table's current game (every
+        deal of that game follows), or the table archived (left off the pages) or back."""
         try:
             with self.db.write() as s:
                 self.db.lock_table_row(s, table_id)
@@ -154,13 +170,16 @@ class Scoreboard:
                     from scoreboard.auth import TOKENS
 
                     TOKENS.forget(table.id)
+                game = games.current(s, table)
                 if body.teams is not None:
-                    table.teams = {**(table.teams or {}), **body.teams.model_dump(exclude_none=True)}
+                    game.teams = {**(game.teams or {}), **body.teams.model_dump(exclude_none=True)}
                 if body.levels is not None or body.dealer is not None:
-                    old = table.start or {}
+                    old = game.start or {}
                     levels = body.levels or SideLevels(**(old.get("levels") or {}))
-                    table.start = self._start(levels, body.dealer or old.get("dealer"))
-                    self._recompute(s, table)
+                    game.start = self._start(levels, body.dealer or old.get("dealer"))
+                    self._recompute(s, table, game)
+                if body.archived is not None:
+                    table.archived_at = now() if body.archived else None
                 s.flush()
                 out = self.summary(s, table)
                 feed.append(
@@ -192,7 +211,8 @@ class Scoreboard:
                 Alert.table_id == table.id, Alert.kind == "look", Alert.status.in_(("open", "acknowledged"))
             )
         )
-        state = table.state or scoring.initial_state(None, table.start)
+        game = s.get(TableGame, table.game_id) if table.game_id is not None else None
+        state = table.state or scoring.initial_state(None, game.start if game else None)
         live = table.live or {}
         if slim:  # feed events carry the current trick only, not the whole deal
             tricks = live.get("tricks") or []
@@ -202,13 +222,16 @@ class Scoreboard:
         return {
             "id": table.id,
             "name": table.name,
-            "teams": table.teams or {},
-            "start": table.start,
+            "teams": dict(game.teams or {}) if game else {},
+            "start": game.start if game else None,
             "rules": table.rules,
             "levels": state.get("levels", dict(scoring.INITIAL_LEVELS)),
             "dealer": state.get("dealer"),
             "winner": state.get("winner"),
-            "deals": table.deal_count,
+            "deals": game.deals if game else 0,
+            "game": games.describe(s, game),
+            "next": games.describe(s, games.next_ready(s, table)),
+            "archived": table.archived_at is not None,
             "open_alerts": int(open_alerts or 0),
             "live": live,
             "health": {
@@ -309,36 +332,45 @@ class Scoreboard:
         author: str,
         reason: str,
     ) -> tuple[Deal, list[tuple[str | None, str, dict[str, Any]]]]:
-        """Store a scored finished deal as the table's next, fold the match state, link and raise
-        alerts; returns the deal and the feed events to append."""
+        """Store a scored finished deal as the table's next, in the game it belongs to
+        (:func:`scoreboard.games.target`), fold that game's match state, link and raise alerts;
+        returns the deal and the feed events to append. A deal for a closed game is stored
+        ``held``, counted nowhere, with a ``held`` alert for the referees."""
         self._check_rules(table, log)
         if table.rules is None:
             table.rules = log["rules"]
-        expected = dict(table.state or {})  # the match state this deal should start from
+        game = games.target(s, table)
+        held = game.status != games.OPEN
+        expected = dict(game.state or {})  # the match state this deal should start from
+        table.deal_count += 1
         deal = Deal(
             table_id=table.id,
-            seq=table.deal_count + 1,
+            seq=table.deal_count,
             idempotency_key=key,
             current_version=1,
             state_after={},
             fold=fold_input(log, result),
+            game_id=game.id,
+            status=games.HELD if held else games.COUNTED,
+            history=[],
         )
         deal.versions.append(DealVersion(version=1, log=log, result=result, author=author, reason=reason))
         s.add(deal)
         s.flush()
-        self._recompute(s, table)
+        if not held:
+            self._recompute(s, table, game)
         linked = s.scalars(
             select(Alert).where(Alert.table_id == table.id, Alert.deal_id.is_(None), Alert.kind != "refused")
         ).all()
         for alert in linked:
             alert.deal_id = deal.id
         changed = self._sync_engine_alerts(s, table, deal, result)
-        doubt = continuity_doubt(expected, log)
+        doubt = self._held_reason(s, game, deal) if held else continuity_doubt(expected, log)
         if doubt is not None:
             alert = Alert(
                 table_id=table.id,
                 deal_id=deal.id,
-                kind="mismatch",
+                kind="held" if held else "mismatch",
                 reasoning=doubt,
                 source="engine",
                 status="open",
@@ -366,6 +398,19 @@ class Scoreboard:
         events += [(table.id, "alert", self.alert_dict(a)) for a in [*linked, *changed]]
         events.append((table.id, "table", self.summary(s, table, slim=True)))
         return deal, events
+
+    @staticmethod
+    def _held_reason(s: Session, game: TableGame, deal: Deal) -> str:
+        where = (
+            f"round {game.round_no}'s match (table {game.table_no})"
+            if game.round_no is not None
+            else f"game {game.number}"
+        )
+        return (
+            f"held: deal {deal.seq} arrived after {where} at this table was closed"
+            f"{': ' + game.note if game.note else ''}. It counts nowhere until a referee counts it "
+            "in that game (its result follows), moves it to the game it belongs to, or voids it."
+        )
 
     def resolve(self, alert_id: int, body: Resolution, author: str) -> Reply:
         """Settle a ``refused`` alert (:meth:`resolve_refused`) or a ``look`` (:meth:`settle_look`)."""
@@ -491,6 +536,154 @@ class Scoreboard:
         self.notifier.notify()
         return out
 
+    # --- fixing where a deal counts: move, void, count ------------------------------------------
+
+    def move_deal(
+        self, table_id: str, seq: int, to_table: str, game_no: int | None, reason: str, author: str
+    ) -> dict[str, Any]:
+        """A deal posted under the wrong table's token (or into the wrong game) moved to the game it
+        was played in: ``game_no`` at ``to_table`` (default: that table's current game). It counts
+        there, after that game's deals; both games are folded again and their matches' results
+        follow. The move is kept in the deal's history; its alerts go with it."""
+        with self.db.write() as s:
+            for x in sorted({table_id, to_table}):
+                self.db.lock_table_row(s, x)
+            source = self.table(s, table_id)
+            deal, current = self._deal(s, table_id, seq)
+            target_table = self.table(s, to_table)
+            if game_no is None:
+                target = games.current(s, target_table)
+            else:
+                target = s.scalar(
+                    select(TableGame).where(TableGame.table_id == to_table, TableGame.number == game_no)
+                )
+                if target is None:
+                    raise ServiceError(404, f"no game {game_no} at table {target_table.name}")
+            if target.status == games.READY:
+                raise ServiceError(
+                    409, f"game {target.number} at {target_table.name} has not started: move the deal once it has"
+                )
+            if target.id == deal.game_id:
+                raise ServiceError(409, f"deal {seq} is in that game already (to count a held deal, count it)")
+            if target_table.rules is not None and current.log.get("rules") != target_table.rules:
+                raise ServiceError(
+                    422, f"table {target_table.name} plays {target_table.rules}, the deal {current.log.get('rules')!r}"
+                )
+            if target_table.rules is None:
+                target_table.rules = current.log.get("rules")
+            old_game = s.get(TableGame, deal.game_id) if deal.game_id is not None else None
+            expected = dict(target.state or {})
+            at = now()
+            target_table.deal_count += 1
+            entry = {
+                "what": "moved",
+                "from": {"table": source.id, "table_name": source.name, "deal": seq, "game": old_game.number if old_game else None},
+                "to": {"table": target_table.id, "table_name": target_table.name, "deal": target_table.deal_count, "game": target.number},
+                "reason": reason,
+                "by": author,
+                "at": at.isoformat(),
+            }
+            old_status = deal.status
+            deal.table_id, deal.seq, deal.game_id = target_table.id, target_table.deal_count, target.id
+            deal.status = games.COUNTED
+            deal.history = [*(deal.history or []), entry]
+            alerts = s.scalars(select(Alert).where(Alert.deal_id == deal.id)).all()
+            changed: list[Alert] = []
+            for alert in alerts:
+                alert.table_id = target_table.id
+                if alert.kind in ("held", "mismatch") and alert.source == "engine" and alert.status in ("open", "acknowledged"):
+                    alert.status, alert.resolved_by, alert.resolved_at = "resolved", author, at
+                    alert.note = f"deal moved to {target_table.name} (deal {deal.seq}): {reason}"
+                changed.append(alert)
+            if (source.live or {}).get("finished") and source.live.get("deal") == seq:
+                source.live = {}
+            s.flush()
+            if old_game is not None and old_status == games.COUNTED:
+                self._recompute(s, source, old_game)
+            self._recompute(s, target_table, target)
+            doubt = continuity_doubt(expected, current.log)
+            if doubt is not None:
+                alert = Alert(
+                    table_id=target_table.id,
+                    deal_id=deal.id,
+                    kind="mismatch",
+                    reasoning=f"{doubt} (after it was moved here from {source.name})",
+                    source="engine",
+                    status="open",
+                    note="",
+                )
+                s.add(alert)
+                changed.append(alert)
+            s.flush()
+            out = self._deal_place(s, deal)
+            feed.append(
+                self.db,
+                s,
+                [
+                    (target_table.id, "deal", {**self._deal_event(deal, deal.current_version, current.result), "moved": entry}),
+                    *[(a.table_id, "alert", self.alert_dict(a)) for a in changed],
+                    (source.id, "table", self.summary(s, source, slim=True)),
+                    (target_table.id, "table", self.summary(s, target_table, slim=True)),
+                ],
+            )
+        self.notifier.notify()
+        return out
+
+    def set_deal_status(self, table_id: str, seq: int, status: str, reason: str, author: str) -> dict[str, Any]:
+        """A referee voids a deal (it counts nowhere; its open alerts close) or counts a held or
+        voided one in its game again; the game is folded again and its match's result follows."""
+        with self.db.write() as s:
+            self.db.lock_table_row(s, table_id)
+            table = self.table(s, table_id)
+            deal, current = self._deal(s, table_id, seq)
+            if deal.status == status:
+                raise ServiceError(409, f"deal {seq} is {status} already")
+            game = s.get(TableGame, deal.game_id) if deal.game_id is not None else None
+            if status == games.COUNTED and game is None:
+                raise ServiceError(409, f"deal {seq} belongs to no game: move it to one")
+            at = now()
+            entry = {"what": "voided" if status == games.VOIDED else "counted", "from": deal.status, "reason": reason, "by": author, "at": at.isoformat()}
+            deal.status = status
+            deal.history = [*(deal.history or []), entry]
+            changed: list[Alert] = []
+            for alert in s.scalars(select(Alert).where(Alert.deal_id == deal.id)).all():
+                closes = status == games.VOIDED or (alert.kind == "held" and alert.source == "engine")
+                if closes and alert.status in ("open", "acknowledged"):
+                    alert.status, alert.resolved_by, alert.resolved_at = "resolved", author, at
+                    alert.note = f"deal {entry['what']}: {reason}"
+                    changed.append(alert)
+            s.flush()
+            if game is not None:
+                self._recompute(s, table, game)
+            if status == games.COUNTED:
+                changed += self._sync_engine_alerts(s, table, deal, current.result)
+            s.flush()
+            out = self._deal_place(s, deal)
+            feed.append(
+                self.db,
+                s,
+                [
+                    (table.id, "deal", {**self._deal_event(deal, deal.current_version, current.result), "status": status}),
+                    *[(table.id, "alert", self.alert_dict(a)) for a in changed],
+                    (table.id, "table", self.summary(s, table, slim=True)),
+                ],
+            )
+        self.notifier.notify()
+        return out
+
+    @staticmethod
+    def _deal_place(s: Session, deal: Deal) -> dict[str, Any]:
+        """Where a deal counts: its table, number, status, game, and its history of moves."""
+        game = s.get(TableGame, deal.game_id) if deal.game_id is not None else None
+        return {
+            "table": deal.table_id,
+            "deal": deal.seq,
+            "status": deal.status,
+            "game": games.describe(s, game),
+            "history": list(deal.history or []),
+            "state_after": deal.state_after,
+        }
+
     def correct_deal(self, table_id: str, seq: int, body: Correction, author: str) -> dict[str, Any]:
         with self.db.read() as s:
             deal, current = self._deal(s, table_id, seq)
@@ -506,8 +699,11 @@ class Scoreboard:
         author: str,
         alert_id: int | None = None,
         base_version: int | None = None,
+        *,
+        preview: bool = False,
     ) -> dict[str, Any]:
-        """Record a referee's ruling in the deal log (``rulings``), rescore, and close the alert."""
+        """Record a referee's ruling in the deal log (``rulings``), rescore, and close the alert;
+        with ``preview``, only say what it would do (:meth:`_preview`)."""
         with self.db.read() as s:
             deal, current = self._deal(s, table_id, seq)
             table = self.table(s, table_id)
@@ -534,9 +730,42 @@ class Scoreboard:
             log["rulings"] = [*log.get("rulings", []), ruling]
             version = base_version if base_version is not None else deal.current_version
         reason = f"ruling: {kind} by {seat}" + (f" (alert #{alert_id})" if alert_id is not None else "")
+        if preview:
+            return self._preview(table_id, seq, log, ruling)
         out = self._new_version(table_id, seq, version, log, author, reason, alert_id=alert_id, ruling=ruling)
         out["ruling"] = ruling
         return out
+
+    def _preview(self, table_id: str, seq: int, log: dict[str, Any], ruling: dict[str, Any]) -> dict[str, Any]:
+        """What a ruling would do, stored nowhere: the deal's new score, and the levels and next
+        dealer of its game before and after (the game folded again with the ruled deal)."""
+        result = scoring.score(log)
+        with self.db.read() as s:
+            table = self.table(s, table_id)
+            deal, current = self._deal(s, table_id, seq)
+            game = s.get(TableGame, deal.game_id) if deal.game_id is not None else None
+            before = dict(game.state if game is not None else table.state or {})
+            after = before
+            if game is not None and deal.status == games.COUNTED and table.rules is not None:
+                inputs = [
+                    (fold_input(log, result) if d.id == deal.id else d.fold or fold_input(*self._logged(s, d)))
+                    for d in games.counted_deals(s, game)
+                ]
+                states = scoring.fold_states(table.rules, [(x["log"], x["result"]) for x in inputs], game.start)
+                after = states[-1] if states else before
+            return {
+                "deal": seq,
+                "ruling": ruling,
+                "defender_total": {"before": current.result.get("defender_total"), "after": result.get("defender_total")},
+                "outcome": {"before": current.result.get("outcome"), "after": result.get("outcome")},
+                "levels": {"before": before.get("levels"), "after": after.get("levels")},
+                "dealer": {"before": before.get("dealer"), "after": after.get("dealer")},
+                "counts": deal.status == games.COUNTED,
+            }
+
+    def _logged(self, s: Session, deal: Deal) -> tuple[dict[str, Any], dict[str, Any]]:
+        _, version = self._deal(s, deal.table_id, deal.seq)
+        return version.log, version.result
 
     def _new_version(
         self,
@@ -575,7 +804,7 @@ class Scoreboard:
             deal.current_version = version
             deal.fold = fold_input(log, result)
             s.flush()
-            self._recompute(s, table)
+            self._refold(s, table, deal)
             if alert is not None:  # closed first: a look holds back no violation of the new version
                 if ruling is not None:
                     alert.status, alert.ruling = "ruled", ruling
@@ -683,6 +912,8 @@ class Scoreboard:
                 if row.request_hash is not None:  # a replay: answer as the first time
                     return self._replayed(row, digest)
                 live = apply_live(row.live or {}, row.rules, event)
+                if isinstance(event, DealStart):  # the deal belongs to the game it started in
+                    live["game"] = row.game_id
                 live["seen"] = now().isoformat()  # the table's last word: is it online
                 conn.execute(_UPDATE_LIVE, {"tid": table_id, "live": live})
                 payload = event.model_dump(exclude_none=True)
@@ -868,29 +1099,38 @@ class Scoreboard:
             raise ServiceError(422, "this Idempotency-Key was already used with a different body")
         return Reply(record.status_code, record.response, {**record.headers, "Idempotent-Replayed": "true"})
 
-    def _recompute(self, s: Session, table: ScoreTable) -> None:
-        """Fold the match state over the current versions of all the table's deals, in order."""
-        deals = s.scalars(select(Deal).where(Deal.table_id == table.id).order_by(Deal.seq)).all()
+    def _refold(self, s: Session, table: ScoreTable, deal: Deal) -> None:
+        """Fold the game of ``deal`` again, if the deal counts in one."""
+        game = s.get(TableGame, deal.game_id) if deal.game_id is not None else None
+        if game is not None and deal.status == games.COUNTED:
+            self._recompute(s, table, game)
+
+    def _recompute(self, s: Session, table: ScoreTable, game: TableGame) -> None:
+        """Fold the match state over the counted deals of ``game`` (one of ``table``'s), in order,
+        from the game's start; the table's state is its current game's. A match game's result
+        follows (:meth:`scoreboard.tourney_service.Tourneys.game_changed`)."""
+        deals = games.counted_deals(s, game)
         if table.rules is None:
-            table.state = scoring.initial_state(None, table.start)
-            return
-        inputs = []
-        for deal in deals:
-            if deal.fold is None:  # a deal stored before the fold column existed
-                _, current = self._deal(s, table.id, deal.seq)
-                deal.fold = fold_input(current.log, current.result)
-            inputs.append((deal.fold["log"], deal.fold["result"]))
-        try:
-            states = scoring.fold_states(table.rules, inputs, table.start)
-        except scoring.ScoringError as exc:
-            raise ServiceError(422, str(exc)) from exc
-        for deal, state in zip(deals, states, strict=True):
-            if deal.state_after != state:
-                deal.state_after = state
-        table.state = states[-1] if states else scoring.initial_state(table.rules, table.start)
-        table.deal_count = len(deals)
+            game.state = scoring.initial_state(None, game.start)
+        else:
+            for deal in deals:
+                if deal.fold is None:  # a deal stored before the fold column existed
+                    _, current = self._deal(s, table.id, deal.seq)
+                    deal.fold = fold_input(current.log, current.result)
+            try:
+                states = scoring.fold_states(table.rules, games.fold_inputs(deals), game.start)
+            except scoring.ScoringError as exc:
+                raise ServiceError(422, str(exc)) from exc
+            for deal, state in zip(deals, states, strict=True):
+                if deal.state_after != state:
+                    deal.state_after = state
+            game.state = states[-1] if states else scoring.initial_state(table.rules, game.start)
+        game.deals = len(deals)
+        if table.game_id == game.id:
+            table.state = dict(game.state)
+        s.flush()
         if self.tourneys is not None:
-            self.tourneys.table_changed(s, table)
+            self.tourneys.game_changed(s, table, game)
 
     def _sync_engine_alerts(
         self, s: Session, table: ScoreTable, deal: Deal, result: dict[str, Any]

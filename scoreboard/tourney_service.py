@@ -1,7 +1,12 @@
-"""The event around the tables (issue 43): an event file imported into the database, rounds paired
-by ``tourney`` (the code ``tractorcam tourney pair`` runs) as drafts and published as their own
-step, results entered by referees or taken from the bound tables' levels, standings always computed
-from the stored results through ``tourney.standings`` (nothing cached), the round clock.
+"""The event around the tables: an event file imported (or built entry by entry) into the
+database, rounds paired by ``tourney`` (the code ``tractorcam tourney pair`` runs) as drafts and
+published as their own step, results entered by referees or taken from the tables' games, standings
+always computed from the stored results through ``tourney.standings`` (nothing cached), the round
+clock.
+
+Publishing a round gives each board of each match a game at its table (:mod:`scoreboard.games`):
+the table starts it from 2–2 as soon as its previous game is closed, and only that game's deals
+make the board's result, so nothing posted in a later round changes a closed round's result.
 
 Every write is one transaction that also appends a ``tourney`` event to the feed (and a ``clock``
 event per bound table for the last-deal call), so the live pages follow.
@@ -10,21 +15,34 @@ event per bound table for the last-deal call), so the live pages follow.
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from uuid import uuid4
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from scoreboard import feed
+from scoreboard import feed, games
 from scoreboard.db import Database
 from scoreboard.errors import ServiceError
-from scoreboard.models import ScoreTable, Tournament, TourneyEntry, TourneyMatch, TourneyRound
+from scoreboard.models import (
+    Deal,
+    ScoreTable,
+    TableGame,
+    Tournament,
+    TourneyEntry,
+    TourneyMatch,
+    TourneyRound,
+)
 from tourney import Event, EventFileError, PairingError, pair_next, parse_event, standings
 from tourney.pairing import Relaxed, history, rule_breaks
+
+if TYPE_CHECKING:
+    from scoreboard.service import Scoreboard
 
 #: The clock of a round per scoring (the seeds): its length, the minute of the last-deal call, and
 #: what the call means at the tables.
@@ -63,12 +81,14 @@ def _one_line(exc: Exception) -> str:
 
 
 class Tourneys:
-    """Events, rounds, results and clocks; ``clock`` is injectable (tests move time by hand)."""
+    """Events, rounds, results and clocks; ``clock`` is injectable (tests move time by hand).
+    ``board`` (the tables' service) is set by the app: publishing a round moves tables on."""
 
     def __init__(self, db: Database, notifier: feed.Notifier, clock: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self.notifier = notifier
         self.clock = clock
+        self.board: Scoreboard | None = None
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -76,6 +96,13 @@ class Tourneys:
         t = s.get(Tournament, tid)
         if t is None:
             raise ServiceError(404, "no such event")
+        return t
+
+    def _live(self, s: Session, tid: str) -> Tournament:
+        """The event, for a change: an archived event takes none."""
+        t = self.tournament(s, tid)
+        if t.archived_at is not None:
+            raise ServiceError(409, "this event is archived: restore it before changing it")
         return t
 
     @staticmethod
@@ -160,10 +187,52 @@ class Tourneys:
             "clock": t.clock,
             "tables": list(t.tables or []),
             "rounds": [{"round": r.number, "status": r.status} for r in t.rounds],
+            "archived": t.archived_at is not None,
+            "warnings": self.warnings(s, t),
         }
 
-    def round_dict(self, t: Tournament, r: TourneyRound) -> dict[str, Any]:
+    def names(self, t: Tournament) -> dict[str, str]:
+        return {e.code: e.name for e in t.entries}
+
+    def warnings(self, s: Session, t: Tournament) -> list[str]:
+        """What an organiser should know before the next step: entries of one name, a round whose
+        matches outnumber the tables, tables another event also uses."""
+        out: list[str] = []
+        seen: dict[str, str] = {}
+        for e in t.entries:
+            key = " ".join(e.name.split()).casefold()
+            if key in seen:
+                out.append(f"two entries are named {e.name!r}: {seen[key]} and {e.code}")
+            else:
+                seen[key] = e.code
+        latest = t.rounds[-1] if t.rounds else None
+        if latest is not None:
+            unbound = [m.table_no for m in latest.matches if m.bye is None and None in (m.tables or [None])]
+            if unbound:
+                listed = ", ".join(str(n) for n in unbound)
+                out.append(
+                    f"round {latest.number}: more matches than tables: table number(s) {listed} have no "
+                    "scoreboard table (add tables to the event, or enter those results by hand)"
+                )
+        if t.archived_at is None:
+            mine = {x for x in t.tables or [] if x is not None}
+            if mine:
+                others = s.scalars(
+                    select(Tournament).where(Tournament.id != t.id, Tournament.archived_at.is_(None))
+                ).all()
+                names = dict(s.execute(select(ScoreTable.id, ScoreTable.name)).all())
+                for other in others:
+                    shared = sorted(names.get(x, x) for x in mine & set(other.tables or []))
+                    if shared:
+                        out.append(
+                            f"table(s) {', '.join(shared)} also play for event {other.name or other.id!r}: "
+                            "a table plays one event's games at a time, in the order they are published"
+                        )
+        return out
+
+    def round_dict(self, t: Tournament, r: TourneyRound, s: Session | None = None) -> dict[str, Any]:
         team = bool(t.entries and t.entries[0].pairs)
+        names = self.names(t)
         matches = []
         for m in r.matches:
             row = self.match_json(m, team)
@@ -175,8 +244,15 @@ class Tourneys:
                     source=m.result_source,
                     by=m.result_by,
                     at=m.result_at.isoformat() if m.result_at else None,
+                    note=m.result_note or None,
                     history=list(m.history or []),
+                    home_name=names.get(m.home or ""),
+                    away_name=names.get(m.away or ""),
                 )
+                if s is not None:
+                    row["games"] = [self._game_row(s, g) for g in self._games_of(s, m)]
+            else:
+                row["bye_name"] = names.get(m.bye)
             matches.append(row)
         return {
             "event": t.id,
@@ -185,14 +261,53 @@ class Tourneys:
             "matches": matches,
             "relaxed": list(r.relaxed or []),
             "clock": self.clock_dict(t, r),
+            "warnings": [] if s is None else self.warnings(s, t),
         }
 
-    # --- import --------------------------------------------------------------------------------
+    @staticmethod
+    def _games_of(s: Session, m: TourneyMatch) -> list[TableGame]:
+        """The match's games, one per board (the latest where a board was bound twice)."""
+        rows = s.scalars(
+            select(TableGame).where(TableGame.match_id == m.id).order_by(TableGame.board, TableGame.number)
+        ).all()
+        by_board: dict[int, TableGame] = {}
+        for g in rows:
+            by_board[g.board or 0] = g
+        return [by_board[k] for k in sorted(by_board)]
+
+    @staticmethod
+    def _game_row(s: Session, g: TableGame) -> dict[str, Any]:
+        table = s.get(ScoreTable, g.table_id)
+        live = (table.live or {}) if table is not None else {}
+        playing = (
+            g.status == games.OPEN
+            and table is not None
+            and table.game_id == g.id
+            and bool(live)
+            and not live.get("finished")
+            and live.get("game") in (None, g.id)
+        )
+        state = g.state or {}
+        return {
+            "table": g.table_id,
+            "table_name": table.name if table is not None else None,
+            "board": (g.board or 0) + 1,
+            "game": g.number,
+            "status": g.status,
+            "levels": state.get("levels") or {"NS": "2", "EW": "2"},
+            "winner": state.get("winner"),
+            "deals": g.deals,
+            "in_play": playing,
+            "trick": len(live.get("tricks") or []) if playing else None,
+        }
+
+    # --- import and the event's own settings -------------------------------------------------
 
     def import_event(
-        self, data: Any, tables: list[str | None], clock: dict[str, Any] | None
+        self, data: Any, tables: list[str | None], clock: dict[str, Any] | None, *, again: bool = False
     ) -> dict[str, Any]:
-        """A new event from an event file (its rounds, with their results, stored as published)."""
+        """A new event from an event file (its rounds, with their results, stored as published).
+        The same file twice is refused unless ``again`` (or the first is archived)."""
         try:
             event = parse_event(data)
         except EventFileError as exc:
@@ -200,7 +315,19 @@ class Tourneys:
         settings = {**CLOCKS[event.scoring], **(clock or {})}
         if not 0 < settings["call_at"] < settings["minutes"]:
             raise ServiceError(422, "clock.call_at must fall inside the round (0 < call_at < minutes)")
+        digest = hashlib.sha256(
+            json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        ).hexdigest()
         with self.db.write() as s:
+            twin = s.scalar(
+                select(Tournament).where(Tournament.source_hash == digest, Tournament.archived_at.is_(None))
+            )
+            if twin is not None and not again:
+                raise ServiceError(
+                    409,
+                    f"this event file was imported already (event {twin.name or 'without a name'!s}, "
+                    f"id {twin.id}): archive that one first, or import again on purpose",
+                )
             self._check_tables(s, tables)
             t = Tournament(
                 id=uuid4().hex,
@@ -211,6 +338,7 @@ class Tourneys:
                 rounds_planned=event.rounds_planned,
                 clock=settings,
                 tables=list(tables),
+                source_hash=digest,
             )
             for k, e in enumerate(event.entries):
                 t.entries.append(
@@ -233,10 +361,152 @@ class Tourneys:
                 t.rounds.append(r)
             s.add(t)
             s.flush()
+            moved: dict[str, ScoreTable] = {}
+            for r in t.rounds:  # a round imported without its results is played at the tables
+                moved.update((x.id, x) for x in self._open_games(s, t, r))
             out = self.summary(s, t)
             self._announce(s, t, "imported")
+            self._tables_changed(s, list(moved.values()))
         self.notifier.notify()
         return out
+
+    def update_event(
+        self,
+        tid: str,
+        *,
+        name: str | None = None,
+        tables: list[str | None] | None = None,
+        clock: dict[str, Any] | None = None,
+        archived: bool | None = None,
+        author: str = "organiser",
+    ) -> dict[str, Any]:
+        """The event's name, its tables (for rounds paired from now on), its clock, or archived
+        (its waiting games dropped, its games in play closed, off the events index) or back."""
+        with self.db.write() as s:
+            t = self.tournament(s, tid)
+            if archived is False:
+                t.archived_at = None
+            elif t.archived_at is not None and archived is not True:
+                raise ServiceError(409, "this event is archived: restore it before changing it")
+            if name is not None:
+                t.name = name
+            if tables is not None:
+                self._check_tables(s, tables)
+                t.tables = list(tables)
+            if clock is not None:
+                settings = {**(t.clock or {}), **clock}
+                if not 0 < settings["call_at"] < settings["minutes"]:
+                    raise ServiceError(422, "clock.call_at must fall inside the round (0 < call_at < minutes)")
+                t.clock = settings
+            moved: list[ScoreTable] = []
+            if archived and t.archived_at is None:
+                t.archived_at = self.clock()
+                moved = self._release_games(s, t, author)
+            s.flush()
+            out = self.summary(s, t)
+            self._announce(s, t, "archived" if archived else "changed")
+            self._tables_changed(s, moved)
+        self.notifier.notify()
+        return out
+
+    def _release_games(self, s: Session, t: Tournament, author: str) -> list[ScoreTable]:
+        """An archived event's games: those waiting dropped, those in play closed; each table goes
+        on to its next event's game, or a free game."""
+        rows = s.scalars(
+            select(TableGame).where(TableGame.tournament_id == t.id, TableGame.status != games.CLOSED)
+        ).all()
+        tables: dict[str, ScoreTable] = {}
+        for g in rows:
+            table = s.get(ScoreTable, g.table_id)
+            if table is None:
+                continue
+            tables[table.id] = table
+            if g.status == games.READY and g.deals == 0:
+                s.delete(g)
+            else:
+                games.close(g, author, "the event was archived", self.clock())
+        s.flush()
+        for table in tables.values():
+            current = games.advance(s, table, self.clock())
+            if current.status == games.CLOSED:
+                games.new_game(s, table, status=games.OPEN, at=self.clock())
+        return list(tables.values())
+
+    def add_entry(self, tid: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """A new entry (its id made up when not given), checked by the event file's parser."""
+        with self.db.write() as s:
+            t = self._live(s, tid)
+            self._no_draft(t, "adding an entry")
+            entry = dict(entry)
+            if not entry.get("id"):
+                taken = {e.code for e in t.entries}
+                n = len(t.entries) + 1
+                while f"E{n:02d}" in taken:
+                    n += 1
+                entry["id"] = f"E{n:02d}"
+            probe = self.event_json(t)
+            probe["entries"].append(entry)
+            try:
+                event = parse_event(probe)
+            except EventFileError as exc:
+                raise ServiceError(422, _one_line(exc)) from exc
+            e = event.entries[-1]
+            t.entries.append(
+                TourneyEntry(
+                    position=len(t.entries),
+                    code=e.id,
+                    name=e.name,
+                    unit=e.unit,
+                    rating=e.rating,
+                    group_name=e.group,
+                    pairs=list(e.pairs),
+                    withdrawn=e.withdrawn,
+                )
+            )
+            s.flush()
+            out = self.summary(s, t)
+            self._announce(s, t, "entry", entry=e.id)
+        self.notifier.notify()
+        return out
+
+    def update_entry(self, tid: str, code: str, change: dict[str, Any]) -> dict[str, Any]:
+        """An entry's name, unit, rating, group or pairs; or withdrawn (kept in the standings, not
+        paired again) or back."""
+        with self.db.write() as s:
+            t = self._live(s, tid)
+            self._no_draft(t, "changing an entry")
+            row = next((e for e in t.entries if e.code == code), None)
+            if row is None:
+                raise ServiceError(404, f"no entry {code!r} in this event")
+            probe = self.event_json(t)
+            index = [e["id"] for e in probe["entries"]].index(code)
+            entry = probe["entries"][index]
+            for key, value in change.items():
+                if value is None:
+                    continue
+                entry[key] = value
+            if entry.get("withdrawn") is False:
+                entry.pop("withdrawn")
+            try:
+                event = parse_event(probe)
+            except EventFileError as exc:
+                raise ServiceError(422, _one_line(exc)) from exc
+            e = event.entries[index]
+            row.name, row.unit, row.rating, row.group_name = e.name, e.unit, e.rating, e.group
+            row.pairs, row.withdrawn = list(e.pairs), e.withdrawn
+            s.flush()
+            out = self.summary(s, t)
+            self._announce(s, t, "entry", entry=code)
+        self.notifier.notify()
+        return out
+
+    @staticmethod
+    def _no_draft(t: Tournament, what: str) -> None:
+        draft = next((r for r in t.rounds if r.status == "draft"), None)
+        if draft is not None:
+            raise ServiceError(
+                409, f"round {draft.number} is a draft: publish or discard it before {what}"
+            )
 
     def _new_match(
         self, k: int, item: dict[str, Any], t: Tournament, boards: int, at: datetime
@@ -252,6 +522,7 @@ class Tourneys:
             tables=bound,
             home_side="NS",
             history=[],
+            result_note="",
         )
         if item.get("result") is not None:
             result = item["result"]
@@ -270,6 +541,8 @@ class Tourneys:
     @staticmethod
     def _check_tables(s: Session, tables: Sequence[str | None]) -> None:
         wanted = [x for x in tables if x is not None]
+        if len(set(wanted)) != len(wanted):
+            raise ServiceError(422, "tables: a scoreboard table is named twice")
         if not wanted:
             return
         found = set(s.scalars(select(ScoreTable.id).where(ScoreTable.id.in_(wanted))).all())
@@ -289,7 +562,7 @@ class Tourneys:
 
     def _pair(self, tid: str) -> dict[str, Any]:
         with self.db.write() as s:
-            t = self.tournament(s, tid)
+            t = self._live(s, tid)
             draft = next((r for r in t.rounds if r.status == "draft"), None)
             if draft is not None:
                 raise ServiceError(409, f"round {draft.number} is a draft: publish it (or change it) first")
@@ -306,29 +579,88 @@ class Tourneys:
                 r.matches.append(self._new_match(k, item.to_json(False), t, event.boards, at))
             t.rounds.append(r)
             s.flush()
-            out = self.round_dict(t, r)
+            out = self.round_dict(t, r, s)
             self._announce(s, t, "paired", round=r.number)
         self.notifier.notify()
         return out
 
-    def publish(self, tid: str, number: int) -> dict[str, Any]:
+    def discard(self, tid: str, number: int) -> dict[str, Any]:
+        """A draft round thrown away (pair again, or override, afterwards)."""
         with self.db.write() as s:
-            t = self.tournament(s, tid)
+            t = self._live(s, tid)
+            r = self.round_of(t, number)
+            if r.status != "draft":
+                raise ServiceError(409, f"round {number} is published: only a draft can be discarded")
+            t.rounds.remove(r)
+            s.delete(r)
+            s.flush()
+            out = self.summary(s, t)
+            self._announce(s, t, "discarded", round=number)
+        self.notifier.notify()
+        return out
+
+    def publish(self, tid: str, number: int) -> dict[str, Any]:
+        """The draft published: each board of each match gets a game at its table, which the table
+        starts (from 2–2) as soon as its previous game is closed."""
+        with self.db.write() as s:
+            t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status == "published":
                 raise ServiceError(409, f"round {number} is published already")
             r.status = "published"
             s.flush()
-            out = self.round_dict(t, r)
+            moved = self._open_games(s, t, r)
+            out = self.round_dict(t, r, s)
             self._announce(s, t, "published", round=number)
+            self._tables_changed(s, moved)
         self.notifier.notify()
         return out
 
+    def _open_games(self, s: Session, t: Tournament, r: TourneyRound) -> list[ScoreTable]:
+        """A ready game for every bound board of the round's matches (home sits N/S), and each of
+        those tables moved on where it can. Returns the tables."""
+        names = self.names(t)
+        at = self.clock()
+        tables: dict[str, ScoreTable] = {}
+        for m in r.matches:
+            if m.bye is not None or m.results:
+                continue
+            entries = {x.code: x for x in t.entries}
+            for k, table_id in enumerate(m.tables or []):
+                table = s.get(ScoreTable, table_id) if table_id is not None else None
+                if table is None:
+                    continue
+                home, away = names.get(m.home or "", m.home or ""), names.get(m.away or "", m.away or "")
+                pairs_home = entries[m.home].pairs if m.home in entries else []
+                pairs_away = entries[m.away].pairs if m.away in entries else []
+                if len(pairs_home) > k and len(pairs_away) > k:
+                    home, away = f"{home} · {pairs_home[k]}", f"{away} · {pairs_away[k]}"
+                other = "EW" if m.home_side == "NS" else "NS"
+                game = games.new_game(
+                    s, table, status=games.READY, teams={m.home_side: home, other: away}, at=at
+                )
+                game.match_id, game.board = m.id, k
+                game.tournament_id, game.round_no, game.table_no = t.id, r.number, m.table_no
+                tables[table.id] = table
+        s.flush()
+        for table in tables.values():
+            games.advance(s, table, at)
+        return list(tables.values())
+
+    def _tables_changed(self, s: Session, tables: Sequence[ScoreTable]) -> None:
+        """Each table's new state on its feed (its page and the all-tables page follow)."""
+        if self.board is None or not tables:
+            return
+        feed.append(
+            self.db, s, [(x.id, "table", self.board.summary(s, x, slim=True)) for x in tables]
+        )
+
     def override(self, tid: str, number: int, items: list[dict[str, Any]]) -> dict[str, Any]:
         """A referee's or organiser's own pairing of a round without results: accepted; the answer
-        (``relaxed``) names every rule it breaks, by the core's checks."""
+        (``relaxed``) names every rule it breaks, by the core's checks. A published round's games
+        are made again, as long as no deal has been played in them."""
         with self.db.write() as s:
-            t = self.tournament(s, tid)
+            t = self._live(s, tid)
             r = self.round_of(t, number)
             if any(m.results for m in r.matches):
                 raise ServiceError(409, f"round {number} has results: correct those instead")
@@ -352,6 +684,23 @@ class Tourneys:
             if any(i.get("tables") is not None and len(i["tables"]) != event.boards for i in items):
                 raise ServiceError(422, f"tables: give one scoreboard table per board ({event.boards})")
             relaxed = breaks(event, number)
+            old_games = [g for m in r.matches for g in self._games_of(s, m)]
+            played = sorted({g.table_id for g in old_games if g.deals or self._has_deals(s, g)})
+            if played:
+                names = dict(s.execute(select(ScoreTable.id, ScoreTable.name)).all())
+                raise ServiceError(
+                    409,
+                    f"deals were played in round {number} at {', '.join(names.get(x, x) for x in played)}: "
+                    "move or void them before pairing the round again",
+                )
+            touched: dict[str, ScoreTable] = {}
+            for g in old_games:
+                table = s.get(ScoreTable, g.table_id)
+                if table is not None:
+                    touched[table.id] = table
+                    if table.game_id == g.id:
+                        table.game_id = None
+                s.delete(g)
             for m in list(r.matches):
                 s.delete(m)
             r.matches.clear()
@@ -361,10 +710,20 @@ class Tourneys:
                 r.matches.append(self._new_match(k, item, t, event.boards, at))
             r.relaxed = [x.to_json() for x in relaxed]
             s.flush()
-            out = self.round_dict(t, r)
+            for table in touched.values():
+                games.advance(s, table, at)
+            moved = list(touched.values())
+            if r.status == "published":
+                moved += [x for x in self._open_games(s, t, r) if x.id not in touched]
+            out = self.round_dict(t, r, s)
             self._announce(s, t, "overridden", round=number)
+            self._tables_changed(s, moved)
         self.notifier.notify()
         return out
+
+    @staticmethod
+    def _has_deals(s: Session, g: TableGame) -> bool:
+        return s.scalar(select(Deal.id).where(Deal.game_id == g.id).limit(1)) is not None
 
     @staticmethod
     def _file_item(i: dict[str, Any]) -> dict[str, Any]:
@@ -372,11 +731,51 @@ class Tourneys:
 
     # --- results -------------------------------------------------------------------------------
 
-    def enter_result(self, tid: str, number: int, table_no: int, result: Any, author: str) -> dict[str, Any]:
+    def _still_playing(self, s: Session, m: TourneyMatch) -> list[str]:
+        """Why the match should not be closed yet: a deal in play at one of its tables (seed 001
+        notice 4.3: the deal in play is finished first), or a table where no deal was played."""
+        out = []
+        for g in self._games_of(s, m):
+            row = self._game_row(s, g)
+            if g.status == games.CLOSED:
+                continue
+            if row["in_play"]:
+                out.append(f"a deal is in play at {row['table_name']} (trick {row['trick'] or 1})")
+            elif g.status == games.OPEN and g.deals == 0:
+                levels = row["levels"]
+                out.append(
+                    f"no deal has been played at {row['table_name']} in this round "
+                    f"(its levels are the start's, {levels['NS']}–{levels['EW']})"
+                )
+            elif g.status == games.READY:
+                out.append(f"{row['table_name']} has not started this round's game (an earlier game is open)")
+        return out
+
+    def _close_games(self, s: Session, m: TourneyMatch, author: str, note: str) -> list[ScoreTable]:
+        """The match's games closed; each table goes on to its next game. Returns the tables."""
+        at = self.clock()
+        tables = []
+        for g in self._games_of(s, m):
+            if g.status == games.CLOSED:
+                continue
+            games.close(g, author, note, at)
+            table = s.get(ScoreTable, g.table_id)
+            if table is not None:
+                tables.append(table)
+        s.flush()
+        for table in tables:
+            games.advance(s, table, at)
+        return tables
+
+    def enter_result(
+        self, tid: str, number: int, table_no: int, result: Any, author: str, reason: str | None = None
+    ) -> dict[str, Any]:
         """A referee enters or corrects a match's result (the event file's form, checked by its
-        parser); every later standing follows, as standings are computed from the results."""
+        parser); every later standing follows, as standings are computed from the results. The
+        first result closes the match's games at their tables; while a deal is in play there it
+        asks to finish the deal first, unless ``reason`` says why not (kept with the result)."""
         with self.db.write() as s:
-            t = self.tournament(s, tid)
+            t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "published":
                 raise ServiceError(409, f"round {number} is a draft: publish it before results")
@@ -392,15 +791,38 @@ class Tourneys:
             parsed = event.rounds[idx].items[pos]
             assert not isinstance(parsed, str)
             boards = [b.to_json() for b in parsed.result or ()]  # type: ignore[union-attr]
-            self._set_result(m, boards, "referee", author)
+            doubts = [x for x in self._still_playing(s, m) if not x.startswith("no deal")]
+            self._confirm(doubts, reason, table_no)
+            self._set_result(m, boards, "referee", author, note=self._note(doubts, reason))
+            moved = self._close_games(s, m, author, f"result entered by {author}")
             s.flush()
-            out = self.round_dict(t, r)
+            out = self.round_dict(t, r, s)
             self._announce(s, t, "result", round=number, table=table_no)
+            self._tables_changed(s, moved)
         self.notifier.notify()
         return out
 
+    @staticmethod
+    def _confirm(doubts: list[str], reason: str | None, table_no: int) -> None:
+        if doubts and not (reason or "").strip():
+            advice = (
+                "Finish the deal in play first (seed 001 notice 4.3), or give a reason to close the match now"
+                if any("in play" in x for x in doubts)
+                else "Give a reason to close the match as it stands, or enter its result"
+            )
+            raise ServiceError(409, f"table {table_no}: {'; '.join(doubts)}. {advice}")
+
+    @staticmethod
+    def _note(doubts: list[str], reason: str | None) -> str:
+        return f"closed over: {'; '.join(doubts)} ({(reason or '').strip()})" if doubts else ""
+
     def _set_result(
-        self, m: TourneyMatch, boards: Sequence[dict[str, Any] | None], source: str, author: str
+        self,
+        m: TourneyMatch,
+        boards: Sequence[dict[str, Any] | None],
+        source: str,
+        author: str,
+        note: str = "",
     ) -> None:
         if m.results is not None:
             m.history = [
@@ -410,66 +832,71 @@ class Tourneys:
                     "source": m.result_source,
                     "by": m.result_by,
                     "at": m.result_at.isoformat() if m.result_at else None,
+                    **({"note": m.result_note} if m.result_note else {}),
                 },
             ]
         m.results = list(boards)
         m.result_source, m.result_by, m.result_at = source, author, self.clock()
+        m.result_note = note
 
-    def close_match(self, tid: str, number: int, table_no: int, author: str) -> dict[str, Any]:
-        """At time: the match takes its result from its tables' levels (higher wins, equal draws)."""
+    def close_match(
+        self, tid: str, number: int, table_no: int, author: str, reason: str | None = None
+    ) -> dict[str, Any]:
+        """At time: the match takes its result from its games' levels (higher wins, equal draws)
+        and its games close. While a deal is in play at one of its tables, or no deal was played at
+        one, it refuses (409) unless ``reason`` says why (kept with the result)."""
         with self.db.write() as s:
-            t = self.tournament(s, tid)
+            t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "published":
                 raise ServiceError(409, f"round {number} is a draft: publish it before results")
             m = self.match_of(r, table_no)
+            played = self._games_of(s, m)
             if not m.tables or any(x is None for x in m.tables):
                 raise ServiceError(
                     409, f"table {table_no} is not bound to a scoreboard table: enter the result"
                 )
-            boards = []
-            for table_id in m.tables:
-                table = s.get(ScoreTable, table_id)
-                if table is None:
-                    raise ServiceError(409, f"table {table_no}'s scoreboard table is gone: enter the result")
-                boards.append(from_levels(table.state or {}, m.home_side))
-            self._set_result(m, boards, "table", author)
+            if len(played) != len(m.tables):
+                raise ServiceError(
+                    409, f"table {table_no} has no game at its scoreboard tables for this round: enter the result"
+                )
+            doubts = self._still_playing(s, m)
+            self._confirm(doubts, reason, table_no)
+            boards = [from_levels(g.state or {}, m.home_side) for g in played]
+            self._set_result(m, boards, "table", author, note=self._note(doubts, reason))
+            moved = self._close_games(s, m, author, f"closed at time by {author}")
             s.flush()
-            out = self.round_dict(t, r)
+            out = self.round_dict(t, r, s)
             self._announce(s, t, "result", round=number, table=table_no)
+            self._tables_changed(s, moved)
         self.notifier.notify()
         return out
 
-    def table_changed(self, s: Session, table: ScoreTable) -> bool:
-        """Called in the transaction that refolds a scoreboard table's state: a match bound to it
-        whose game is finished (a side passed A), or whose result came from the table, takes the
-        table's levels for that board. A referee's result is never overwritten. Whether any
-        changed."""
-        state = table.state or {}
-        changed = False
-        rows = s.execute(
-            select(TourneyMatch, TourneyRound)
-            .join(TourneyRound, TourneyRound.id == TourneyMatch.round_id)
-            .where(
-                TourneyRound.status == "published",
-                TourneyMatch.bye.is_(None),
-                or_(TourneyMatch.result_source.is_(None), TourneyMatch.result_source == "table"),
-            )
-        ).all()
-        for m, r in rows:
-            tables = list(m.tables or [])
-            if table.id not in tables or m.result_source in ("referee", "import"):
-                continue
-            boards: list[dict[str, Any] | None] = list(m.results or [None] * len(tables))
-            k = tables.index(table.id)
-            if boards[k] is None and not state.get("winner"):
-                continue  # this board's game goes on: no result yet
-            board = from_levels(state, m.home_side)
-            if boards[k] == board:
-                continue
+    def game_changed(self, s: Session, table: ScoreTable, game: TableGame) -> None:
+        """Called in the transaction that folds a game's state again: the board of the game's match
+        takes the game's levels once the game is over (closed, or a side passed A, which closes it
+        and moves the table on), and follows a referee's later correction of its deals. A result a
+        referee entered (or the event file brought) is never overwritten."""
+        if game.match_id is None:
+            return
+        m = s.get(TourneyMatch, game.match_id)
+        if m is None or m.bye is not None:
+            return
+        r = s.get(TourneyRound, m.round_id)
+        if r is None or r.status != "published" or m.result_source in ("referee", "import"):
+            return
+        state = game.state or {}
+        if game.status != games.CLOSED and not state.get("winner"):
+            return  # this board's game goes on: no result yet
+        tables = list(m.tables or [])
+        boards: list[dict[str, Any] | None] = list(m.results or [None] * len(tables))
+        k = game.board or 0
+        if k >= len(boards):
+            return
+        board = from_levels(state, m.home_side)
+        if boards[k] != board:
             boards[k] = board
-            self._set_result(m, boards, "table", f"table {table.name}")
-            changed = True
+            self._set_result(m, boards, "table", f"table {table.name}", note=m.result_note or "")
             feed.append(
                 self.db,
                 s,
@@ -477,18 +904,24 @@ class Tourneys:
                     (
                         None,
                         "tourney",
-                        {
-                            "tourney": r.tournament_id,
-                            "what": "result",
-                            "round": r.number,
-                            "table": m.table_no,
-                        },
+                        {"tourney": r.tournament_id, "what": "result", "round": r.number, "table": m.table_no},
                     )
                 ],
             )
-        return changed
+        if game.status == games.OPEN:
+            games.close(game, f"table {table.name}", "a side passed A: the game is won", self.clock())
+            s.flush()
+            games.advance(s, table, self.clock())
 
     # --- the clock -----------------------------------------------------------------------------
+
+    def _elapsed(self, r: TourneyRound, now: datetime) -> float:
+        """Seconds the round's clock has run: since its start, less its pauses."""
+        assert r.clock_started_at is not None
+        paused = float(r.clock_paused_s or 0)
+        if r.clock_paused_at is not None:
+            paused += (now - _aware(r.clock_paused_at)).total_seconds()
+        return (now - _aware(r.clock_started_at)).total_seconds() - paused
 
     def clock_dict(self, t: Tournament, r: TourneyRound | None) -> dict[str, Any]:
         settings = t.clock or {}
@@ -502,18 +935,25 @@ class Tourneys:
             return out
         start = _aware(r.clock_started_at)
         now = self.clock()
-        elapsed = (now - start).total_seconds()
-        call = start + timedelta(minutes=settings["call_at"])
-        end = start + timedelta(minutes=settings["minutes"])
+        elapsed = self._elapsed(r, now)
+        left = settings["minutes"] * 60 - elapsed
+        call = now + timedelta(seconds=settings["call_at"] * 60 - elapsed)
+        end = now + timedelta(seconds=left)
+        state = "running" if elapsed < settings["call_at"] * 60 and r.call_sent_at is None else "called"
+        if left <= 0:
+            state = "time"
+        elif r.clock_paused_at is not None:
+            state = "paused"
         out.update(
             started_at=start.isoformat(),
             call_at_time=call.isoformat(),
             ends_at=end.isoformat(),
             elapsed_s=int(elapsed),
-            remaining_s=max(0, int((end - now).total_seconds())),
-            state="running" if now < call else ("called" if now < end else "time"),
+            remaining_s=max(0, int(left)),
+            state=state,
             called=r.call_sent_at is not None,
             call=CALL_TEXT[settings["rule"]],
+            paused_s=int(r.clock_paused_s or 0),
         )
         return out
 
@@ -521,26 +961,72 @@ class Tourneys:
         published = [r for r in t.rounds if r.status == "published"]
         return published[-1] if published else None
 
-    def start_clock(self, tid: str, number: int, author: str) -> dict[str, Any]:
+    def clock_action(self, tid: str, number: int, action: str, author: str) -> dict[str, Any]:
+        """``start`` (once), ``pause``, ``resume`` (the call and the end move by the pause), or
+        ``call`` (send the last-deal call now)."""
         with self.db.write() as s:
-            t = self.tournament(s, tid)
+            t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "published":
                 raise ServiceError(409, f"round {number} is a draft: publish it before its clock")
-            if r.clock_started_at is not None:
-                raise ServiceError(409, f"round {number}'s clock started already")
-            r.clock_started_at, r.clock_started_by = self.clock(), author
+            now = self.clock()
+            if action == "start":
+                if r.clock_started_at is not None:
+                    raise ServiceError(409, f"round {number}'s clock started already")
+                r.clock_started_at, r.clock_started_by = now, author
+            elif r.clock_started_at is None:
+                raise ServiceError(409, f"round {number}'s clock has not started")
+            elif action == "pause":
+                if r.clock_paused_at is not None:
+                    raise ServiceError(409, f"round {number}'s clock is paused already")
+                if self._elapsed(r, now) >= t.clock["minutes"] * 60:
+                    raise ServiceError(409, f"round {number}'s time is up")
+                r.clock_paused_at = now
+            elif action == "resume":
+                if r.clock_paused_at is None:
+                    raise ServiceError(409, f"round {number}'s clock is not paused")
+                r.clock_paused_s = int(r.clock_paused_s or 0) + int(
+                    (now - _aware(r.clock_paused_at)).total_seconds()
+                )
+                r.clock_paused_at = None
+            elif action == "call":
+                if r.call_sent_at is not None:
+                    raise ServiceError(409, f"round {number}'s last-deal call was sent already")
+                self._send_call(s, t, r, now)
+            else:  # the API's schema allows no other
+                raise ServiceError(422, f"unknown clock action {action!r}")
             s.flush()
             out = self.clock_dict(t, r)
-            self._announce(s, t, "clock", round=number)
+            self._announce(s, t, "clock", round=number, action=action)
         self.notifier.notify()
         return out
+
+    def start_clock(self, tid: str, number: int, author: str) -> dict[str, Any]:
+        return self.clock_action(tid, number, "start", author)
 
     def clock_of(self, tid: str) -> dict[str, Any]:
         self.tick(tid)
         with self.db.read() as s:
             t = self.tournament(s, tid)
             return self.clock_dict(t, self.current_round(t))
+
+    def _send_call(self, s: Session, t: Tournament, r: TourneyRound, now: datetime) -> None:
+        r.call_sent_at = now
+        left = t.clock["minutes"] * 60 - self._elapsed(r, now)
+        payload = {
+            "tourney": t.id,
+            "round": r.number,
+            "call": "last_deal",
+            "rule": t.clock["rule"],
+            "text": CALL_TEXT[t.clock["rule"]],
+            "ends_at": (now + timedelta(seconds=max(0.0, left))).isoformat(),
+        }
+        bound = sorted({x for m in r.matches for x in (m.tables or []) if x is not None})
+        feed.append(
+            self.db,
+            s,
+            [(table_id, "clock", payload) for table_id in bound] + [(None, "clock", payload)],
+        )
 
     def tick(self, tid: str | None = None) -> int:
         """Send the last-deal call of every running round whose call time has come: one ``clock``
@@ -557,26 +1043,9 @@ class Tourneys:
             if tid is not None:
                 query = query.where(Tournament.id == tid)
             for r, t in s.execute(query.with_for_update(of=TourneyRound)).all():
-                assert r.clock_started_at is not None
-                start = _aware(r.clock_started_at)
-                call = start + timedelta(minutes=t.clock["call_at"])
-                if now < call:
+                if self._elapsed(r, now) < t.clock["call_at"] * 60:
                     continue
-                r.call_sent_at = now
-                payload = {
-                    "tourney": t.id,
-                    "round": r.number,
-                    "call": "last_deal",
-                    "rule": t.clock["rule"],
-                    "text": CALL_TEXT[t.clock["rule"]],
-                    "ends_at": (start + timedelta(minutes=t.clock["minutes"])).isoformat(),
-                }
-                bound = sorted({x for m in r.matches for x in (m.tables or []) if x is not None})
-                feed.append(
-                    self.db,
-                    s,
-                    [(table_id, "clock", payload) for table_id in bound] + [(None, "clock", payload)],
-                )
+                self._send_call(s, t, r, now)
                 called += 1
         if called:
             self.notifier.notify()

@@ -122,6 +122,10 @@
     const out = box.querySelector(".result");
     const id = box.dataset.alert;
     const action = button.dataset.action;
+    if (action === "ruling-cancel") {
+      button.closest(".confirm").hidden = true;
+      return;
+    }
     let body = {};
     if (action === "resolve" && button.closest("form.look")) {
       body = lookSettlement(button.closest("form.look"));
@@ -131,7 +135,7 @@
         reason: f.get("reason"),
         fix: { trick: Number(f.get("trick")), seat: f.get("seat"), cards: String(f.get("cards")).trim().split(/[\s,]+/) },
       };
-    } else if (action === "ruling") {
+    } else if (action === "ruling" || action === "ruling-preview") {
       const form = button.closest("form");
       for (const [k, v] of new FormData(form).entries()) {
         if (v === "") { continue; }
@@ -140,13 +144,53 @@
         else { body[k] = v; }
       }
     }
+    if (action === "ruling-preview") {  // say what the ruling does, then ask to confirm it
+      const form = button.closest("form");
+      const box = form.querySelector(".confirm");
+      try {
+        const p = await post("/api/alerts/" + id + "/ruling/preview", body);
+        form.querySelector(".effect").textContent = rulingEffect(p);
+        box.hidden = false;
+      } catch (err) { out.textContent = "Refused: " + err.message; }
+      return;
+    }
     try {
-      const res = await post("/api/alerts/" + id + "/" + action, body);
+      const url = action === "ruling" ? "/api/alerts/" + id + "/ruling" : "/api/alerts/" + id + "/" + action;
+      const res = await post(url, body);
       out.textContent = action === "ruling" ? "Ruling recorded: deal version " + res.version
         : action === "resolve" && res.kind === "look" ? "Closed: no change"
         : action === "resolve" && button.closest("form.look") ? "Saved as version " + res.version + " of deal " + res.deal
         : action === "resolve" ? "Counted as deal " + res.deal : "Done";
     } catch (err) { out.textContent = "Refused: " + err.message; }
+  });
+
+  function levelsText(levels) {
+    return levels ? "NS " + levels.NS + " · EW " + levels.EW : "–";
+  }
+
+  // A ruling's effect in words: the points and outcome of the deal, the levels before and after.
+  function rulingEffect(p) {
+    const r = p.ruling;
+    let text = r.kind.replace("_", " ") + " by " + r.seat + ": " + r.points + " points, " + r.levels + " level(s)"
+      + (r.deals_next ? ", the non-offending side deals next" : "") + ". ";
+    text += "Defenders " + p.defender_total.before + " → " + p.defender_total.after + ". ";
+    if (p.counts) {
+      text += "Levels " + levelsText(p.levels.before) + " → " + levelsText(p.levels.after)
+        + "; next dealer " + (p.dealer.before || "–") + " → " + (p.dealer.after || "–") + ".";
+    } else {
+      text += "The deal counts in no game now: the levels do not move.";
+    }
+    return text;
+  }
+
+  // The event file chosen on the import page fills its text box (no upload: the form posts text).
+  document.addEventListener("change", (e) => {
+    const input = e.target.closest("input[type=file][data-fill]");
+    if (!input || !input.files.length) { return; }
+    const target = document.querySelector("textarea[name=" + input.dataset.fill + "]");
+    const reader = new FileReader();
+    reader.onload = () => { target.value = String(reader.result); };
+    reader.readAsText(input.files[0]);
   });
 
   document.addEventListener("submit", async (e) => {

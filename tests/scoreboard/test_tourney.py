@@ -303,58 +303,105 @@ def _tables(client: TestClient, n: int) -> list[str]:
     return ids
 
 
-def test_a_match_at_time_takes_its_tables_levels_and_follows_a_corrected_table(client):
-    """Round 1 bound to two tables (table n -> the n-th). Table 1 stands NS 5 / EW 3, table 2 at
-    4 / 4; home sits N/S. Closed at time: table 1's home wins 5-3, table 2 is a draw 4-4. Then
-    table 1 plays a deal (dealer S at 5) that the defenders win by one level (EW 3 -> 4: RULES.md,
-    worked in deals.py): the match's result, taken from the table, follows: 5-4."""
+def test_a_match_at_time_takes_its_games_levels_and_follows_a_corrected_table(client):
+    """Round 1 bound to two tables (table n -> the n-th); home sits N/S. Published, each table
+    starts the round's game; a referee sets table 1's game to start at NS 5 / EW 3, S dealing, and
+    table 2's at 4 / 4. Table 1 plays a deal (dealer S at 5) that the defenders win by one level
+    (EW 3 -> 4: RULES.md, worked in deals.py). Closed at time: table 1's home wins 5-4; table 2,
+    where no deal was played, closes only with a reason (4-4, the reason kept). Voiding table 1's
+    deal takes the result back to 5-3; a deal posted after the close is held (5-3 stands) until a
+    referee counts it (5-4). A referee's own result is never overwritten."""
     t1, t2 = _tables(client, 2)
     event = {**copy.deepcopy(FOUR), "rounds": []}
     tid = create(client, event, tables=[t1, t2])
     ref = referee_headers(client)
-    client.patch(f"/api/tables/{t1}", json={"levels": {"NS": "5", "EW": "3"}, "dealer": "S"}, headers=ref)
-    client.patch(f"/api/tables/{t2}", json={"levels": {"NS": "4", "EW": "4"}}, headers=ref)
     draft = client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS).json()
     assert [m["tables"] for m in draft["matches"]] == [[t1], [t2]]
     assert client.post(f"/api/tourneys/{tid}/rounds/1/matches/1/close", headers=ref).status_code == 409
     client.post(f"/api/tourneys/{tid}/rounds/1/publish", headers=ADMIN_HEADERS)
-    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/1/close", headers=ref)
-    assert r.status_code == 200, r.text
-    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/2/close", headers=ref)
-    m1, m2 = r.json()["matches"]
-    assert (m1["result"], m1["source"]) == ({"home_level": "5", "away_level": "3"}, "table")
-    assert m2["result"] == {"home_level": "4", "away_level": "4"}
-    home1, away1, home2, away2 = m1["home"], m1["away"], m2["home"], m2["away"]
-    points = {x["id"]: x["points"] for x in client.get(f"/api/tourneys/{tid}/standings").json()["standings"]}
-    assert points == {home1: 2, away1: 0, home2: 1, away2: 1}
-
+    game = client.get(f"/api/tables/{t1}").json()["game"]
+    assert (game["round"], game["table_no"], game["status"], game["event"]) == (1, 1, "open", tid)
+    names = {e["id"]: e["name"] for e in FOUR["entries"]}
+    m1 = draft["matches"][0]
+    assert game["teams"] == {"NS": names[m1["home"]], "EW": names[m1["away"]]}
+    client.patch(f"/api/tables/{t1}", json={"levels": {"NS": "5", "EW": "3"}, "dealer": "S"}, headers=ref)
+    client.patch(f"/api/tables/{t2}", json={"levels": {"NS": "4", "EW": "4"}}, headers=ref)
     token = client.post(f"/api/tables/{t1}/token", headers=ADMIN_HEADERS).json()["token"]
+    table1 = {"Authorization": f"Bearer {token}"}
     r = client.post(
-        f"/api/tables/{t1}/deals",
-        json=dealt_by(DEFENDERS_WIN, "S", "5"),
-        headers={"Authorization": f"Bearer {token}", "Idempotency-Key": "k1"},
+        f"/api/tables/{t1}/deals", json=dealt_by(DEFENDERS_WIN, "S", "5"), headers={**table1, "Idempotency-Key": "k1"}
     )
     assert r.status_code == 201, r.text
     assert client.get(f"/api/tables/{t1}").json()["levels"] == {"NS": "5", "EW": "4"}
-    m1 = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
+    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/1/close", headers=ref)
+    assert r.status_code == 200, r.text
+    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/2/close", headers=ref)
+    assert r.status_code == 409 and "no deal has been played" in r.json()["detail"]
+    r = client.post(
+        f"/api/tourneys/{tid}/rounds/1/matches/2/close", json={"reason": "a draw agreed at 4-4"}, headers=ref
+    )
+    assert r.status_code == 200, r.text
+    m1, m2 = r.json()["matches"]
     assert (m1["result"], m1["source"]) == ({"home_level": "5", "away_level": "4"}, "table")
-    assert [h["result"] for h in m1["history"]] == [[{"home_level": "5", "away_level": "3"}]]
-    # a referee's result is never overwritten by the table
+    assert m2["result"] == {"home_level": "4", "away_level": "4"}
+    assert "a draw agreed at 4-4" in m2["note"]
+    home1, away1, home2, away2 = m1["home"], m1["away"], m2["home"], m2["away"]
+    points = {x["id"]: x["points"] for x in client.get(f"/api/tourneys/{tid}/standings").json()["standings"]}
+    assert points == {home1: 2, away1: 0, home2: 1, away2: 1}
+    assert client.get(f"/api/tables/{t1}").json()["game"]["status"] == "closed"
+
+    # a referee voids the deal: the game's levels go back to its start, the result follows
+    r = client.post(f"/api/tables/{t1}/deals/1/void", json={"reason": "played at the wrong table"}, headers=ref)
+    assert r.status_code == 200, r.text
+    m1 = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
+    assert (m1["result"], m1["source"]) == ({"home_level": "5", "away_level": "3"}, "table")
+    assert [h["result"] for h in m1["history"]] == [[{"home_level": "5", "away_level": "4"}]]
+    # the table posts a deal after its match closed: held, the result stands
+    r = client.post(
+        f"/api/tables/{t1}/deals", json=dealt_by(DEFENDERS_WIN, "S", "5"), headers={**table1, "Idempotency-Key": "k2"}
+    )
+    assert r.status_code == 201, r.text
+    deal = client.get(f"/api/tables/{t1}/deals/2").json()
+    assert deal["status"] == "held" and deal["game"]["round"] == 1
+    held = client.get("/api/alerts?kind=held", headers=ref).json()["alerts"]
+    assert [(a["deal"], a["status"]) for a in held] == [(2, "open")]
+    m1 = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
+    assert m1["result"] == {"home_level": "5", "away_level": "3"}
+    # a referee counts it: the result follows, the held alert closes
+    r = client.post(f"/api/tables/{t1}/deals/2/count", json={"reason": "the round's last deal"}, headers=ref)
+    assert r.status_code == 200 and r.json()["status"] == "counted"
+    m1 = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
+    assert m1["result"] == {"home_level": "5", "away_level": "4"}
+    assert client.get(f"/api/alerts/{held[0]['id']}", headers=ref).json()["status"] == "resolved"
+    # a referee's result is never overwritten by the table's games
     client.put(
         f"/api/tourneys/{tid}/rounds/1/matches/1/result",
         json={"result": {"home_level": "6", "away_level": "4"}},
         headers=ref,
     )
-    client.patch(f"/api/tables/{t1}", json={"levels": {"NS": "2", "EW": "3"}}, headers=ref)
+    client.post(f"/api/tables/{t1}/deals/2/void", json={"reason": "test"}, headers=ref)
     m1 = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
     assert (m1["result"], m1["source"]) == ({"home_level": "6", "away_level": "4"}, "referee")
 
 
-def test_a_finished_game_gives_the_match_its_result(client):
-    """A table whose game is over (a side passed A, the match state's ``winner``): the match bound
-    to it takes the levels without a referee; equal levels name the winner as ``winner``."""
+def _set_game(client: TestClient, table_id: str, state: dict[str, Any]) -> dict[str, Any]:
+    """Give the table's current game ``state`` (as its deals would) and let the event follow."""
+    from scoreboard import games
     from scoreboard.models import ScoreTable
 
+    tourneys = client.app.state.tourneys
+    with tourneys.db.write() as s:
+        table = s.get(ScoreTable, table_id)
+        game = games.current(s, table)
+        game.state = table.state = state
+        tourneys.game_changed(s, table, game)
+        return {"status": game.status, "current": table.game_id == game.id}
+
+
+def test_a_finished_game_gives_the_match_its_result(client):
+    """A table whose game is over (a side passed A, the match state's ``winner``): the match bound
+    to it takes the levels without a referee; equal levels name the winner as ``winner``. The game
+    closes; nothing waits, so the table stays on it."""
     (t1,) = _tables(client, 1)
     event = {
         "format": "swiss",
@@ -364,13 +411,10 @@ def test_a_finished_game_gives_the_match_its_result(client):
         "rounds": [{"round": 1, "matches": [{"table": 1, "home": "A", "away": "B"}]}],
     }
     tid = create(client, event, tables=[t1])
-    tourneys = client.app.state.tourneys
-    with tourneys.db.write() as s:
-        table = s.get(ScoreTable, t1)
-        table.state = {"levels": {"NS": "A", "EW": "J"}, "dealer": "N", "winner": None, "rules": "zhku-3deck"}
-        assert tourneys.table_changed(s, table) is False  # not finished: nothing yet
-        table.state = {**table.state, "winner": "NS"}
-        assert tourneys.table_changed(s, table) is True
+    state = {"levels": {"NS": "A", "EW": "J"}, "dealer": "N", "winner": None, "rules": "zhku-3deck"}
+    assert _set_game(client, t1, state) == {"status": "open", "current": True}  # not finished
+    assert client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]["boards"] is None
+    assert _set_game(client, t1, {**state, "winner": "NS"}) == {"status": "closed", "current": True}
     m = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
     assert (m["result"], m["source"], m["by"]) == (
         {"home_level": "A", "away_level": "J"},
@@ -396,12 +440,15 @@ def test_team_matches_add_their_boards(client):
     }
     tid = create(client, event, tables=[t1, t2])
     ref = referee_headers(client)
-    client.patch(f"/api/tables/{t1}", json={"levels": {"NS": "7", "EW": "5"}}, headers=ref)
-    client.patch(f"/api/tables/{t2}", json={"levels": {"NS": "5", "EW": "5"}}, headers=ref)
     draft = client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS).json()
     assert draft["matches"][0]["tables"] == [t1, t2]
     client.post(f"/api/tourneys/{tid}/rounds/1/publish", headers=ADMIN_HEADERS)
-    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/1/close", headers=ref)
+    # each board's game carries its pairs' names
+    home, away = draft["matches"][0]["home"], draft["matches"][0]["away"]
+    assert client.get(f"/api/tables/{t2}").json()["game"]["teams"] == {"NS": f"{home} · {home}2", "EW": f"{away} · {away}2"}
+    client.patch(f"/api/tables/{t1}", json={"levels": {"NS": "7", "EW": "5"}}, headers=ref)
+    client.patch(f"/api/tables/{t2}", json={"levels": {"NS": "5", "EW": "5"}}, headers=ref)
+    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/1/close", json={"reason": "levels by hand"}, headers=ref)
     m = r.json()["matches"][0]
     assert m["result"] == [{"home_level": "7", "away_level": "5"}, {"home_level": "5", "away_level": "5"}]
     rows = {x["id"]: x for x in client.get(f"/api/tourneys/{tid}/standings").json()["standings"]}
@@ -421,13 +468,18 @@ def test_exports_as_csv(client):
     tid = create(client, FOUR)
     r = client.get(f"/api/tourneys/{tid}/standings.csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
-    lines = r.text.splitlines()
+    assert r.content.startswith(b"\xef\xbb\xbf")  # a byte order mark: spreadsheets read UTF-8
+    lines = r.text.lstrip("\ufeff").splitlines()
     # after round 1: A won (2), C and D drew (1 each), B lost (0); C ahead of D by lot or opponents
     assert lines[0].startswith("rank,id,name,points,opponents_points,level_difference")
     assert lines[1].startswith("1,A,Library,2,0,2")
     assert lines[4].startswith("4,B,Maths,0,2,-2")
     r = client.get(f"/api/tourneys/{tid}/rounds/1/pairings.csv")
-    assert r.text.splitlines() == ["round,table,home,away,bye,result", "1,1,A,B,,7-5", "1,2,C,D,,5-5"]
+    assert r.text.lstrip("\ufeff").splitlines() == [
+        "round,table,home,home_name,away,away_name,bye,bye_name,result",
+        "1,1,A,Library,B,Maths,,,7-5",
+        "1,2,C,Canteen,D,Physics,,,5-5",
+    ]
 
 
 def test_pages_show_published_rounds_the_standings_and_a_printable_sheet(client):
@@ -517,7 +569,9 @@ def test_each_scoring_has_its_seeds_clock(client):
     tid = create(client, national)
     clock = client.get(f"/api/tourneys/{tid}").json()["clock"]
     assert (clock["minutes"] - clock["call_at"], clock["rule"]) == (30, "three_more_deals")
-    tid = create(client, national, clock={"minutes": 150, "call_at": 120, "rule": "three_more_deals"})
+    r = client.post("/api/tourneys", json={"event": national}, headers=ADMIN_HEADERS)
+    assert r.status_code == 409 and "imported already" in r.json()["detail"]  # the same file twice
+    tid = create(client, national, clock={"minutes": 150, "call_at": 120, "rule": "three_more_deals"}, again=True)
     assert client.get(f"/api/tourneys/{tid}").json()["clock"]["minutes"] == 150
     # a draft round's clock does not start
     client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS)
@@ -569,8 +623,6 @@ def test_a_team_board_waits_for_its_own_table(client):
     """A team match at two tables: board 1's game finishes (NS passed A); board 2's table plays on
     (its levels move, no winner): board 1 has its result, board 2 none, so the match has none and
     the round is not counted."""
-    from scoreboard.models import ScoreTable
-
     t1, t2 = _tables(client, 2)
     event = {
         "format": "swiss",
@@ -580,13 +632,10 @@ def test_a_team_board_waits_for_its_own_table(client):
         "rounds": [{"round": 1, "matches": [{"table": 1, "home": "X", "away": "Y"}]}],
     }
     tid = create(client, event, tables=[t1, t2])
-    tourneys = client.app.state.tourneys
-    with tourneys.db.write() as s:
-        one, two = s.get(ScoreTable, t1), s.get(ScoreTable, t2)
-        one.state = {"levels": {"NS": "A", "EW": "K"}, "dealer": "N", "winner": "NS", "rules": "zhku-3deck"}
-        assert tourneys.table_changed(s, one) is True
-        two.state = {"levels": {"NS": "4", "EW": "6"}, "dealer": "E", "winner": None, "rules": "zhku-3deck"}
-        assert tourneys.table_changed(s, two) is False
+    one = {"levels": {"NS": "A", "EW": "K"}, "dealer": "N", "winner": "NS", "rules": "zhku-3deck"}
+    assert _set_game(client, t1, one)["status"] == "closed"
+    two = {"levels": {"NS": "4", "EW": "6"}, "dealer": "E", "winner": None, "rules": "zhku-3deck"}
+    assert _set_game(client, t2, two)["status"] == "open"
     m = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
     assert m["boards"] == [{"home_level": "A", "away_level": "K"}, None]
     assert "result" not in m or m["result"] is None
