@@ -478,7 +478,9 @@ def list_alerts(
     _: Referee,
     table: TableFilter,
     status: Annotated[list[str], Depends(alert_statuses)],
-    kind: Annotated[Literal["revoke", "failed_throw", "mismatch", "refused", "look", "held"] | None, Query()] = None,
+    kind: Annotated[
+        Literal["revoke", "failed_throw", "mismatch", "refused", "look", "held"] | None, Query()
+    ] = None,
     order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
 ) -> dict[str, Any]:
     """The referee queue, newest first unless ``order=oldest``, filtered by table and kind."""

@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from scoreboard import scoring
-from scoreboard.models import Deal, ScoreTable, TableGame, Tournament
+from scoreboard.models import Deal, ScoreTable, TableGame, Tournament, TourneyMatch
 
 OPEN, READY, CLOSED = "open", "ready", "closed"
 COUNTED, HELD, VOIDED = "counted", "held", "voided"
@@ -154,6 +154,8 @@ def describe(s: Session, game: TableGame | None) -> dict[str, Any] | None:
     if game is None:
         return None
     event = s.get(Tournament, game.tournament_id) if game.tournament_id else None
+    match = s.get(TourneyMatch, game.match_id) if game.match_id is not None else None
+    boards = len(match.tables or []) if match is not None else 1
     return {
         "number": game.number,
         "status": game.status,
@@ -164,7 +166,7 @@ def describe(s: Session, game: TableGame | None) -> dict[str, Any] | None:
         "event_name": None if event is None else (event.name or "event"),
         "round": game.round_no,
         "table_no": game.table_no,
-        "board": None if game.board is None else game.board + 1,
+        "board": None if game.board is None or boards < 2 else game.board + 1,
         "match": game.match_id is not None,
         "note": game.note or "",
     }

@@ -41,7 +41,11 @@ from scoreboard.tourney_api import EventId, RoundNo
 from scoreboard.tourney_service import CALL_TEXT, CLOCKS, Tourneys
 
 router = APIRouter(include_in_schema=False)
-FORMATS = {"swiss": "Swiss", "round_robin": "Round robin", "knockout": "Knockout"}
+FORMATS = {
+    "swiss": "Swiss",
+    "round-robin": "Round robin",
+    "knockout": "Knockout (after group round robins, if entries have groups)",
+}
 SCORINGS = {
     "zhku": "seed 001 (2 / 1 / 0, level difference)",
     "national": "seed 002 (2 / 1 / 0, rounds won)",
@@ -83,7 +87,9 @@ def _tables(s: Session, *, archived: bool = False) -> list[ScoreTable]:
 
 
 @router.get("/tourneys", response_class=HTMLResponse)
-def events_page(request: Request, service: Service, archived: Annotated[bool, Query()] = False) -> HTMLResponse:
+def events_page(
+    request: Request, service: Service, archived: Annotated[bool, Query()] = False
+) -> HTMLResponse:
     with service.db.read() as s:
         rows = s.scalars(select(Tournament).order_by(Tournament.created_at.desc())).all()
         events = [service.summary(s, t) for t in rows if (t.archived_at is not None) == archived]
@@ -138,7 +144,9 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
             try:
                 value = float(rating)
             except ValueError:
-                raise ServiceError(422, f"entries, line {number}: rating {rating[:20]!r} is not a number") from None
+                raise ServiceError(
+                    422, f"entries, line {number}: rating {rating[:20]!r} is not a number"
+                ) from None
             entry["rating"] = int(value) if value.is_integer() else value
         if group:
             entry["group"] = group
@@ -284,7 +292,10 @@ async def manage_event(request: Request, event_id: EventId, service: Service) ->
         action = form.get("action")
         if action == "pair":
             out = service.pair(event_id)
-            return f"/tourneys/{event_id}/rounds/{out['round']}/manage", f"Round {out['round']} paired as a draft."
+            return (
+                f"/tourneys/{event_id}/rounds/{out['round']}/manage",
+                f"Round {out['round']} paired as a draft.",
+            )
         if action == "tables":
             slots: list[str | None] = [x or None for x in form.all("slot")]
             while slots and slots[-1] is None:
@@ -303,7 +314,9 @@ async def manage_event(request: Request, event_id: EventId, service: Service) ->
             if form.get("rating"):
                 entry["rating"] = _number(form.get("rating"))
             if form.get("pairs"):
-                entry["pairs"] = [p.strip() for p in form.get("pairs").replace("，", ",").split(",") if p.strip()]
+                entry["pairs"] = [
+                    p.strip() for p in form.get("pairs").replace("，", ",").split(",") if p.strip()
+                ]
             service.add_entry(event_id, entry)
             return f"{entry['name']} entered."
         if action in ("entry_withdraw", "entry_reinstate", "entry_edit"):
@@ -384,13 +397,19 @@ async def manage_round(request: Request, event_id: EventId, number: RoundNo, ser
             return f"/tourneys/{event_id}/manage", f"Round {number}'s draft discarded."
         if action == "override":
             out = service.override(event_id, number, _override_items(form))
-            broken = "; ".join(f"{x['rule'].replace('_', ' ')}: {', '.join(x['entries'])}" for x in out["relaxed"])
+            broken = "; ".join(
+                f"{x['rule'].replace('_', ' ')}: {', '.join(x['entries'])}" for x in out["relaxed"]
+            )
             return "Pairing changed." + (f" It breaks: {broken}." if broken else " It breaks no rule.")
         if action == "clock":
             what = form.get("clock")
             out = service.clock_action(event_id, number, what, user.name)
-            return {"start": "Clock started.", "pause": "Clock paused.", "resume": "Clock running again.",
-                    "call": "Last-deal call sent to the tables."}.get(what, out["state"])
+            return {
+                "start": "Clock started.",
+                "pause": "Clock paused.",
+                "resume": "Clock running again.",
+                "call": "Last-deal call sent to the tables.",
+            }.get(what, out["state"])
         if action == "close":
             table_no = form.int("table", "table") or 0
             service.close_match(event_id, number, table_no, user.name, form.opt("reason"))
@@ -494,7 +513,9 @@ async def manage_tables(request: Request) -> Response:
         shown: dict[str, str] | None = None
         if action == "create":
             rules = form.get("rules") or None
-            body = TableCreate.model_validate({"name": form.get("name"), **({"rules": rules} if rules else {})})
+            body = TableCreate.model_validate(
+                {"name": form.get("name"), **({"rules": rules} if rules else {})}
+            )
             table_id, token = await run_in_threadpool(service.create_table, body)
             shown = {"table": body.name, "token": token, "id": table_id}
         elif action == "token":
@@ -512,9 +533,10 @@ async def manage_tables(request: Request) -> Response:
             return RedirectResponse("/login?next=/tables/manage", status_code=303)
         return flash(RedirectResponse("/tables/manage", status_code=303), "error", exc.message)
     except ValueError as exc:  # pydantic: a name too long, an unknown rule set
-        from scoreboard.pages import flash
         errors = exc.errors() if hasattr(exc, "errors") else []
-        return flash(RedirectResponse("/tables/manage", status_code=303), "error", one_line(errors) or str(exc))
+        return flash(
+            RedirectResponse("/tables/manage", status_code=303), "error", one_line(errors) or str(exc)
+        )
     if shown is None:
         return flash(RedirectResponse("/tables/manage", status_code=303), "ok", f"Table {action}d.")
     with service.db.read() as s:
@@ -547,7 +569,9 @@ async def place_deal(request: Request, table_id: TableId, seq: Seq) -> Response:
             )
             return f"/tables/{out['table']}/deals/{out['deal']}", f"Deal moved: now deal {out['deal']} here."
         if action in ("void", "count"):
-            service.set_deal_status(table_id, seq, "voided" if action == "void" else "counted", reason, user.name)
+            service.set_deal_status(
+                table_id, seq, "voided" if action == "void" else "counted", reason, user.name
+            )
             return f"Deal {seq} {'voided' if action == 'void' else 'counted'}."
         raise ServiceError(422, f"unknown action {action[:30]!r}")
 

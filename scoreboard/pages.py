@@ -20,9 +20,8 @@ from markupsafe import Markup, escape
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
-from scoreboard import auth
+from scoreboard import auth, games
 from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId
-from scoreboard import games
 from scoreboard.errors import ServiceError, clip
 from scoreboard.explain import explain, explain_look
 from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable, TableGame, TourneyRound

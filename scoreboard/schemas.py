@@ -105,7 +105,9 @@ class RulingPreview(Strict):
     outcome: BeforeAfter
     levels: BeforeAfter = Field(description="the game's levels now, and after the ruling")
     dealer: BeforeAfter = Field(description="the game's next dealer now, and after the ruling")
-    counts: bool = Field(description="whether the deal counts in its game (a held or voided deal moves nothing)")
+    counts: bool = Field(
+        description="whether the deal counts in its game (a held or voided deal moves nothing)"
+    )
 
 
 class AlertClose(Strict):
@@ -386,7 +388,8 @@ class TourneyUpdate(Strict):
 
 
 EntryName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$"),
 ]
 
 

@@ -561,13 +561,17 @@ class Scoreboard:
                     raise ServiceError(404, f"no game {game_no} at table {target_table.name}")
             if target.status == games.READY:
                 raise ServiceError(
-                    409, f"game {target.number} at {target_table.name} has not started: move the deal once it has"
+                    409,
+                    f"game {target.number} at {target_table.name} has not started: move the deal once it has",
                 )
             if target.id == deal.game_id:
-                raise ServiceError(409, f"deal {seq} is in that game already (to count a held deal, count it)")
+                raise ServiceError(
+                    409, f"deal {seq} is in that game already (to count a held deal, count it)"
+                )
             if target_table.rules is not None and current.log.get("rules") != target_table.rules:
                 raise ServiceError(
-                    422, f"table {target_table.name} plays {target_table.rules}, the deal {current.log.get('rules')!r}"
+                    422,
+                    f"table {target_table.name} plays {target_table.rules}, the deal {current.log.get('rules')!r}",
                 )
             if target_table.rules is None:
                 target_table.rules = current.log.get("rules")
@@ -577,8 +581,18 @@ class Scoreboard:
             target_table.deal_count += 1
             entry = {
                 "what": "moved",
-                "from": {"table": source.id, "table_name": source.name, "deal": seq, "game": old_game.number if old_game else None},
-                "to": {"table": target_table.id, "table_name": target_table.name, "deal": target_table.deal_count, "game": target.number},
+                "from": {
+                    "table": source.id,
+                    "table_name": source.name,
+                    "deal": seq,
+                    "game": old_game.number if old_game else None,
+                },
+                "to": {
+                    "table": target_table.id,
+                    "table_name": target_table.name,
+                    "deal": target_table.deal_count,
+                    "game": target.number,
+                },
                 "reason": reason,
                 "by": author,
                 "at": at.isoformat(),
@@ -591,7 +605,11 @@ class Scoreboard:
             changed: list[Alert] = []
             for alert in alerts:
                 alert.table_id = target_table.id
-                if alert.kind in ("held", "mismatch") and alert.source == "engine" and alert.status in ("open", "acknowledged"):
+                if (
+                    alert.kind in ("held", "mismatch")
+                    and alert.source == "engine"
+                    and alert.status in ("open", "acknowledged")
+                ):
                     alert.status, alert.resolved_by, alert.resolved_at = "resolved", author, at
                     alert.note = f"deal moved to {target_table.name} (deal {deal.seq}): {reason}"
                 changed.append(alert)
@@ -620,7 +638,11 @@ class Scoreboard:
                 self.db,
                 s,
                 [
-                    (target_table.id, "deal", {**self._deal_event(deal, deal.current_version, current.result), "moved": entry}),
+                    (
+                        target_table.id,
+                        "deal",
+                        {**self._deal_event(deal, deal.current_version, current.result), "moved": entry},
+                    ),
                     *[(a.table_id, "alert", self.alert_dict(a)) for a in changed],
                     (source.id, "table", self.summary(s, source, slim=True)),
                     (target_table.id, "table", self.summary(s, target_table, slim=True)),
@@ -629,7 +651,9 @@ class Scoreboard:
         self.notifier.notify()
         return out
 
-    def set_deal_status(self, table_id: str, seq: int, status: str, reason: str, author: str) -> dict[str, Any]:
+    def set_deal_status(
+        self, table_id: str, seq: int, status: str, reason: str, author: str
+    ) -> dict[str, Any]:
         """A referee voids a deal (it counts nowhere; its open alerts close) or counts a held or
         voided one in its game again; the game is folded again and its match's result follows."""
         with self.db.write() as s:
@@ -642,7 +666,13 @@ class Scoreboard:
             if status == games.COUNTED and game is None:
                 raise ServiceError(409, f"deal {seq} belongs to no game: move it to one")
             at = now()
-            entry = {"what": "voided" if status == games.VOIDED else "counted", "from": deal.status, "reason": reason, "by": author, "at": at.isoformat()}
+            entry = {
+                "what": "voided" if status == games.VOIDED else "counted",
+                "from": deal.status,
+                "reason": reason,
+                "by": author,
+                "at": at.isoformat(),
+            }
             deal.status = status
             deal.history = [*(deal.history or []), entry]
             changed: list[Alert] = []
@@ -663,7 +693,11 @@ class Scoreboard:
                 self.db,
                 s,
                 [
-                    (table.id, "deal", {**self._deal_event(deal, deal.current_version, current.result), "status": status}),
+                    (
+                        table.id,
+                        "deal",
+                        {**self._deal_event(deal, deal.current_version, current.result), "status": status},
+                    ),
                     *[(table.id, "alert", self.alert_dict(a)) for a in changed],
                     (table.id, "table", self.summary(s, table, slim=True)),
                 ],
@@ -736,7 +770,9 @@ class Scoreboard:
         out["ruling"] = ruling
         return out
 
-    def _preview(self, table_id: str, seq: int, log: dict[str, Any], ruling: dict[str, Any]) -> dict[str, Any]:
+    def _preview(
+        self, table_id: str, seq: int, log: dict[str, Any], ruling: dict[str, Any]
+    ) -> dict[str, Any]:
         """What a ruling would do, stored nowhere: the deal's new score, and the levels and next
         dealer of its game before and after (the game folded again with the ruled deal)."""
         result = scoring.score(log)
@@ -748,15 +784,24 @@ class Scoreboard:
             after = before
             if game is not None and deal.status == games.COUNTED and table.rules is not None:
                 inputs = [
-                    (fold_input(log, result) if d.id == deal.id else d.fold or fold_input(*self._logged(s, d)))
+                    (
+                        fold_input(log, result)
+                        if d.id == deal.id
+                        else d.fold or fold_input(*self._logged(s, d))
+                    )
                     for d in games.counted_deals(s, game)
                 ]
-                states = scoring.fold_states(table.rules, [(x["log"], x["result"]) for x in inputs], game.start)
+                states = scoring.fold_states(
+                    table.rules, [(x["log"], x["result"]) for x in inputs], game.start
+                )
                 after = states[-1] if states else before
             return {
                 "deal": seq,
                 "ruling": ruling,
-                "defender_total": {"before": current.result.get("defender_total"), "after": result.get("defender_total")},
+                "defender_total": {
+                    "before": current.result.get("defender_total"),
+                    "after": result.get("defender_total"),
+                },
                 "outcome": {"before": current.result.get("outcome"), "after": result.get("outcome")},
                 "levels": {"before": before.get("levels"), "after": after.get("levels")},
                 "dealer": {"before": before.get("dealer"), "after": after.get("dealer")},

@@ -396,7 +396,9 @@ class Tourneys:
             if clock is not None:
                 settings = {**(t.clock or {}), **clock}
                 if not 0 < settings["call_at"] < settings["minutes"]:
-                    raise ServiceError(422, "clock.call_at must fall inside the round (0 < call_at < minutes)")
+                    raise ServiceError(
+                        422, "clock.call_at must fall inside the round (0 < call_at < minutes)"
+                    )
                 t.clock = settings
             moved: list[ScoreTable] = []
             if archived and t.archived_at is None:
@@ -504,9 +506,7 @@ class Tourneys:
     def _no_draft(t: Tournament, what: str) -> None:
         draft = next((r for r in t.rounds if r.status == "draft"), None)
         if draft is not None:
-            raise ServiceError(
-                409, f"round {draft.number} is a draft: publish or discard it before {what}"
-            )
+            raise ServiceError(409, f"round {draft.number} is a draft: publish or discard it before {what}")
 
     def _new_match(
         self, k: int, item: dict[str, Any], t: Tournament, boards: int, at: datetime
@@ -651,9 +651,7 @@ class Tourneys:
         """Each table's new state on its feed (its page and the all-tables page follow)."""
         if self.board is None or not tables:
             return
-        feed.append(
-            self.db, s, [(x.id, "table", self.board.summary(s, x, slim=True)) for x in tables]
-        )
+        feed.append(self.db, s, [(x.id, "table", self.board.summary(s, x, slim=True)) for x in tables])
 
     def override(self, tid: str, number: int, items: list[dict[str, Any]]) -> dict[str, Any]:
         """A referee's or organiser's own pairing of a round without results: accepted; the answer
@@ -858,7 +856,8 @@ class Tourneys:
                 )
             if len(played) != len(m.tables):
                 raise ServiceError(
-                    409, f"table {table_no} has no game at its scoreboard tables for this round: enter the result"
+                    409,
+                    f"table {table_no} has no game at its scoreboard tables for this round: enter the result",
                 )
             doubts = self._still_playing(s, m)
             self._confirm(doubts, reason, table_no)
@@ -904,7 +903,12 @@ class Tourneys:
                     (
                         None,
                         "tourney",
-                        {"tourney": r.tournament_id, "what": "result", "round": r.number, "table": m.table_no},
+                        {
+                            "tourney": r.tournament_id,
+                            "what": "result",
+                            "round": r.number,
+                            "table": m.table_no,
+                        },
                     )
                 ],
             )

@@ -1,12 +1,10 @@
 """The live pages in Debian's chromium (Playwright): a deal posted through the API shows up on the
-open page without a reload. Set TRACTORCAM_DOCS_SCREENSHOT=1 to refresh docs/img/scoreboard*.png."""
+open page without a reload. The docs' pictures of the pages come from test_event_day.py."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,7 +27,6 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
 @pytest.fixture
@@ -139,6 +136,12 @@ def test_referee_records_a_ruling_from_the_queue(server, browser):
     item.locator("input[name=points]").fill("40")
     item.locator("input[name=levels]").fill("0")
     item.locator("select[name=deals_next]").select_option("false")
+    item.locator("button[data-action=ruling-preview]").click()  # first what it does, then confirm
+    effect = item.locator(".confirm .effect")
+    effect.wait_for(state="visible", timeout=10_000)
+    assert "Defenders 0 → -40" in effect.inner_text()
+    assert "Levels NS 5 · EW 2 → NS 6 · EW 2" in effect.inner_text()
+    assert httpx.get(f"{server.url}/api/tables/{t1}").json()["levels"] == {"NS": "5", "EW": "2"}  # not yet
     item.locator("button[data-action=ruling]").click()
     page.wait_for_function("document.querySelectorAll('.alert-item').length === 0", timeout=10_000)
     # 40 points against defender E: D = -40, dealer side up 3 + ceil(40 / 40) = 4: NS 2 -> 6.
@@ -223,83 +226,6 @@ def test_referee_names_the_cards_of_a_look_in_the_queue(server, browser):
     assert deal["current_version"] == 2
     assert deal["versions"][1]["result"]["defender_total"] == 120  # deals.py: D = 60 x 2
     page.close()
-
-
-@pytest.mark.skipif(not os.environ.get("TRACTORCAM_DOCS_SCREENSHOT"), reason="docs screenshot on request")
-def test_docs_screenshots(server, browser):
-    """Not a check: renders a small event for docs/img/scoreboard.png and scoreboard-table.png."""
-    from engine.sim import simulate_deal
-
-    tables = [table(server.url, f"Table {i}") for i in range(1, 7)]
-    for n, (tid, h) in enumerate(tables):
-        for d in range(n % 3 + 1):
-            log = simulate_deal("national-2deck", seed=100 * n + d, inject_revoke=(n == 2 and d == 0))
-            state = httpx.get(f"{server.url}/api/tables/{tid}").json()
-            if state["dealer"]:
-                continue
-            httpx.post(
-                f"{server.url}/api/tables/{tid}/deals", json=log, headers={**h, "Idempotency-Key": f"{n}-{d}"}
-            )
-    tid, h = tables[0]
-    live = simulate_deal("national-2deck", seed=7)
-    start = {
-        "type": "deal_start",
-        "rules": live["rules"],
-        "level": live["level"],
-        "trump": live["trump"],
-        "dealer": live["dealer"],
-    }
-    httpx.post(f"{server.url}/api/tables/{tid}/events", json=start, headers={**h, "Idempotency-Key": "s"})
-    for t, trick in enumerate(live["tricks"][:6], start=1):
-        for p, play in enumerate(trick["plays"][: 4 if t < 6 else 2]):
-            ev = {"type": "play", "trick": t, "seat": play[0], "cards": play[1]}
-            httpx.post(
-                f"{server.url}/api/tables/{tid}/events",
-                json=ev,
-                headers={**h, "Idempotency-Key": f"p{t}-{p}"},
-            )
-    import base64
-    import io
-
-    from PIL import Image, ImageDraw
-
-    img = Image.new("RGB", (320, 200), (31, 81, 48))
-    draw = ImageDraw.Draw(img)
-    for i, text in enumerate(["7C", "AH", "8H"]):
-        draw.rounded_rectangle((20 + i * 100, 40, 100 + i * 100, 160), 8, fill="white")
-        draw.text((32 + i * 100, 50), text, fill="red" if text.endswith("H") else "black")
-    buf = io.BytesIO()
-    img.save(buf, "PNG")
-    tid3, h3 = tables[2]
-    alert = {
-        "type": "alert",
-        "kind": "revoke",
-        "seat": "E",
-        "trick": 4,
-        "reasoning": "E discarded 7C on a heart lead",
-        "images": [{"content_type": "image/png", "data": base64.b64encode(buf.getvalue()).decode()}],
-    }
-    httpx.post(f"{server.url}/api/tables/{tid3}/events", json=alert, headers={**h3, "Idempotency-Key": "al"})
-    httpx.post(
-        f"{server.url}/api/users",
-        json={"username": "ref", "password": "correct horse"},
-        headers=ADMIN_HEADERS,
-    )
-    page = new_page(browser, viewport={"width": 1280, "height": 720})
-    page.goto(server.url + "/")
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(DOCS_IMG / "scoreboard.png"))
-    page.goto(f"{server.url}/tables/{tid}")
-    page.screenshot(path=str(DOCS_IMG / "scoreboard-table.png"), full_page=False)
-    page.close()
-    phone = new_page(browser, viewport={"width": 420, "height": 900})
-    phone.goto(f"{server.url}/login?next=/referee")
-    phone.fill("input[name=username]", "ref")
-    phone.fill("input[name=password]", "correct horse")
-    phone.click("form.login button")
-    phone.wait_for_url(f"{server.url}/referee")
-    phone.screenshot(path=str(DOCS_IMG / "scoreboard-referee.png"))
-    phone.close()
 
 
 def test_pages_run_under_their_csp(server, browser):

@@ -329,7 +329,9 @@ def test_a_match_at_time_takes_its_games_levels_and_follows_a_corrected_table(cl
     token = client.post(f"/api/tables/{t1}/token", headers=ADMIN_HEADERS).json()["token"]
     table1 = {"Authorization": f"Bearer {token}"}
     r = client.post(
-        f"/api/tables/{t1}/deals", json=dealt_by(DEFENDERS_WIN, "S", "5"), headers={**table1, "Idempotency-Key": "k1"}
+        f"/api/tables/{t1}/deals",
+        json=dealt_by(DEFENDERS_WIN, "S", "5"),
+        headers={**table1, "Idempotency-Key": "k1"},
     )
     assert r.status_code == 201, r.text
     assert client.get(f"/api/tables/{t1}").json()["levels"] == {"NS": "5", "EW": "4"}
@@ -351,14 +353,18 @@ def test_a_match_at_time_takes_its_games_levels_and_follows_a_corrected_table(cl
     assert client.get(f"/api/tables/{t1}").json()["game"]["status"] == "closed"
 
     # a referee voids the deal: the game's levels go back to its start, the result follows
-    r = client.post(f"/api/tables/{t1}/deals/1/void", json={"reason": "played at the wrong table"}, headers=ref)
+    r = client.post(
+        f"/api/tables/{t1}/deals/1/void", json={"reason": "played at the wrong table"}, headers=ref
+    )
     assert r.status_code == 200, r.text
     m1 = client.get(f"/api/tourneys/{tid}/rounds/1").json()["matches"][0]
     assert (m1["result"], m1["source"]) == ({"home_level": "5", "away_level": "3"}, "table")
     assert [h["result"] for h in m1["history"]] == [[{"home_level": "5", "away_level": "4"}]]
     # the table posts a deal after its match closed: held, the result stands
     r = client.post(
-        f"/api/tables/{t1}/deals", json=dealt_by(DEFENDERS_WIN, "S", "5"), headers={**table1, "Idempotency-Key": "k2"}
+        f"/api/tables/{t1}/deals",
+        json=dealt_by(DEFENDERS_WIN, "S", "5"),
+        headers={**table1, "Idempotency-Key": "k2"},
     )
     assert r.status_code == 201, r.text
     deal = client.get(f"/api/tables/{t1}/deals/2").json()
@@ -445,10 +451,15 @@ def test_team_matches_add_their_boards(client):
     client.post(f"/api/tourneys/{tid}/rounds/1/publish", headers=ADMIN_HEADERS)
     # each board's game carries its pairs' names
     home, away = draft["matches"][0]["home"], draft["matches"][0]["away"]
-    assert client.get(f"/api/tables/{t2}").json()["game"]["teams"] == {"NS": f"{home} · {home}2", "EW": f"{away} · {away}2"}
+    assert client.get(f"/api/tables/{t2}").json()["game"]["teams"] == {
+        "NS": f"{home} · {home}2",
+        "EW": f"{away} · {away}2",
+    }
     client.patch(f"/api/tables/{t1}", json={"levels": {"NS": "7", "EW": "5"}}, headers=ref)
     client.patch(f"/api/tables/{t2}", json={"levels": {"NS": "5", "EW": "5"}}, headers=ref)
-    r = client.post(f"/api/tourneys/{tid}/rounds/1/matches/1/close", json={"reason": "levels by hand"}, headers=ref)
+    r = client.post(
+        f"/api/tourneys/{tid}/rounds/1/matches/1/close", json={"reason": "levels by hand"}, headers=ref
+    )
     m = r.json()["matches"][0]
     assert m["result"] == [{"home_level": "7", "away_level": "5"}, {"home_level": "5", "away_level": "5"}]
     rows = {x["id"]: x for x in client.get(f"/api/tourneys/{tid}/standings").json()["standings"]}
@@ -571,7 +582,9 @@ def test_each_scoring_has_its_seeds_clock(client):
     assert (clock["minutes"] - clock["call_at"], clock["rule"]) == (30, "three_more_deals")
     r = client.post("/api/tourneys", json={"event": national}, headers=ADMIN_HEADERS)
     assert r.status_code == 409 and "imported already" in r.json()["detail"]  # the same file twice
-    tid = create(client, national, clock={"minutes": 150, "call_at": 120, "rule": "three_more_deals"}, again=True)
+    tid = create(
+        client, national, clock={"minutes": 150, "call_at": 120, "rule": "three_more_deals"}, again=True
+    )
     assert client.get(f"/api/tourneys/{tid}").json()["clock"]["minutes"] == 150
     # a draft round's clock does not start
     client.post(f"/api/tourneys/{tid}/rounds", headers=ADMIN_HEADERS)

@@ -90,7 +90,10 @@ def upgrade() -> None:
         sa.column("created_at", sa.DateTime(timezone=True)),
     )
     deals = sa.table(
-        "deals", sa.column("table_id", sa.String), sa.column("game_id", sa.Integer), sa.column("history", sa.JSON)
+        "deals",
+        sa.column("table_id", sa.String),
+        sa.column("game_id", sa.Integer),
+        sa.column("history", sa.JSON),
     )
     now = datetime.now(UTC)
     for row in conn.execute(sa.select(tables)).mappings().all():
