@@ -591,8 +591,7 @@ class Tourneys:
             r = self.round_of(t, number)
             if r.status != "draft":
                 raise ServiceError(409, f"round {number} is published: only a draft can be discarded")
-            t.rounds.remove(r)
-            s.delete(r)
+            t.rounds.remove(r)  # an orphan: deleted with its matches
             s.flush()
             out = self.summary(s, t)
             self._announce(s, t, "discarded", round=number)
