@@ -46,16 +46,36 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision (idempotent)."""
+def migrate(engine: Engine, revision: str = "head", *, down: bool = False) -> None:
+    """Bring the schema to ``revision`` (the newest by default; idempotent), or back down to it.
+
+    On SQLite a migration that changes a table's columns rebuilds the table (Alembic's batch mode:
+    copy, drop, rename). With foreign keys enforced, dropping the old table would delete the rows
+    of every table that refers to it ``ON DELETE CASCADE`` (a table's deals, a deal's versions), so
+    enforcement is off while migrating and the foreign keys are checked once it is done."""
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    with engine.connect() as conn:
+        sqlite = engine.dialect.name == "sqlite"
+        if sqlite:  # outside a transaction: SQLite ignores this pragma inside one
+            conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            conn.commit()
+        try:
+            with conn.begin():
+                cfg.attributes["connection"] = conn
+                (command.downgrade if down else command.upgrade)(cfg, revision)
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken[:5]}")
+        finally:
+            if sqlite:
+                conn.rollback()
+                conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+                conn.commit()
 
 
 class Database:
