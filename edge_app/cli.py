@@ -577,6 +577,11 @@ def run(
     for line in checked.warnings:
         typer.echo(f"warning: {line}", err=True)
     reader, client = checked.reader, checked.client
+    games = None
+    if client is not None:
+        from edge_app.client import GameWatch
+
+        games = GameWatch(client)  # an event's next round at this table starts from 2-2
     watch = None
     if checked.geometry.markers:
         from calibration.markers import CameraWatch
@@ -646,6 +651,7 @@ def run(
                 camera=source,
                 watch=watch,
                 on_camera=on_camera,
+                new_game=games,
             )
     except CameraUnavailableError as exc:
         raise _fail(str(exc)) from None

@@ -22,7 +22,9 @@ refusal with its detail (``outbox.refusals()``).
 
 ``whoami()`` is the start-up check of the token (``GET /api/table``): it raises
 ``httpx.HTTPStatusError`` for a refused token (401/403) and ``httpx.TransportError`` when the
-scoreboard cannot be reached.
+scoreboard cannot be reached. :class:`GameWatch` asks the same between deals whether the scoreboard
+has moved the table on to a new game (an event's next round), so the table service starts it from
+2–2 instead of carrying the last round's levels.
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ class ScoreboardClient:
     def close(self) -> None:
         self.queue.close()
 
-    def whoami(self) -> dict[str, Any]:
-        r = self.http.get(TABLE_PATH, headers=self.headers)
+    def whoami(self, timeout: float | None = None) -> dict[str, Any]:
+        r = self.http.get(TABLE_PATH, headers=self.headers, timeout=httpx.Timeout(timeout or self.timeout))
         r.raise_for_status()
         return r.json()  # type: ignore[no-any-return]
 
@@ -150,3 +152,41 @@ class ScoreboardClient:
             else:
                 self.queue.answered(item, r.status_code, r.text, refused=False)
         return True
+
+
+class GameWatch:
+    """Whether the scoreboard has moved this table on to a new game since the last question: the
+    number of the table's current game (``GET /api/table``'s ``game``) changed. Best effort: a
+    scoreboard that cannot be reached, or one without games, answers no (the table goes on as
+    before). Asked once per deal, with a short time limit.
+
+    >>> class Board:
+    ...     def __init__(self): self.games = iter([1, 1, 2, None, 2])
+    ...     def whoami(self, timeout=None):
+    ...         number = next(self.games)
+    ...         if number is None: raise httpx.ConnectError("down")
+    ...         return {"game": {"number": number}}
+    >>> watch = GameWatch(Board())
+    >>> [watch(), watch(), watch(), watch()]
+    [False, True, False, False]
+    """
+
+    def __init__(self, client: Any, timeout: float = 3.0) -> None:
+        self.client = client
+        self.timeout = timeout
+        self.number = self._number()
+
+    def _number(self) -> int | None:
+        try:
+            game = self.client.whoami(self.timeout).get("game") or {}
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        number = game.get("number") if isinstance(game, dict) else None
+        return number if isinstance(number, int) else None
+
+    def __call__(self) -> bool:
+        number = self._number()
+        changed = number is not None and self.number is not None and number != self.number
+        if number is not None:
+            self.number = number
+        return changed

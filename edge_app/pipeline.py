@@ -249,6 +249,7 @@ def run_pipeline(
     on_finished: Callable[[RecognisedDeal], None] | None = None,
     on_deal_end: Callable[[RecognisedDeal], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    new_game: Callable[[], bool] | None = None,
 ) -> PipelineResult:
     """Run the pipeline over ``frames`` to their end (or until ``stop()`` is true before a frame is
     taken) and build the deal logs. ``on_frame`` is called with each sampled frame and its table
@@ -256,8 +257,10 @@ def run_pipeline(
     :mod:`edge_app.events`) until the deal is finished; ``on_finished`` once per deal, with the
     finished deal the engine accepts, at the frame it is first seen; ``on_deal_end`` with each deal
     the next one ended (see the module docstring). ``info`` is the first deal's; each later deal's
-    level and dealer come from the outcome before it (:class:`edge_app.session.MatchProgress`).
-    ``geometry`` may be a function giving the table's calibration at each frame (calibrated again
+    level and dealer come from the outcome before it (:class:`edge_app.session.MatchProgress`),
+    unless ``new_game()``, asked as each deal ends, says the table has begun a new game (an event's
+    next round: :class:`edge_app.client.GameWatch`): the next deal then starts from 2–2, its dealer
+    as the deal shows. ``geometry`` may be a function giving the table's calibration at each frame (calibrated again
     after the camera moved: :class:`calibration.markers.CameraWatch`).
 
     Raises :class:`PipelineConfigError` for ``every`` below 1 or a negative ``still_threshold``,
@@ -301,6 +304,8 @@ def run_pipeline(
             if on_deal_end is not None:
                 on_deal_end(ended)
             match = match.after(ended.log, _outcome_of(ended), level_told=run.info.level is not None)
+            if new_game is not None and new_game():
+                match = MatchProgress.new_game(info.rules)
             dealer = match.dealer
             run = _DealRun(len(deals), DealInfo(info.rules, match.level_for(dealer), None, dealer), inertia)
         tracker = run.tracker

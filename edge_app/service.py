@@ -159,6 +159,7 @@ def run_service(
     clock: Callable[[], float] = time.monotonic,
     watch: Watch | None = None,
     on_camera: Callable[[bool, Frame], None] | None = None,
+    new_game: Callable[[], bool] | None = None,
 ) -> ServiceResult:
     """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
     send events, and the deal when it is finished, under ``keys`` when given (see the module
@@ -166,7 +167,8 @@ def run_service(
     until the markers are back in place or the watch has calibrated the table again in the camera's
     new place (then the pipeline reads with its new geometry); each change is reported to the
     scoreboard as health and to ``on_camera``. ``still_threshold`` as for
-    :func:`edge_app.pipeline.run_pipeline` (None with :class:`vision.zones.ZoneReader`)."""
+    :func:`edge_app.pipeline.run_pipeline` (None with :class:`vision.zones.ZoneReader`); ``new_game``
+    too (the scoreboard's word that the table began an event's next round)."""
     streams: dict[int, EventStream] = {}
     logs: dict[int, DealLog] = {}  # each deal's log as last published
     sent = [0]
@@ -298,6 +300,7 @@ def run_service(
         on_finished=post,
         on_deal_end=end,
         stop=stop,
+        new_game=new_game,
     )
     if result.stopped:
         deadline.append(time.monotonic() + STOP_FLUSH_S)

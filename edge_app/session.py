@@ -75,6 +75,16 @@ class MatchProgress:
             levels[parse_seat(dealer).side] = level
         return cls(rules, levels, dealer)
 
+    @classmethod
+    def new_game(cls, rules: str) -> MatchProgress:
+        """A game begun afresh (an event's next round at this table): both sides at 2, the first
+        dealer not known until a deal shows it.
+
+        >>> MatchProgress.new_game("zhku-3deck").levels
+        {'NS': '2', 'EW': '2'}
+        """
+        return cls(rules, {"NS": "2", "EW": "2"}, None)
+
     def level_for(self, dealer: str | None) -> str | None:
         """The level of the dealing side, when known."""
         return None if dealer is None else self.levels[parse_seat(dealer).side]

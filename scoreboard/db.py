@@ -70,7 +70,9 @@ def migrate(engine: Engine, revision: str = "head", *, down: bool = False) -> No
                 if sqlite:
                     broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
                     if broken:
-                        raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken[:5]}")
+                        raise RuntimeError(
+                            f"the migration left rows whose foreign keys point nowhere: {broken[:5]}"
+                        )
         finally:
             if sqlite:
                 conn.rollback()

@@ -244,6 +244,35 @@ def test_the_level_card_declared_wins_over_the_level_expected_and_asks_a_look(
     assert any("(7) is not the level the match expected (6)" in e["reasoning"] for e in looks)
 
 
+@pytest.mark.parametrize("told", [True, False])
+def test_a_new_game_at_the_table_starts_from_two(three: list[dict[str, Any]], told: bool) -> None:
+    """After deal 1 (S deals at 5, N deals next at 6) the scoreboard moves the table on to an event's
+    next round: deal 2 is a new game's first, E dealing at 2 and showing 2H: hearts at level 2.
+    Told of the new game, the service expects a game at 2-2: E's deal, read as played, and no look.
+    Not told, it expects the old round's next deal (N at 6): it reads the declared level but takes
+    N for the dealer (so N for the first leader: the tricks come out in the wrong order), and sends
+    a referee a look about the level."""
+    second = plain(simulate_deal("national-2deck", 11, level=2, trump="H", dealer=parse_seat("E")))
+    frames, read = picture_frames(match_pictures([three[0], second], [["5S"], ["2H"]]), [])
+    poster = KeyedPoster()
+    asked: list[int] = []
+
+    def new_game() -> bool:
+        asked.append(1)
+        return told
+
+    info = DealInfo("national-2deck", "5", None, "S")
+    result = run_service(
+        frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster, new_game=new_game
+    )
+    deal = result.deals[1].log.to_json()
+    assert asked == [1]  # once, as deal 1 ended
+    assert (deal["level"], deal["trump"], deal["dealer"]) == ("2", "H", "E" if told else "N")
+    assert (truth_plays(deal) == truth_plays(second)) is told
+    looks = [e["reasoning"] for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
+    assert len([x for x in looks if "not the level the match expected (6)" in x]) == (0 if told else 1)
+
+
 def test_a_deal_whose_trump_was_given_reads_no_declaration(three: list[dict[str, Any]]) -> None:
     """The operator gave trump and level; a pair shown and taken back before the first lead (a
     misread or a player's slip) changes neither."""

@@ -88,7 +88,9 @@ def test_tables_from_before_games_keep_their_start_teams_and_deals(db_url):
         )
     migrate(engine)
     with engine.connect() as conn:
-        game = conn.execute(text("SELECT id, number, status, start, teams, state, deals FROM table_games")).one()
+        game = conn.execute(
+            text("SELECT id, number, status, start, teams, state, deals FROM table_games")
+        ).one()
         table = conn.execute(text("SELECT game_id FROM tables WHERE id = 't1'")).one()
         deal = conn.execute(text("SELECT game_id, status FROM deals")).one()
         versions = conn.execute(text("SELECT count(*) FROM deal_versions")).scalar_one()
