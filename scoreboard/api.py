@@ -285,7 +285,7 @@ def list_deals(
                 "result": v.result,
                 "state_after": d.state_after,
                 "status": d.status,
-                "game": games.get(d.game_id),
+                "game": games.get(d.game_id or 0),
             }
             for d, v in rows
         ]

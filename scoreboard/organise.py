@@ -176,7 +176,9 @@ async def new_event(request: Request, service: Service) -> Response:
         if exc.status == 401:
             return RedirectResponse("/login?next=/tourneys/new", status_code=303)
         raise
-    values = {k: form.get(k) for k in ("name", "format", "scoring", "rounds_planned", "seed", "entries")}
+    values: dict[str, Any] = {
+        k: form.get(k) for k in ("name", "format", "scoring", "rounds_planned", "seed", "entries")
+    }
     values.update(minutes=form.get("minutes"), call_at=form.get("call_at"), rule=form.get("rule"))
     values["tables"] = form.all("tables")
 
@@ -404,12 +406,13 @@ async def manage_round(request: Request, event_id: EventId, number: RoundNo, ser
         if action == "clock":
             what = form.get("clock")
             out = service.clock_action(event_id, number, what, user.name)
-            return {
+            done = {
                 "start": "Clock started.",
                 "pause": "Clock paused.",
                 "resume": "Clock running again.",
                 "call": "Last-deal call sent to the tables.",
-            }.get(what, out["state"])
+            }
+            return done.get(what, str(out["state"]))
         if action == "close":
             table_no = form.int("table", "table") or 0
             service.close_match(event_id, number, table_no, user.name, form.opt("reason"))

@@ -207,7 +207,7 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
                 "state": d.state_after,
                 "log": v.log,
                 "status": d.status,
-                "game": numbers.get(d.game_id),
+                "game": numbers.get(d.game_id or 0),
             }
             for d, v in rows
         ]

@@ -554,11 +554,12 @@ class Scoreboard:
             if game_no is None:
                 target = games.current(s, target_table)
             else:
-                target = s.scalar(
+                found = s.scalar(
                     select(TableGame).where(TableGame.table_id == to_table, TableGame.number == game_no)
                 )
-                if target is None:
+                if found is None:
                     raise ServiceError(404, f"no game {game_no} at table {target_table.name}")
+                target = found
             if target.status == games.READY:
                 raise ServiceError(
                     409,

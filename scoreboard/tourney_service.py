@@ -206,8 +206,12 @@ class Tourneys:
             else:
                 seen[key] = e.code
         latest = t.rounds[-1] if t.rounds else None
-        if latest is not None:
-            unbound = [m.table_no for m in latest.matches if m.bye is None and None in (m.tables or [None])]
+        if latest is not None and any(x is not None for x in t.tables or []):
+            unbound = [
+                m.table_no
+                for m in latest.matches
+                if m.bye is None and not m.results and None in (m.tables or [None])
+            ]
             if unbound:
                 listed = ", ".join(str(n) for n in unbound)
                 out.append(

@@ -108,7 +108,7 @@ class Screens:
         form.locator("button").click()
         self.page.wait_for_url(re.compile(r".*/tourneys/[0-9a-f]{32}/manage$"), timeout=TIMEOUT)
         self.ok()
-        return self.page.url.rsplit("/", 2)[-2]
+        return str(self.page.url.rsplit("/", 2)[-2])
 
     def pair(self, event: str) -> int:
         """The next round paired from the event's page: its number (the draft's page opens)."""
