@@ -387,10 +387,11 @@ def manage_round_page(request: Request, event_id: EventId, number: RoundNo, serv
 @router.post("/tourneys/{event_id}/rounds/{number}/manage", response_model=None)
 async def manage_round(request: Request, event_id: EventId, number: RoundNo, service: Service) -> Response:
     back = f"/tourneys/{event_id}/rounds/{number}/manage"
-    role = "admin" if await _organiser_action(request) else "referee"
 
     def act(form: Form, user: auth.Principal) -> str | tuple[str, str]:
         action = form.get("action")
+        if action in ("publish", "discard", "override") and user.role != "admin":
+            raise ServiceError(403, "organisers (admin role) only")
         if action == "publish":
             service.publish(event_id, number)
             return f"Round {number} published: its tables start it as soon as their previous game closes."
@@ -423,13 +424,7 @@ async def manage_round(request: Request, event_id: EventId, number: RoundNo, ser
             return f"Table {table_no}'s result saved."
         raise ServiceError(422, f"unknown action {action[:30]!r}")
 
-    return await form_action(request, role, back, act)
-
-
-async def _organiser_action(request: Request) -> bool:
-    """Whether the posted form's action is an organiser's (pairing), read without consuming it."""
-    body = (await request.body())[:8192].decode("utf-8", "replace")
-    return any(f"action={a}" in body for a in ("publish", "discard", "override"))
+    return await form_action(request, "referee", back, act)
 
 
 def _override_items(form: Form) -> list[dict[str, Any]]:
@@ -566,6 +561,8 @@ async def place_deal(request: Request, table_id: TableId, seq: Seq) -> Response:
             raise ServiceError(422, "give a reason (it is kept with the deal)")
         if action == "move":
             target = form.get("to")  # "<table id>:<game number>"
+            if not target:
+                raise ServiceError(422, "choose the table and game to move the deal to")
             to_table, _, game = target.partition(":")
             out = service.move_deal(
                 table_id, seq, _table_id(to_table), int(game) if game.isdigit() else None, reason, user.name

@@ -6,8 +6,10 @@ national-2deck, DEFENDERS_WIN (S deals at 2) moves E/W up one level and E deals 
 
 from __future__ import annotations
 
+import base64
 import copy
 import datetime as dt
+import json
 import re
 from typing import Any
 
@@ -468,6 +470,10 @@ def test_the_forms_need_a_login_their_token_and_the_right_role(client):
     assert t9.post_deal(DEFENDERS_WIN, "d").status_code == 201
     csrf = _login(client, "ref", "referee", f"/tables/{t9.id}/deals/1")  # a deal's page has its forms
     assert "organisers (admin role) only" in client.post(form, data={"action": "pair", "csrf": csrf}).text
+    publish = {"action": "publish", "csrf": csrf}
+    r = client.post(f"/tourneys/{tid}/rounds/1/manage", data=publish, follow_redirects=False)
+    message = json.loads(base64.urlsafe_b64decode(r.cookies["tc_flash"]))  # the next page's message
+    assert message == {"kind": "error", "text": "organisers (admin role) only"}
     assert "This page is for an organiser (admin role)" in client.get("/tables/manage").text
     client.post("/logout")
     csrf = _login(client, "org", "admin", "/tables/manage")
