@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -101,7 +102,8 @@ def events_page(
     )
 
 
-def _new_context(s: Session, form: dict[str, Any] | None = None, error: str | None = None) -> dict[str, Any]:
+def _event_form(s: Session, form: dict[str, Any] | None = None, error: str | None = None) -> dict[str, Any]:
+    """What the new-event and import pages show: the choices, the tables, the form as sent."""
     return {
         "tables": _tables(s),
         "formats": FORMATS,
@@ -118,7 +120,7 @@ def new_event_page(request: Request, service: Service) -> Response:
     if (redirect := _organiser(request)) is not None:
         return redirect
     with service.db.read() as s:
-        return render(request, "event_new.html", _new_context(s))
+        return render(request, "event_new.html", _event_form(s))
 
 
 def entries_from_lines(text: str) -> list[dict[str, Any]]:
@@ -126,7 +128,7 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
     separated by tabs, as pasted from a spreadsheet); only the name is needed.
 
     >>> entries_from_lines("红队 | 数学系 | 1500\\n\\nBlue\\tPhysics\\t\\tA\\tB1, B2")
-    [{'name': '红队', 'unit': '数学系', 'rating': 1500}, {'name': 'Blue', 'unit': 'Physics', 'group': 'A', 'pairs': ['B1', 'B2']}]
+    [{'id': 'E01', 'name': '红队', 'unit': '数学系', 'rating': 1500}, {'id': 'E02', 'name': 'Blue', 'unit': 'Physics', 'group': 'A', 'pairs': ['B1', 'B2']}]
     """
     entries = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -137,7 +139,7 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
         name, unit, rating, group, pairs = parts[:5]
         if not name:
             raise ServiceError(422, f"entries, line {number}: a name first")
-        entry: dict[str, Any] = {"name": name}
+        entry: dict[str, Any] = {"id": f"E{len(entries) + 1:02d}", "name": name}
         if unit:
             entry["unit"] = unit
         if rating:
@@ -153,9 +155,6 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
         if pairs:
             entry["pairs"] = [p.strip() for p in pairs.replace("，", ",").split(",") if p.strip()]
         entries.append(entry)
-    for k, entry in enumerate(entries, start=1):
-        entry_id = f"E{k:02d}"
-        entries[k - 1] = {"id": entry_id, **entry}
     return entries
 
 
@@ -168,41 +167,55 @@ def _clock_of(form: Form) -> dict[str, Any] | None:
     return {"minutes": minutes, "call_at": call_at, "rule": rule}
 
 
-@router.post("/tourneys/new", response_class=HTMLResponse, response_model=None)
-async def new_event(request: Request, service: Service) -> Response:
+async def _event_from_form(
+    request: Request,
+    service: Tourneys,
+    template: str,
+    fields: tuple[str, ...],
+    make: Callable[[Form], dict[str, Any]],
+    said: Callable[[dict[str, Any]], str],
+) -> Response:
+    """A new event from a form: on to its page with a message, or the form again, as it was sent,
+    with the refusal's one line (a bad line of entries, a bad event file)."""
+    path = request.url.path
     try:
         form, _ = await read_form(request, "admin")
     except ServiceError as exc:
         if exc.status == 401:
-            return RedirectResponse("/login?next=/tourneys/new", status_code=303)
-        raise
-    values: dict[str, Any] = {
-        k: form.get(k) for k in ("name", "format", "scoring", "rounds_planned", "seed", "entries")
-    }
-    values.update(minutes=form.get("minutes"), call_at=form.get("call_at"), rule=form.get("rule"))
+            return RedirectResponse(f"/login?next={path}", status_code=303)
+        return flash(RedirectResponse(path, status_code=303), "error", exc.message)
+    values: dict[str, Any] = {k: form.get(k) for k in fields}
     values["tables"] = form.all("tables")
+    try:
+        out = await run_in_threadpool(make, form)
+    except ServiceError as exc:
+        with service.db.read() as s:
+            ctx = _event_form(s, values, exc.message)
+        return render(request, template, ctx, status=exc.status)
+    return flash(RedirectResponse(f"/tourneys/{out['id']}/manage", status_code=303), "ok", said(out))
 
-    def create() -> dict[str, Any]:
-        event: dict[str, Any] = {"format": values["format"], "scoring": values["scoring"]}
-        if values["name"]:
-            event["name"] = values["name"]
-        if values["rounds_planned"]:
+
+@router.post("/tourneys/new", response_class=HTMLResponse, response_model=None)
+async def new_event(request: Request, service: Service) -> Response:
+    def create(form: Form) -> dict[str, Any]:
+        event: dict[str, Any] = {"format": form.get("format"), "scoring": form.get("scoring")}
+        if form.get("name"):
+            event["name"] = form.get("name")
+        if form.get("rounds_planned"):
             event["rounds_planned"] = form.int("rounds_planned", "rounds planned")
         event["seed"] = form.int("seed", "seed") or 0
         event["entries"] = entries_from_lines(form.fields.get("entries", [""])[0])
         event["rounds"] = []
-        return service.import_event(event, list(values["tables"]), _clock_of(form), again=True)
+        return service.import_event(event, form.all("tables"), _clock_of(form), again=True)
 
-    try:
-        out = await run_in_threadpool(create)
-    except ServiceError as exc:
-        with service.db.read() as s:
-            ctx = _new_context(s, values, exc.message)
-        return render(request, "event_new.html", ctx, status=exc.status)
-    return flash(
-        RedirectResponse(f"/tourneys/{out['id']}/manage", status_code=303),
-        "ok",
-        f"Event created with {out['entries']} entries.",
+    fields = ("name", "format", "scoring", "rounds_planned", "seed", "entries", "minutes", "call_at", "rule")
+    return await _event_from_form(
+        request,
+        service,
+        "event_new.html",
+        fields,
+        create,
+        lambda out: f"Event created with {out['entries']} entries.",
     )
 
 
@@ -211,39 +224,28 @@ def import_page(request: Request, service: Service) -> Response:
     if (redirect := _organiser(request)) is not None:
         return redirect
     with service.db.read() as s:
-        return render(request, "event_import.html", {"tables": _tables(s), "form": {}, "error": None})
+        return render(request, "event_import.html", _event_form(s, {}))
 
 
 @router.post("/tourneys/import", response_class=HTMLResponse, response_model=None)
 async def import_event(request: Request, service: Service) -> Response:
-    try:
-        form, _ = await read_form(request, "admin")
-    except ServiceError as exc:
-        if exc.status == 401:
-            return RedirectResponse("/login?next=/tourneys/import", status_code=303)
-        raise
-    text = form.fields.get("event", [""])[0]
-    values = {"event": text, "tables": form.all("tables"), "again": form.get("again")}
-
-    def load() -> dict[str, Any]:
+    def load(form: Form) -> dict[str, Any]:
+        text = form.fields.get("event", [""])[0]
         if len(text.encode()) > request.app.state.settings.max_event_file_bytes:
             raise ServiceError(413, "the event file is over 1 MB")
         try:
             data = json.loads(text)
         except ValueError as exc:
             raise ServiceError(422, f"the event file is not JSON: {exc}") from None
-        return service.import_event(data, list(values["tables"]), None, again=bool(values["again"]))
+        return service.import_event(data, form.all("tables"), None, again=bool(form.get("again")))
 
-    try:
-        out = await run_in_threadpool(load)
-    except ServiceError as exc:
-        with service.db.read() as s:
-            ctx = {"tables": _tables(s), "form": values, "error": exc.message}
-        return render(request, "event_import.html", ctx, status=exc.status)
-    return flash(
-        RedirectResponse(f"/tourneys/{out['id']}/manage", status_code=303),
-        "ok",
-        f"Event imported: {out['entries']} entries, {len(out['rounds'])} round(s).",
+    return await _event_from_form(
+        request,
+        service,
+        "event_import.html",
+        ("event", "again"),
+        load,
+        lambda out: f"Event imported: {out['entries']} entries, {len(out['rounds'])} round(s).",
     )
 
 

@@ -633,21 +633,8 @@ class Scoreboard:
                 )
                 s.add(alert)
                 changed.append(alert)
-            s.flush()
-            out = self._deal_place(s, deal)
-            feed.append(
-                self.db,
-                s,
-                [
-                    (
-                        target_table.id,
-                        "deal",
-                        {**self._deal_event(deal, deal.current_version, current.result), "moved": entry},
-                    ),
-                    *[(a.table_id, "alert", self.alert_dict(a)) for a in changed],
-                    (source.id, "table", self.summary(s, source, slim=True)),
-                    (target_table.id, "table", self.summary(s, target_table, slim=True)),
-                ],
+            out = self._deal_placed(
+                s, deal, current.result, {"moved": entry}, changed, [source, target_table]
             )
         self.notifier.notify()
         return out
@@ -688,23 +675,32 @@ class Scoreboard:
                 self._recompute(s, table, game)
             if status == games.COUNTED:
                 changed += self._sync_engine_alerts(s, table, deal, current.result)
-            s.flush()
-            out = self._deal_place(s, deal)
-            feed.append(
-                self.db,
-                s,
-                [
-                    (
-                        table.id,
-                        "deal",
-                        {**self._deal_event(deal, deal.current_version, current.result), "status": status},
-                    ),
-                    *[(table.id, "alert", self.alert_dict(a)) for a in changed],
-                    (table.id, "table", self.summary(s, table, slim=True)),
-                ],
-            )
+            out = self._deal_placed(s, deal, current.result, {"status": status}, changed, [table])
         self.notifier.notify()
         return out
+
+    def _deal_placed(
+        self,
+        s: Session,
+        deal: Deal,
+        result: dict[str, Any],
+        what: dict[str, Any],
+        changed: list[Alert],
+        tables: list[ScoreTable],
+    ) -> dict[str, Any]:
+        """After a deal moved or its status changed: the feed's news (the deal, its alerts, each
+        table touched) appended; where the deal counts now returned."""
+        s.flush()
+        feed.append(
+            self.db,
+            s,
+            [
+                (deal.table_id, "deal", {**self._deal_event(deal, deal.current_version, result), **what}),
+                *[(a.table_id, "alert", self.alert_dict(a)) for a in changed],
+                *[(t.id, "table", self.summary(s, t, slim=True)) for t in tables],
+            ],
+        )
+        return self._deal_place(s, deal)
 
     @staticmethod
     def _deal_place(s: Session, deal: Deal) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from scoreboard.models import (
     TourneyMatch,
     TourneyRound,
 )
-from tourney import Event, EventFileError, PairingError, pair_next, parse_event, standings
+from tourney import Entry, Event, EventFileError, PairingError, pair_next, parse_event, standings
 from tourney.pairing import Relaxed, history, rule_breaks
 
 if TYPE_CHECKING:
@@ -345,18 +345,7 @@ class Tourneys:
                 source_hash=digest,
             )
             for k, e in enumerate(event.entries):
-                t.entries.append(
-                    TourneyEntry(
-                        position=k,
-                        code=e.id,
-                        name=e.name,
-                        unit=e.unit,
-                        rating=e.rating,
-                        group_name=e.group,
-                        pairs=list(e.pairs),
-                        withdrawn=e.withdrawn,
-                    )
-                )
+                t.entries.append(_entry_row(k, e))
             at = self.clock()
             for rnd in event.rounds:
                 r = TourneyRound(number=rnd.number, status="published", relaxed=[])
@@ -457,18 +446,7 @@ class Tourneys:
             except EventFileError as exc:
                 raise ServiceError(422, _one_line(exc)) from exc
             e = event.entries[-1]
-            t.entries.append(
-                TourneyEntry(
-                    position=len(t.entries),
-                    code=e.id,
-                    name=e.name,
-                    unit=e.unit,
-                    rating=e.rating,
-                    group_name=e.group,
-                    pairs=list(e.pairs),
-                    withdrawn=e.withdrawn,
-                )
-            )
+            t.entries.append(_entry_row(len(t.entries), e))
             s.flush()
             out = self.summary(s, t)
             self._announce(s, t, "entry", entry=e.id)
@@ -1062,6 +1040,20 @@ class Tourneys:
 
     def _announce(self, s: Session, t: Tournament, what: str, **more: Any) -> None:
         feed.append(self.db, s, [(None, "tourney", {"tourney": t.id, "what": what, **more})])
+
+
+def _entry_row(position: int, e: Entry) -> TourneyEntry:
+    """The stored row of an entry of the event file."""
+    return TourneyEntry(
+        position=position,
+        code=e.id,
+        name=e.name,
+        unit=e.unit,
+        rating=e.rating,
+        group_name=e.group,
+        pairs=list(e.pairs),
+        withdrawn=e.withdrawn,
+    )
 
 
 def from_levels(state: dict[str, Any], home_side: str) -> dict[str, Any]:

@@ -57,6 +57,20 @@ def _tables(org: Screens, base: str, n: int, rules: str) -> list[Pi]:
     return pis
 
 
+def _swiss(org: Screens, base: str) -> tuple[list[Pi], str]:
+    """Four tables made on the set-up page and the 8-team Swiss of :data:`TEAMS` on them (3 rounds)."""
+    pis = _tables(org, base, 4, "zhku-3deck")
+    event = org.new_event(
+        name="2026 教工升级赛",
+        fmt="swiss",
+        scoring="zhku",
+        entries=[f"{name} | {unit}" for name, unit in TEAMS],
+        tables=["T1", "T2", "T3", "T4"],
+        rounds=3,
+    )
+    return pis, event
+
+
 def _event_file(base: str, event: str, tmp_path: Path) -> tuple[dict[str, Any], Path]:
     r = httpx.get(f"{base}/api/tourneys/{event}/event.json")
     assert r.status_code == 200
@@ -70,16 +84,8 @@ def test_a_swiss_day_from_the_organiser_screens(day, browser, tmp_path):  # noqa
     base = server.url
     org = Screens(new_page(browser, DESKTOP), base)
     org.login("org")
-    pis = _tables(org, base, 4, "zhku-3deck")
+    pis, event = _swiss(org, base)
     names = {f"E{k:02d}": name for k, (name, _) in enumerate(TEAMS, start=1)}
-    event = org.new_event(
-        name="2026 教工升级赛",
-        fmt="swiss",
-        scoring="zhku",
-        entries=[f"{name} | {unit}" for name, unit in TEAMS],
-        tables=["T1", "T2", "T3", "T4"],
-        rounds=3,
-    )
     ref = Screens(new_page(browser, PHONE), base)
     ref.login("ref", then="/referee")
     closed: dict[int, dict[int, str]] = {}
@@ -294,15 +300,7 @@ def event_scene(server: LiveServer, browser: Any) -> dict[str, str]:  # noqa: F8
     base = server.url
     org = Screens(new_page(browser, DESKTOP), base)
     org.login("org")
-    pis = _tables(org, base, 4, "zhku-3deck")
-    event = org.new_event(
-        name="2026 教工升级赛",
-        fmt="swiss",
-        scoring="zhku",
-        entries=[f"{name} | {unit}" for name, unit in TEAMS],
-        tables=["T1", "T2", "T3", "T4"],
-        rounds=3,
-    )
+    pis, event = _swiss(org, base)
     for number in (1, 2):
         org.pair(event)
         org.publish()
