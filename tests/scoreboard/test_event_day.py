@@ -184,9 +184,11 @@ def test_a_swiss_day_from_the_organiser_screens(day, browser, tmp_path):  # noqa
 
 def test_a_team_event_with_more_matches_than_tables(day, browser, tmp_path):  # noqa: F811
     """Seed 001's team event: four teams of two pairs, so a match is two boards at two tables; the
-    event has two tables, so round 1's second match has none: the round's page says so, and its
-    result is entered by hand, board by board. The first match closes from its two tables' games.
-    A second event given one of those tables is told the table also plays for the first."""
+    event has two tables, so each round's second match has none: the round's page says so, and its
+    result is entered by hand, board by board. The first match closes from its two tables' games,
+    which start again at 2-2 in round 2. After both rounds the standings equal the command line's
+    on the exported file, and round 1's results are as closed. A second event given one of those
+    tables is told the table also plays for the first."""
     server, _ = day
     base = server.url
     org = Screens(new_page(browser, DESKTOP), base)
@@ -233,6 +235,23 @@ def test_a_team_event_with_more_matches_than_tables(day, browser, tmp_path):  # 
     ids = {name: f"E{k:02d}" for k, (name, _, _) in enumerate(teams, start=1)}
     assert (points[ids[home2]], points[ids[away2]]) == (3, 1)
 
+    assert org.pair(event) == 2
+    org.publish()
+    assert "more matches than tables" in org.page.locator("#warnings").inner_text()
+    assert [pi.state()["levels"] for pi in pis] == [{"NS": "2", "EW": "2"}] * 2  # round 2 starts at 2-2
+    (no1, _, _), (no2, _, _) = org.pairing()
+    for k, pi in enumerate(pis):
+        pi.play(80 + k)
+        pi.play(90 + k)
+    assert "closed" in org.close(no1)
+    assert "saved" in org.enter_result(no2, [("3", "6"), ("J", "9")])
+    data, path = _event_file(base, event, tmp_path)
+    expected = cli_standings(str(path))
+    assert expected["after_round"] == 2
+    assert org.standings(event) == [(row["id"], row["points"]) for row in expected["standings"]]
+    org.round_page(event, 1)
+    assert org.results() == results
+
     other = org.new_event(
         name="友谊赛", fmt="swiss", scoring="zhku", entries=["甲", "乙"], tables=["T1"], rounds=1
     )
@@ -261,6 +280,7 @@ def test_seed_004_groups_then_a_knockout(day, browser, tmp_path):  # noqa: F811
     order = [name for members in groups.values() for name in members]
     rank = {name: k for k, name in enumerate(order)}  # the better-listed entry wins a group match
 
+    closed: dict[int, dict[int, str]] = {}
     for number in (1, 2, 3):
         assert org.pair(event) == number
         org.publish()
@@ -271,6 +291,7 @@ def test_seed_004_groups_then_a_knockout(day, browser, tmp_path):  # noqa: F811
             else:
                 home_wins = rank[home] < rank[away]
                 assert "saved" in org.enter_result(table_no, [("9", "6") if home_wins else ("6", "9")])
+        closed[number] = org.results()
     assert org.pair(event) == 4  # the semi-finals
     org.publish()
     finalists = []
@@ -288,6 +309,9 @@ def test_seed_004_groups_then_a_knockout(day, browser, tmp_path):  # noqa: F811
     assert org.standings(event) == [(row["id"], row["points"]) for row in expected["standings"]]
     ids = {name: f"E{k:02d}" for k, name in enumerate(order, start=1)}
     assert expected["standings"][0]["id"] == ids[home]  # the final's winner ranks first
+    for number, results in closed.items():  # the group rounds as they were closed
+        org.round_page(event, number)
+        assert org.results() == results
     org.go(f"/tourneys/{event}/manage")
     org.page.click("form.pair button")
     assert "the knockout is complete" in org.refused()
