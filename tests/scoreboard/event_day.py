@@ -245,6 +245,11 @@ class Pi:
     def play(self, seed: int, **kw: Any) -> dict[str, Any]:
         return self.post(self.next_log(seed, **kw))
 
+    def event(self, event: dict[str, Any], key: str) -> None:
+        """One edge event (a play, a look, …), as the table service posts it."""
+        r = httpx.post(f"{self.base}/api/events", json=event, headers=self.headers(f"{self.id[:6]}-{key}"))
+        assert r.status_code == 201, r.text
+
     def start_deal(self, seed: int) -> dict[str, Any]:
         """A deal begun (its start and the first play seen), not finished: returns its whole log."""
         log = self.next_log(seed)
@@ -253,10 +258,7 @@ class Pi:
         seat, cards = log["tricks"][0]["plays"][0][:2]
         events.append({"type": "play", "trick": 1, "seat": seat, "cards": cards})
         for k, event in enumerate(events):
-            r = httpx.post(
-                f"{self.base}/api/events", json=event, headers=self.headers(f"{self.id[:6]}-ev-{seed}-{k}")
-            )
-            assert r.status_code == 201, r.text
+            self.event(event, f"ev-{seed}-{k}")
         return log
 
 

@@ -24,6 +24,7 @@ import pytest
 from tests.scoreboard.conftest import LiveServer
 from tests.scoreboard.event_day import Pi, Screens, add_user, cli_standings
 from tests.scoreboard.test_browser import browser, new_page  # noqa: F401  (the fixture)
+from tests.scoreboard.test_looks import look
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 DESKTOP = {"width": 1366, "height": 900}
@@ -337,7 +338,9 @@ def event_scene(server: LiveServer, browser: Any) -> dict[str, str]:  # noqa: F8
             for table_no in (1, 2, 3, 4):
                 org.round_page(event, 1)
                 org.close(table_no)
-    pis[2].start_deal(777)
+    log = pis[2].start_deal(777)
+    seat = log["tricks"][0]["plays"][0][0]
+    pis[2].event(look(1, seat, "trick 1: a card seen but not named (??)"), "look")  # a look, with its crop
     org.round_page(event, 2)
     org.close(4, reason="时间到")
     pis[3].play(901)  # after its match closed: held
@@ -365,6 +368,7 @@ def event_scene(server: LiveServer, browser: Any) -> dict[str, str]:  # noqa: F8
         "deal-held": f"/tables/{pis[3].id}/deals/{held}",
         "referee": "/referee",
         "pairings": f"/tourneys/{event}/pairings",
+        "sheet": f"/tourneys/{event}/rounds/2/sheet",
         "standings": f"/tourneys/{event}/standings",
         "login": "/login",
     }
