@@ -12,6 +12,7 @@ the docs say); the only API calls are what the tables' camera services post (and
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 
 from tests.scoreboard.conftest import LiveServer
 from tests.scoreboard.event_day import Pi, Screens, add_user, cli_standings
@@ -417,12 +419,13 @@ def test_every_page_fits_a_phone_and_draws_chinese_names(day, scene, browser):  
 
 @pytest.mark.skipif(not os.environ.get("TRACTORCAM_DOCS_SCREENSHOT"), reason="docs screenshots on request")
 def test_docs_screenshots_of_the_event_day(day, scene, browser):  # noqa: F811
-    """Not a check: docs/img/event-day/<page>-<desktop|phone>.jpg, each page as the organiser sees
+    """Not a check: docs/img/event-day/<page>-<desktop|phone>.webp (WebP: a third of the JPEGs' size, the
+    tree travels to a lent GPU), each page as the organiser sees
     it (the referee's queue as the referee does, with a ruling's effect shown before it is confirmed).
     Replaces the folder's pictures."""
     server, _ = day
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SHOTS.glob("*.jpg"):
+    for old in SHOTS.glob("*.*"):
         old.unlink()
     for size in ("desktop", "phone"):
         for who_in, pages in (("org", [p for p in scene if p != "referee"]), ("ref", ["referee"])):
@@ -435,5 +438,6 @@ def test_docs_screenshots_of_the_event_day(day, scene, browser):  # noqa: F811
                     item.locator("button[data-action=ruling-preview]").click()
                     item.locator(".confirm .effect").wait_for(state="visible")
                     item.scroll_into_view_if_needed()
-                person.page.screenshot(path=str(SHOTS / f"{name}-{size}.jpg"), type="jpeg", quality=40)
+                picture = Image.open(io.BytesIO(person.page.screenshot(type="png")))
+                picture.convert("RGB").save(SHOTS / f"{name}-{size}.webp", "WEBP", quality=45, method=6)
             person.page.close()
