@@ -425,6 +425,8 @@ class Scoreboard:
             return Reply(201, self.resolve_refused(alert_id, body, author))
         if kind == "look":
             return self.settle_look(alert_id, body, author)
+        if kind == "held":
+            raise ServiceError(409, f"alert #{alert_id} is a held deal: count it, move it or void it")
         raise ServiceError(
             409, f"alert #{alert_id} is a {kind.replace('_', ' ')} alert: record a ruling or dismiss it"
         )

@@ -201,6 +201,11 @@ def test_a_deal_held_after_its_match_closed_is_counted_or_voided(client):
     alerts = client.get(f"/api/alerts?table={t1.id}", headers=ref).json()["alerts"]
     held = next(a for a in alerts if a["kind"] == "held")
     assert held["deal"] == 1 and "held: deal 1 arrived after round 1's match (table 1)" in held["reasoning"]
+    r = client.post(f"/api/alerts/{held['id']}/resolve", json={"reason": "?"}, headers=ref)
+    assert (r.status_code, r.json()["detail"]) == (
+        409,
+        f"alert #{held['id']} is a held deal: count it, move it or void it",
+    )
     assert result(client, tid, 1, 1)["result"] == {"home_level": "2", "away_level": "2"}
     r = client.post(
         f"/api/tables/{t1.id}/deals/1/count", json={"reason": "the round's last deal"}, headers=ref
