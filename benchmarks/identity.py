@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -162,14 +161,20 @@ def record(
         t = time.perf_counter()
         deals = zone_read(folder, READS)
         checks = check_reads(folder, check_every)
-        (folder / OUT).write_text(json.dumps(_json({"deals": deals, "checks": checks, "check_every": check_every})))
-        print(f"{folder.name}: recorded {len(deals)} deal(s), {len(checks)} check frames ({time.perf_counter() - t:.0f} s)")
+        (folder / OUT).write_text(
+            json.dumps(_json({"deals": deals, "checks": checks, "check_every": check_every}))
+        )
+        print(
+            f"{folder.name}: recorded {len(deals)} deal(s), {len(checks)} check frames ({time.perf_counter() - t:.0f} s)"
+        )
 
 
 @app.command()
 def compare(
     films: Annotated[list[Path], typer.Argument(help="synth deal folders, recorded before")],
-    full: Annotated[bool, typer.Option("--full", help="also read each film again with the zone reader")] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="also read each film again with the zone reader")
+    ] = False,
 ) -> None:
     """Replay each film's recorded readings and read its check frames again: the same as recorded?"""
     failed = 0
@@ -180,7 +185,9 @@ def compare(
         state = {"frame": 0}
         replayed, _ = recorded(folder, None, state, True, READS)
         problems += _differences(before["deals"], _json(service_outputs(folder, replayed, state)), "deals")
-        problems += _differences(before["checks"], _json(check_reads(folder, before["check_every"])), "checks")
+        problems += _differences(
+            before["checks"], _json(check_reads(folder, before["check_every"])), "checks"
+        )
         if full:
             again = _json(zone_read(folder, "reads-zones-again.json"))
             problems += _differences(before["deals"], again, "deals read again")
