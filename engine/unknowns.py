@@ -33,7 +33,7 @@ from engine.context import TrumpContext, trump_context
 from engine.deal_log import DealLog, DealLogError, LeaderError, Play, Where
 from engine.evidence import TrickView, find_violations
 from engine.inventory import options
-from engine.score import (
+from engine.results import (
     BottomResult,
     DealResult,
     Outcome,
