@@ -8,8 +8,7 @@ cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, size, si
 
     tractorcam heads classifier OUT.onnx --train DIR[:split] --val DIR[:split] --epochs 8
 
-(each of ``--train`` and ``--val`` repeated for more sources; ``python -m models.classifier`` runs the
-same command).
+(each of ``--train`` and ``--val`` repeated for more sources).
 """
 
 from __future__ import annotations
@@ -376,11 +375,3 @@ def _sources(specs: list[str]) -> list[tuple[Path, str]]:
         root, _, split = s.partition(":")
         out.append((Path(root), split or "train"))
     return out
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.cli import classifier_command
-
-    typer.run(classifier_command)

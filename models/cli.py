@@ -3,9 +3,8 @@
 networks: ``classifier``, ``orientation``, ``upright``) and the ``gpu``
 group (``pack``, ``train``, ``check``). Heavy imports stay inside the functions.
 
-The training modules run their own command as a program too (``python -m models.classifier ...``
-is ``tractorcam heads classifier ...``; ``python -m models.gpu ...`` is ``tractorcam gpu ...``, what
-a GPU machine without an install runs).
+A GPU machine without an install runs the same entry point from the tree,
+``python3 -m tractorcam_cli gpu ...`` (no training module runs as a program of its own).
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ gpu_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Train the reader's networks on a lent GPU machine: pack what travels (here), train (there: "
-    "python3 -m models.gpu train ...), check the weights that come back (here), average a fine-tuned "
+    "python3 -m tractorcam_cli gpu train ...), check the weights that come back (here), average a fine-tuned "
     "classifier's weights with its base's (soup, here). See docs/gpu.md.",
 )
 

@@ -200,11 +200,3 @@ def design_group(name: str) -> tuple:
     from models.synth import designs
 
     return tuple(getattr(designs, DESIGN_GROUPS[name]))
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.synth.cli import facetiles_command
-
-    typer.run(facetiles_command)

@@ -23,9 +23,10 @@ Nothing is chosen there: the weights come back and are evaluated here with the s
 (:mod:`models.selection`) before anything ships (``docs/gpu.md``).
 
     tractorcam gpu pack .gpu                                  # here
-    python3 -m models.gpu train OUT --budget 510 --workers 15  # there: the same command, no install
+    python3 -m tractorcam_cli gpu train OUT --budget 510 --workers 15  # there: no install
 
-The commands are :data:`models.cli.gpu_app`'s; ``python -m models.gpu`` runs that group.
+The commands are :data:`models.cli.gpu_app`'s, run there through the project's entry point from the
+tree (``python3 -m tractorcam_cli``).
 """
 
 from __future__ import annotations
@@ -1030,7 +1031,8 @@ def _start_localiser(
         [
             sys.executable,
             "-m",
-            "models.gpu",
+            "tractorcam_cli",
+            "gpu",
             "localiser",
             str(data),
             project,
@@ -1593,9 +1595,3 @@ def check_localisers(models: list[str], splits: list[str], every: int = 3) -> di
 def _cell(key: str, value: float) -> str:
     counted = "stray" in key or key.endswith(("jokers", "found"))
     return f"{key} {value:.0f}" if counted else f"{key} {value:.4f}"
-
-
-if __name__ == "__main__":
-    from models.cli import gpu_app
-
-    gpu_app()

@@ -116,11 +116,3 @@ def extract_oriented_crops(
     if not xs:
         raise CropDataError(f"no labelled index crops in {sources}")
     return CropSet(np.concatenate(xs), np.concatenate(ys))
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.cli import orientation_command
-
-    typer.run(orientation_command)

@@ -298,11 +298,3 @@ def describe(row: SweepRow) -> str:
         f"{thr}: F1 {t.f1:.2%} P {t.precision:.2%} R {t.recall:.2%} (tp {t.tp} fp {t.fp} fn {t.fn}), "
         f"exact {row.exact_match:.2%}, jokers {row.jokers.tp} found {row.jokers.fp} false"
     )
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.cli import select_command
-
-    typer.run(select_command)

@@ -135,11 +135,3 @@ def write_data_yaml(out: Path, splits: dict[str, str]) -> Path:
     path = Path(out) / "data.yaml"
     path.write_text(f"path: {Path(out).resolve()}\n{roles}names:\n{names}")
     return path
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.synth.cli import tiles_command
-
-    typer.run(tiles_command)

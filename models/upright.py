@@ -72,11 +72,3 @@ def extract_upright_crops(
 def _fits(crops: CropSet) -> bool:
     """Whether a loaded crop set can join the crops :func:`extract_upright_crops` cuts by default."""
     return crops.x.shape[1:] == (3, CROP_SIZE, CROP_SIZE) and int(crops.y.max(initial=0)) < CARDS
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.cli import upright_command
-
-    typer.run(upright_command)

@@ -2,8 +2,7 @@
 
 ``dataset`` and ``deal`` render scenes; ``tiles`` cuts a rendered dataset into index-sized tiles
 (:mod:`models.tiles`), ``facetiles`` composes tiles from card faces (:mod:`models.facetiles`) and
-``kennard`` fetches and converts Adrian Kennard's card art (:mod:`models.synth.kennard`; each module
-runs its own command as a program too, ``python -m models.tiles ...``).
+``kennard`` fetches and converts Adrian Kennard's card art (:mod:`models.synth.kennard`).
 
 Heavy imports (cv2, numpy, the renderer) stay inside the command functions so the top-level
 command line starts fast.

@@ -110,11 +110,3 @@ def fetch_bundle(dest: Path, package: str = PACKAGE) -> Path:
     with tarfile.open(tgz) as tar:
         tar.extract(BUNDLE, dest, filter="data")
     return dest / BUNDLE
-
-
-if __name__ == "__main__":
-    import typer
-
-    from models.synth.cli import kennard_command
-
-    typer.run(kennard_command)
