@@ -6,7 +6,9 @@ The graph is read from the source (every ``.py`` of the project's top-level pack
 runs when the module is imported; one inside a function runs only when that function is called
 (the command line keeps its heavy imports there) and is *deferred*.
 
-* No cycle between modules through module-level imports.
+* No cycle between modules through module-level imports, nor through any import that runs
+  (module-level, inside a function, or in an ``if __name__ == "__main__":`` block): only imports
+  for type checking (``if TYPE_CHECKING:``, which never run) may point back.
 * No cycle between top-level packages through any import, deferred ones included (the edge imports
   the contract, the scoreboard imports the contract, neither imports the other).
 * The edge side (``edge_app`` but ``edge_app.demo``, which starts a local scoreboard by design, and
@@ -65,6 +67,9 @@ class Graph:
     modules: dict[str, Path]
     eager: nx.DiGraph = field(default_factory=nx.DiGraph)  # module-level imports between project modules
     deferred: nx.DiGraph = field(default_factory=nx.DiGraph)  # the others
+    #: every import that runs (module-level, in a function, in a ``__main__`` block): all but those
+    #: made only for type checking
+    runs: nx.DiGraph = field(default_factory=nx.DiGraph)
     #: module → {(imported name, deferred)} for every import, project or not (absolute names)
     names: dict[str, set[tuple[str, bool]]] = field(default_factory=dict)
 
@@ -92,30 +97,39 @@ def build_graph() -> Graph:
         graph.eager.add_node(module)
         graph.deferred.add_node(module)
         names: set[tuple[str, bool]] = set()
+        running: set[str] = set()
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
 
         def visit(
-            node: ast.AST, deferred: bool, package: str = package, names: set[tuple[str, bool]] = names
+            node: ast.AST,
+            deferred: bool,
+            typing_only: bool = False,
+            package: str = package,
+            names: set[tuple[str, bool]] = names,
+            running: set[str] = running,
         ) -> None:
             for child in ast.iter_child_nodes(node):
                 inner = deferred or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
                 if isinstance(child, ast.If) and _is_type_checking(child):
                     for sub in child.body:
-                        visit(ast.Module(body=[sub], type_ignores=[]), True)
+                        visit(ast.Module(body=[sub], type_ignores=[]), True, True)
                     for sub in child.orelse:
-                        visit(ast.Module(body=[sub], type_ignores=[]), deferred)
+                        visit(ast.Module(body=[sub], type_ignores=[]), deferred, typing_only)
                     continue
+                found: list[str] = []
                 if isinstance(child, ast.Import):
-                    names.update((alias.name, deferred) for alias in child.names)
+                    found = [alias.name for alias in child.names]
                 elif isinstance(child, ast.ImportFrom):
                     base = child.module or ""
                     if child.level:
                         up = package.split(".")[: len(package.split(".")) - (child.level - 1)]
                         base = ".".join(up + ([base] if base else []))
-                    names.add((base, deferred))
                     # ``from package import module`` loads the submodule
-                    names.update((f"{base}.{alias.name}", deferred) for alias in child.names)
-                visit(child, inner)
+                    found = [base, *(f"{base}.{alias.name}" for alias in child.names)]
+                names.update((name, deferred) for name in found)
+                if not typing_only:
+                    running.update(found)
+                visit(child, inner, typing_only)
 
         visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
         graph.names[module] = names
@@ -123,6 +137,11 @@ def build_graph() -> Graph:
             target = graph.project(name)
             if target is not None and target != module:
                 (graph.deferred if deferred else graph.eager).add_edge(module, target)
+        graph.runs.add_node(module)
+        for name in running:
+            target = graph.project(name)
+            if target is not None and target != module:
+                graph.runs.add_edge(module, target)
     return graph
 
 
@@ -132,17 +151,28 @@ def graph() -> Graph:
 
 
 def test_the_graph_is_read(graph: Graph) -> None:
-    """A sanity check that the parser sees imports at all, of both kinds."""
+    """A sanity check that the parser sees imports at all, of every kind."""
     assert graph.eager.has_edge("edge_app.service", "edge_app.events")
     assert graph.eager.has_edge("edge_app.events", "contract.events")
     assert graph.eager.has_edge("scoreboard.api", "contract.events")
     assert graph.deferred.has_edge("edge_app.demo", "scoreboard.app")
     assert ("typer", False) in graph.names["edge_app.cli"]
+    # an import for type checking only never runs; one in a function does
+    assert graph.deferred.has_edge("scoreboard.service", "scoreboard.tourney_service")
+    assert not graph.runs.has_edge("scoreboard.service", "scoreboard.tourney_service")
+    assert graph.runs.has_edge("edge_app.demo", "scoreboard.app")
 
 
 def test_no_module_level_import_cycle(graph: Graph) -> None:
     cycles = list(nx.simple_cycles(graph.eager))
     assert cycles == [], f"import cycles (module-level imports): {cycles}"
+
+
+def test_no_import_cycle_through_any_import_that_runs(graph: Graph) -> None:
+    """Module-level imports, imports inside functions and ``__main__`` blocks together: no module
+    reaches itself. (An import only for type checking never runs, so it may point back.)"""
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph.runs) if len(c) > 1]
+    assert cycles == [], f"import cycles (imports that run, lazy ones included): {cycles}"
 
 
 def test_no_cycle_between_packages(graph: Graph) -> None:

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from models.synth.fonts import hershey_text
-from models.synth.layout import Table, rot
+from models.synth.layout import Table, apply_h, rot
 
 KINDS = ("paper", "box", "phone", "cup", "pen", "coaster")
 
@@ -42,8 +42,6 @@ class Item:
 
     def draw(self, canvas: np.ndarray, view: np.ndarray, look, px_per_mm: float) -> None:
         """Draw onto a float32 BGR canvas (in place)."""
-        from models.synth.scene import apply_h
-
         h, w = canvas.shape[:2]
         poly = apply_h(view, self.outline())
         x0, y0 = np.floor(poly.min(axis=0)).astype(int) - 8

@@ -331,3 +331,10 @@ def held_fan(
         p.lift = 60.0
         p.shadow = i == len(out) // 2
     return out
+
+
+def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Apply a 3×3 homography to (N, 2) points."""
+    p = np.asarray(pts, float).reshape(-1, 2)
+    q = np.hstack([p, np.ones((len(p), 1))]) @ h.T
+    return q[:, :2] / q[:, 2:3]

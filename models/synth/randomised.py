@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from models.synth.fonts import FONT_FILES, SUIT_FONT_FILES
-from models.synth.procedural import SuitShape, Variant
+from models.synth.variants import SuitShape, Variant
 
 FONTS = (
     cv2.FONT_HERSHEY_SIMPLEX,

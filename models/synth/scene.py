@@ -26,7 +26,16 @@ from models.synth import textures
 from models.synth.clutter import clutter
 from models.synth.faces import FaceSet, available_designs, load_faces
 from models.synth.hands import Arm, arm_polygons, random_arm
-from models.synth.layout import CARD_H_MM, Placement, Table, closeup_layout, loose_layout, random_layout, rot
+from models.synth.layout import (
+    CARD_H_MM,
+    Placement,
+    Table,
+    apply_h,
+    closeup_layout,
+    loose_layout,
+    random_layout,
+    rot,
+)
 from models.synth.markers import draw_table_markers
 from models.synth.printed import lay_sheets
 
@@ -94,13 +103,6 @@ class Scene:
 
 
 # --------------------------------------------------------------------------- geometry helpers
-
-
-def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Apply a 3×3 homography to (N, 2) points."""
-    p = np.asarray(pts, float).reshape(-1, 2)
-    q = np.hstack([p, np.ones((len(p), 1))]) @ h.T
-    return q[:, :2] / q[:, 2:3]
 
 
 def _shift(dx: float, dy: float) -> np.ndarray:
