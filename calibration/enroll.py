@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import cv2
 import numpy as np
@@ -80,7 +81,9 @@ def rectify(
     fy = np.repeat((np.arange(h, dtype=np.float32) / step)[:, None], w, axis=1)
     map_x = cv2.remap(coarse[..., 0], fx, fy, cv2.INTER_LINEAR)
     map_y = cv2.remap(coarse[..., 1], fx, fy, cv2.INTER_LINEAR)
-    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+    return cast(
+        "npt.NDArray[np.uint8]", cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+    )
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ def cut_face(cell: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], tuple[
         ]
     )
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, _, cloth = cv2.kmeans(
+    _, _, cloth = cv2.kmeans(  # type: ignore[call-overload]  # (OpenCV's stubs want a bestLabels array)
         rim[:: max(1, len(rim) // 4000)], CLOTH_COLOURS, None, criteria, 2, cv2.KMEANS_PP_CENTERS
     )
     distance = np.min(np.linalg.norm(lab[:, :, None, :] - cloth[None, None], axis=3), axis=2)
@@ -121,7 +124,7 @@ def cut_face(cell: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], tuple[
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     filled = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)  # a way round everything
     cv2.floodFill(filled, None, (0, 0), 255)
-    mask = mask | cv2.bitwise_not(filled[1:-1, 1:-1])
+    mask = np.bitwise_or(mask, cv2.bitwise_not(filled[1:-1, 1:-1]))
     k = int(8 * px_mm) | 1
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
@@ -146,9 +149,9 @@ def cut_face(cell: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], tuple[
     if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):  # top edge long: landscape
         box = np.roll(box, -1, axis=0)
     fw, fh = int(round((short - 2 * TRIM_MM) * PX_MM)), int(round((long - 2 * TRIM_MM) * PX_MM))
-    target = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+    target = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
     m = cv2.getPerspectiveTransform(box.astype(np.float32), target)
-    face = cv2.warpPerspective(cell, m, (fw, fh), flags=cv2.INTER_AREA)
+    face = cast("npt.NDArray[np.uint8]", cv2.warpPerspective(cell, m, (fw, fh), flags=cv2.INTER_AREA))
     return face, (float(short), float(long))
 
 

@@ -42,7 +42,7 @@ class LensDistortion(BaseModel):
         c = np.array([self.cx, self.cy])
         d = p - c
         r2 = (d**2).sum(axis=1, keepdims=True) / self.norm**2
-        return c + d * (1 + self.k1 * r2 + self.k2 * r2**2)
+        return np.asarray(c + d * (1 + self.k1 * r2 + self.k2 * r2**2))
 
     def distort(self, pts: np.ndarray, iters: int = 20) -> np.ndarray:
         """Inverse of :meth:`undistort` (fixed-point iteration; exact to < 1e-6 px for mild lenses)."""
@@ -53,7 +53,7 @@ class LensDistortion(BaseModel):
         for _ in range(iters):
             r2 = (d**2).sum(axis=1, keepdims=True) / self.norm**2
             d = du / (1 + self.k1 * r2 + self.k2 * r2**2)
-        return c + d
+        return np.asarray(c + d)
 
 
 class TableGeometry(BaseModel):
@@ -156,7 +156,7 @@ def default_zones(width_mm: float, height_mm: float) -> tuple[dict[Seat, list[Po
 
 def _apply(h: np.ndarray, p: np.ndarray) -> np.ndarray:
     q = np.hstack([p, np.ones((len(p), 1))]) @ h.T
-    return q[:, :2] / q[:, 2:3]
+    return np.asarray(q[:, :2] / q[:, 2:3])
 
 
 def _inside(pt: Point, poly: list[Point]) -> bool:

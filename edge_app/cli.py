@@ -511,7 +511,7 @@ def run(
     """The per-table service: read a source to its end (or SIGTERM / Ctrl-C), keep the recognised
     deal log, post the deal when it is finished. Options given on the command line win over
     ``--config``'s keys (:mod:`edge_app.config`)."""
-    from tqdm import tqdm  # type: ignore[import-untyped]
+    from tqdm import tqdm
 
     from edge_app.deal import DealInfo
     from edge_app.outbox import DealKeys, source_identity
@@ -554,10 +554,10 @@ def run(
     info_file, rules, level, trump, dealer = cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer
     every, inertia, backend = cfg.every or (1 if cfg.read == "zones" else 5), cfg.inertia, cfg.backend
     given, missing = _info(info_file, rules, level, trump, dealer)
-    if table is None:  # a table set up with its markers only: calibrate from the source's first frames
-        table = _calibrated(source, cfg, log_out)
+    # a table set up with its markers only: calibrate from the source's first frames
+    where: Path | TableGeometry = table if table is not None else _calibrated(source, cfg, log_out)
     checked = _check(
-        table,
+        where,
         log_out,
         scoreboard,
         token,
@@ -645,7 +645,7 @@ def run(
                 still_threshold=None if zones is not None else 2.0,
                 log_out=log_out,
                 client=client,
-                on_frame=lambda frame, state: bar.update(every),
+                on_frame=lambda frame, state: _step(bar, every),
                 stop=lambda: bool(signals),
                 keys=keys,
                 camera=source,
@@ -719,3 +719,8 @@ def _report(result: Any, zones: Any = None) -> None:
             )
     for line in result.alerts:
         typer.echo(f"alert: {line}")
+
+
+def _step(bar: Any, frames: int) -> None:
+    """The progress bar moved on by ``frames`` (a frame read)."""
+    bar.update(frames)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from edge_app.compare import DealComparison, compare_deals
 from engine.cards import format_any
@@ -148,7 +149,7 @@ def run_demo(
 ) -> int:
     """The whole demo (module docstring); returns the number of plays read exactly."""
     import httpx
-    from tqdm import tqdm  # type: ignore[import-untyped]
+    from tqdm import tqdm
 
     from calibration.table import TableGeometry
     from edge_app.client import ScoreboardClient
@@ -194,7 +195,7 @@ def run_demo(
                     still_threshold=None,
                     log_out=folder / "read.json",
                     client=client,
-                    on_frame=lambda frame, state: bar.update(1),
+                    on_frame=lambda frame, state: _step(bar, 1),
                 )
         finally:
             source.close()
@@ -217,3 +218,8 @@ def run_demo(
         for refused in client.refused:
             echo(f"scoreboard refused {refused.path} ({refused.status}): {refused.detail}")
     return comparison.plays_exact
+
+
+def _step(bar: Any, frames: int) -> None:
+    """The progress bar moved on by ``frames`` (a frame read)."""
+    bar.update(frames)

@@ -243,7 +243,7 @@ def violation_alert(deal: RecognisedDeal, v: dict[str, Any], whole: bool = True)
         reason = f"a {v['kind'].replace('_', ' ')} would follow from {why}: look at the pictures. {reason}"
     return AlertIn(
         type="alert",
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         seat=v["seat"],
         trick=v["trick"],
         proven_at=v.get("proven_at"),

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -63,7 +64,7 @@ def uint8_crops(
 
 def to_uint8(crops: npt.NDArray[np.float32]) -> npt.NDArray[np.uint8]:
     """Float crops in [0, 1] as rounded uint8, the form training sets store."""
-    return np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8)
+    return cast("npt.NDArray[np.uint8]", np.clip(crops * 255 + 0.5, 0, 255).astype(np.uint8))
 
 
 def labelled_images(
@@ -74,9 +75,10 @@ def labelled_images(
     for root, split in sources:
         images = sorted(p for p in (root / "images" / split).glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
         for path in images[:limit]:
-            image = cv2.imread(str(path))
-            if image is None:
+            read = cv2.imread(str(path))
+            if read is None:
                 continue
+            image = cast("npt.NDArray[np.uint8]", read)
             cls, boxes = read_yolo_labels(
                 root / "labels" / split / (path.stem + ".txt"), image.shape[1], image.shape[0]
             )
@@ -196,7 +198,9 @@ def augment(
     return np.clip(out, 0, 1).astype(np.float32)
 
 
-def build_net(classes: int = 55, size: int = CROP_SIZE, width: float = 1.0):  # noqa: ANN201 - torch is lazy
+def build_net(
+    classes: int = 55, size: int = CROP_SIZE, width: float = 1.0
+) -> Any:  # torch is imported lazily
     """The classifier network (torch.nn.Sequential): 54 cards + background.
 
     Three stride-2 stages, then a *flattened* ``size/8`` × ``size/8`` map rather than global pooling:
@@ -228,7 +232,7 @@ def build_net(classes: int = 55, size: int = CROP_SIZE, width: float = 1.0):  # 
     )
 
 
-def accuracy(net, data: CropSet, batch: int = 1024) -> float:  # noqa: ANN001
+def accuracy(net: Any, data: CropSet, batch: int = 1024) -> float:
     """Top-1 accuracy of ``net`` on ``data``."""
     import torch
 
@@ -333,7 +337,7 @@ def write_crop_pad(path: Path, pad: float) -> None:
     onnx.save(model, str(path))
 
 
-def export_onnx(net, size: int, out: Path, pad: float = CROP_PAD) -> None:  # noqa: ANN001
+def export_onnx(net: Any, size: int, out: Path, pad: float = CROP_PAD) -> None:
     """Write ``net`` as ONNX: input ``crops`` (N, 3, size, size), output ``logits`` (N, classes), with
     the crops' context ``pad`` in its metadata (:func:`write_crop_pad`)."""
     import torch
@@ -342,7 +346,7 @@ def export_onnx(net, size: int, out: Path, pad: float = CROP_PAD) -> None:  # no
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
-        torch.zeros(1, 3, size, size),
+        (torch.zeros(1, 3, size, size),),
         str(out),
         input_names=["crops"],
         output_names=["logits"],

@@ -819,7 +819,7 @@ def gpu_pack_command(
 
 
 #: ``gpu train --variant`` by default: NAME:WIDTH:LR[:init] of each classifier trained.
-GPU_VARIANTS = ("w2init:2:0.001:init", "w2:2:0.003", "w3:3:0.003")
+GPU_VARIANTS = ["w2init:2:0.001:init", "w2:2:0.003", "w3:3:0.003"]
 
 
 @gpu_app.command("train")

@@ -170,7 +170,7 @@ def learn_localiser(
 
     start = time.monotonic()
     options = {k: v for k, v in model_options(folder).items() if k != "weights"}
-    reader = CardReader(default_reader_config("onnx", det_conf=PSEUDO_DET_CONF, **options))  # type: ignore[arg-type]
+    reader = CardReader(default_reader_config("onnx", det_conf=PSEUDO_DET_CONF, **options))
     shown: list[tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], bool]] = []
     found = wanted = 0
     for image, cards in photos:

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -66,7 +66,10 @@ def localised_index_box(faces: dict[str, npt.NDArray[np.uint8]]) -> tuple[float,
     for card in CARD_NAMES[:52]:
         face = faces[card][..., :3]
         h, w = face.shape[:2]
-        framed = cv2.copyMakeBorder(face, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(60, 90, 60))
+        framed = cast(
+            "npt.NDArray[np.uint8]",
+            cv2.copyMakeBorder(face, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(60, 90, 60)),
+        )
         for x1, y1, x2, y2 in reader.read(framed).corners.xyxy - pad:
             cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
             if cx < w / 2 and cy < h / 2:
@@ -214,9 +217,9 @@ def check_learned(
     if not photos:
         raise LearnError("no labelled photo to check the learned deck with")
     options = model_options(folder)
-    learned = photo_f1(CardReader(default_reader_config("onnx", **options)), photos)  # type: ignore[arg-type]
+    learned = photo_f1(CardReader(default_reader_config("onnx", **options)), photos)
     shipped_options = {**options, "classifier": WEIGHTS_DIR / "classifier.onnx"}
-    shipped = photo_f1(CardReader(default_reader_config("onnx", **shipped_options)), photos)  # type: ignore[arg-type]
+    shipped = photo_f1(CardReader(default_reader_config("onnx", **shipped_options)), photos)
     kept = "learned" if learned >= shipped else "shipped"
     if kept == "shipped":
         for suffix in (".onnx", ".pt"):

@@ -24,7 +24,7 @@ def export_onnx(
     if not weights.is_file():
         raise ExportError(f"weights not found: {weights}")
     os.environ["YOLO_OFFLINE"] = "1"
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     produced = Path(
         YOLO(str(weights), task="detect").export(
@@ -52,7 +52,7 @@ def export_ncnn(weights: Path, out: Path | None = None, imgsz: int = 320) -> Pat
     if not weights.is_file():
         raise ExportError(f"weights not found: {weights}")
     os.environ["YOLO_OFFLINE"] = "1"
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     produced = Path(YOLO(str(weights), task="detect").export(format="ncnn", imgsz=imgsz, device="cpu"))
     if not (produced / "model.ncnn.param").is_file():

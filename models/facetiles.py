@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -66,7 +67,7 @@ def _quad_box(quad: npt.NDArray[np.float64]) -> tuple[float, float, float, float
 
 
 def compose_tile(
-    rng: np.random.Generator, face_sets: list, settings: FaceTileSettings
+    rng: np.random.Generator, face_sets: list[Any], settings: FaceTileSettings
 ) -> tuple[npt.NDArray[np.uint8], list[tuple[int, tuple[float, float, float, float]]]]:
     """One tile and its labels ``(class_id, (x1, y1, x2, y2))`` in tile pixels."""
     from models.synth.layout import shape_offsets
@@ -191,7 +192,7 @@ DESIGN_GROUPS = {
 }
 
 
-def design_group(name: str) -> tuple:
+def design_group(name: str) -> tuple[Any, ...]:
     """The designs of a face-tile group (:data:`DESIGN_GROUPS`); ``KeyError`` for an unknown name.
 
     >>> len(design_group("glyphs"))

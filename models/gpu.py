@@ -980,7 +980,7 @@ def train_localiser(
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ["YOLO_AUTOINSTALL"] = "False"
     _stub_polars()
-    from ultralytics import YOLO  # type: ignore[attr-defined]
+    from ultralytics.models import YOLO
 
     from models.synth.dataset import write_data_yaml
     from models.train import TrainConfig

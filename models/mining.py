@@ -11,6 +11,7 @@ below ``negative_iou`` becomes a *background* crop, and every box matching a lab
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -55,9 +56,10 @@ def mine_crops(
         if limit is not None:
             images = list(rng.permutation(np.array(images, dtype=object))[:limit])
         for path in images[k::n]:
-            image = cv2.imread(str(path))
-            if image is None:
+            read = cv2.imread(str(path))
+            if read is None:
                 continue
+            image = cast("npt.NDArray[np.uint8]", read)
             h, w = image.shape[:2]
             cls, boxes = read_yolo_labels(root / "labels" / split / (path.stem + ".txt"), w, h)
             mined = mine_image(detector, image, cls, boxes, size, negative_iou, positive_iou)

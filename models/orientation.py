@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -49,7 +50,7 @@ def index_up(quad: list[list[float]], corner: str) -> npt.NDArray[np.float64]:
     q = np.asarray(quad, np.float64)
     up = ((q[0] + q[1]) - (q[3] + q[2])) / 2 * UPRIGHT_CORNERS[corner]
     n = float(np.linalg.norm(up))
-    return up / n if n > 0 else up
+    return np.asarray(up / n) if n > 0 else up
 
 
 def angle_bin(up: npt.NDArray[np.float64]) -> int:
@@ -96,9 +97,10 @@ def extract_oriented_crops(
     for root, split in sources:
         for ann_path in sorted((root / "annotations" / split).glob("*.json"))[:limit]:
             images = list((root / "images" / split).glob(ann_path.stem + ".*"))
-            image = cv2.imread(str(images[0])) if images else None
-            if image is None:
+            read = cv2.imread(str(images[0])) if images else None
+            if read is None:
                 continue
+            image = cast("npt.NDArray[np.uint8]", read)
             boxes, bins = [], []
             for card in json.loads(ann_path.read_text()).get("cards", []):
                 if not card.get("face_up", True):

@@ -91,7 +91,7 @@ def run_dir(config: TrainConfig) -> Path:
 def train(config: TrainConfig) -> Path:
     """Train from ``config.model`` (a YAML from scratch, or a ``.pt`` to start from); returns best.pt."""
     _offline()
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     model = YOLO(config.model, task="detect")
     model.train(**config.train_kwargs())
@@ -103,7 +103,7 @@ def resume(last_checkpoint: Path) -> Path:
     _offline()
     if not Path(last_checkpoint).is_file():
         raise TrainConfigError(f"checkpoint not found: {last_checkpoint}")
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     model = YOLO(str(last_checkpoint), task="detect")
     model.train(resume=True)
@@ -145,6 +145,6 @@ def finetune(
 def checkpoint_classes(weights: Path) -> int:
     """How many classes an ultralytics ``.pt`` checkpoint detects."""
     _offline()
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     return len(YOLO(str(weights), task="detect").names)

@@ -60,8 +60,10 @@ def trick_disagreement(live: dict[str, Any], event: TrickResult) -> str | None:
     if live.get("error") or len(scored) < event.trick:
         return None
     mine = scored[event.trick - 1]
-    points, bounds = mine.get("points"), mine.get("points_range") or (None, None)
-    fits = points == event.points or (points is None and bounds[0] <= event.points <= bounds[1])
+    points, bounds = mine.get("points"), mine.get("points_range")
+    fits = points == event.points or (
+        points is None and bounds is not None and bounds[0] <= event.points <= bounds[1]
+    )
     if mine.get("winner") in (None, event.winner) and fits:  # open values (unknown cards) fit too
         return None
     return (

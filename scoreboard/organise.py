@@ -130,7 +130,7 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
     >>> entries_from_lines("红队 | 数学系 | 1500\\n\\nBlue\\tPhysics\\t\\tA\\tB1, B2")
     [{'id': 'E01', 'name': '红队', 'unit': '数学系', 'rating': 1500}, {'id': 'E02', 'name': 'Blue', 'unit': 'Physics', 'group': 'A', 'pairs': ['B1', 'B2']}]
     """
-    entries = []
+    entries: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -308,7 +308,7 @@ class Tourneys:
     # --- import and the event's own settings -------------------------------------------------
 
     def import_event(
-        self, data: Any, tables: list[str | None], clock: dict[str, Any] | None, *, again: bool = False
+        self, data: Any, tables: Sequence[str | None], clock: dict[str, Any] | None, *, again: bool = False
     ) -> dict[str, Any]:
         """A new event from an event file (its rounds, with their results, stored as published).
         The same file twice is refused unless ``again`` (or the first is archived)."""

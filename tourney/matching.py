@@ -33,7 +33,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Final
 
-import networkx as nx  # type: ignore[import-untyped]
+import networkx as nx
 
 #: Entries matched at once (an even number); the whole field when it is no larger.
 BLOCK: Final = 32
@@ -80,7 +80,7 @@ class _Solver:
         """A lower bound on the breaks of any perfect matching of ``nodes``: the pairs a maximum
         matching of the rule-keeping pairs leaves to be paired against a rule (each breaks one or
         more). A matching that breaks this many breaks the fewest there are."""
-        graph = nx.Graph()
+        graph: nx.Graph[int] = nx.Graph()
         graph.add_nodes_from(nodes)
         graph.add_edges_from((i, j) for x, i in enumerate(nodes) for j in nodes[x + 1 :] if self.valid(i, j))
         return len(nodes) // 2 - len(nx.max_weight_matching(graph, maxcardinality=True, weight=None))
@@ -110,7 +110,7 @@ class _Solver:
         unit_bye = all_costs + 1
         unit_break = unit_bye * (self.n + 1) + all_costs + 1
         base = unit_break * 3
-        graph = nx.Graph()
+        graph: nx.Graph[int] = nx.Graph()
         graph.add_nodes_from(nodes)
         for i, j, broken, c in pairs:
             if j == self.dummy:

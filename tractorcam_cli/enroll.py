@@ -12,9 +12,13 @@ which ``run --model DIR`` and ``detect --model DIR`` read with.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 from tractorcam_cli.calibrate import fail, table_size_mm
 
@@ -82,12 +86,12 @@ def enroll(
             "give --images P1 --images P2 --images P3 and --out DIR (or: tractorcam enroll sheet --out FILE)"
         )
     width, height = table_size_mm(table_size)
-    pictures = []
+    pictures: list[npt.NDArray[np.uint8]] = []
     for path in images:
         picture = cv2.imread(str(path))
         if picture is None:
             raise fail(f"cannot read image {path}")
-        pictures.append(picture)
+        pictures.append(cast("npt.NDArray[np.uint8]", picture))
     start = time.perf_counter()
     try:
         faces = enroll_photos(pictures, width, height, marker_mm)
@@ -98,7 +102,7 @@ def enroll(
         cv2.imwrite(str(out / "faces" / f"{f.card}.png"), f.face)
     cv2.imwrite(str(out / "contact.png"), contact_sheet(faces))
     sizes = [f.card_mm for f in faces]
-    record = {
+    record: dict[str, Any] = {
         "cards": [f.card for f in faces],
         "card_mm": [
             round(sum(s[0] for s in sizes) / len(sizes), 1),

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -66,7 +66,7 @@ def read_image(path: str | Path) -> npt.NDArray[np.uint8]:
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise UnreadableImageError(f"cannot read image {path}: not a decodable image")
-    return image
+    return cast("npt.NDArray[np.uint8]", image)
 
 
 class ImageFolderSource:
@@ -110,7 +110,12 @@ class VideoFileSource:
             ok, image = self._cap.read()
             if not ok:
                 return
-            yield Frame(image, i, self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0, str(self.path))
+            yield Frame(
+                cast("npt.NDArray[np.uint8]", image),
+                i,
+                self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0,
+                str(self.path),
+            )
             i += 1
 
     def close(self) -> None:
@@ -140,7 +145,7 @@ class OpenCVCameraSource:
             ok, image = self._cap.read()
             if not ok:
                 raise CameraUnavailableError(f"camera {self.index} stopped delivering frames")
-            yield Frame(image, i, time.time(), f"camera:{self.index}")
+            yield Frame(cast("npt.NDArray[np.uint8]", image), i, time.time(), f"camera:{self.index}")
             i += 1
 
     def close(self) -> None:
@@ -155,7 +160,7 @@ class Picamera2Source:
         self, width: int = 1920, height: int = 1080, controls: Mapping[str, Any] | None = None
     ) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError as exc:
             raise CameraUnavailableError(
                 "picamera2 is not installed (Raspberry Pi only: apt install python3-picamera2, "

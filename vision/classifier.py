@@ -41,7 +41,7 @@ from vision.orientation import up_vectors
 from vision.settings import SHIPPED
 
 if TYPE_CHECKING:
-    from vision.detectors.base import DetectorConfig
+    from vision.detectors.base import Detector, DetectorConfig
 
 #: A step between reading and naming: the proposals (with their reading directions) and their class
 #: probabilities in, adjusted probabilities out (e.g. :func:`vision.pairnaming.name_pairs`).
@@ -252,9 +252,12 @@ def named_boxes(boxes: Detections, p: npt.NDArray[np.float32]) -> Detections:
 class ClassifiedDetector:
     """A detector whose boxes (class-agnostic, at ``det_conf``) are named by an :class:`IndexClassifier`."""
 
+    #: it names the 54 cards (its base only localises)
+    classes = 54
+
     def __init__(
         self,
-        base,  # noqa: ANN001
+        base: Detector,
         classifier: IndexClassifier,
         det_conf: float,
         conf: float,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -64,7 +64,7 @@ def detect(
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         if reader is None:
-            options: dict[str, object] = {"weights": weights, "imgsz": imgsz, **learned}
+            options: dict[str, Any] = {"weights": weights, "imgsz": imgsz, **learned}
             if no_classifier or classifier is not None:
                 options["classifier"] = None if no_classifier else classifier
             if conf is not None:

@@ -10,6 +10,7 @@ index's glyphs stand upright (:func:`upright_crops`).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import cv2
 import numpy as np
@@ -66,7 +67,7 @@ def shift_boxes(xyxy: npt.NDArray[np.float32], dx: float, dy: float) -> npt.NDAr
     """
     side = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
     offset = np.stack([dx * side, dy * side, dx * side, dy * side], axis=1)
-    return (xyxy + offset).astype(np.float32)
+    return cast("npt.NDArray[np.float32]", (xyxy + offset).astype(np.float32))
 
 
 def upright_crops(
@@ -107,7 +108,7 @@ def upright_crops(
         rcx, rcy = cx - a, cy - b
         if scale < 1:
             small = (max(2, round((c - a) * scale)), max(2, round((d - b) * scale)))
-            region = cv2.resize(region, small, interpolation=cv2.INTER_AREA)
+            region = cast("npt.NDArray[np.uint8]", cv2.resize(region, small, interpolation=cv2.INTER_AREA))
             rcx, rcy = rcx * small[0] / (c - a), rcy * small[1] / (d - b)
             scale = 1.0
         angle = 90.0 - math.degrees(math.atan2(-float(u[1]), float(u[0])))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -108,9 +109,8 @@ class Detections:
     @property
     def area(self) -> npt.NDArray[np.float32]:
         """Box areas (N,)."""
-        return np.clip(self.xyxy[:, 2] - self.xyxy[:, 0], 0, None) * np.clip(
-            self.xyxy[:, 3] - self.xyxy[:, 1], 0, None
-        )
+        widths = np.clip(self.xyxy[:, 2] - self.xyxy[:, 0], 0, None)
+        return cast("npt.NDArray[np.float32]", widths * np.clip(self.xyxy[:, 3] - self.xyxy[:, 1], 0, None))
 
     # --- transforms ---------------------------------------------------------------------------
     def filter_confidence(self, threshold: float) -> Detections:

@@ -75,7 +75,7 @@ class CropHead:
     outputs (or stored pad) do not fit ``spec``."""
 
     def __init__(self, path: Path, spec: HeadSpec, threads: int = 0, rotate_tta: bool = False) -> None:
-        import onnxruntime as ort  # type: ignore[import-untyped]
+        import onnxruntime as ort
 
         if not Path(path).is_file():
             raise ClassifierNotFoundError(f"{spec.role} not found: {path}")

@@ -119,7 +119,7 @@ class CardInstance:
 
 
 def _box_sides(det: Detections) -> np.ndarray:
-    return np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])
+    return np.asarray(np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]))
 
 
 def suit_index_size(det: Detections) -> float | None:
@@ -211,7 +211,7 @@ def _diagonal_angles(up: np.ndarray, v: np.ndarray) -> np.ndarray:
     """:func:`diagonal_angle` on broadcast arrays of directions and vectors (last axis x, y)."""
     along = -(v * up).sum(-1)
     right = v[..., 0] * -up[..., 1] + v[..., 1] * up[..., 0]
-    return np.degrees(np.arctan2(right, along))
+    return np.asarray(np.degrees(np.arctan2(right, along)))
 
 
 def opposite(up_a: np.ndarray, up_b: np.ndarray) -> bool:
@@ -264,7 +264,7 @@ def group_corners(det: Detections, config: InstanceConfig | None = None) -> list
     cards: list[CardInstance] = []
     for cid in np.unique(det.class_id):
         idx = np.flatnonzero(det.class_id == cid)
-        graph = nx.Graph()
+        graph: nx.Graph[int] = nx.Graph()
         graph.add_nodes_from(int(i) for i in idx)
         for a in range(len(idx)):
             for b in range(a + 1, len(idx)):

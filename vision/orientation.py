@@ -10,6 +10,8 @@ Trained by ``tractorcam heads orientation``.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 
@@ -37,4 +39,4 @@ def up_vectors(
     norm = np.linalg.norm(mean, axis=1, keepdims=True)
     out = mean / np.maximum(norm, 1e-12)
     out[norm[:, 0] < min_strength] = np.nan
-    return out.astype(np.float32)
+    return cast("npt.NDArray[np.float32]", out.astype(np.float32))

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -89,7 +90,7 @@ class ModelFolderError(ValueError):
     """A ``--model`` folder without a learned classifier (one line)."""
 
 
-def model_options(folder: Path | None) -> dict[str, object]:
+def model_options(folder: Path | None) -> dict[str, Any]:
     """The options of :func:`default_reader_config` for an enrolled deck's folder (``tractorcam
     enroll learn`` or ``enroll --labels``): its learned index classifier in place of the shipped
     one, no joker head (that classifier has learned the deck's own jokers, and its faces step
@@ -105,7 +106,7 @@ def model_options(folder: Path | None) -> dict[str, object]:
     classifier = Path(folder) / "classifier.onnx"
     if not classifier.is_file():
         raise ModelFolderError(f"--model {folder}: no classifier.onnx (tractorcam enroll learn {folder})")
-    options: dict[str, object] = {"classifier": classifier, "joker_head": None}
+    options: dict[str, Any] = {"classifier": classifier, "joker_head": None}
     if (Path(folder) / "localiser.onnx").is_file():  # taught from labelled photos of the deck
         options["weights"] = Path(folder) / "localiser.onnx"
     if (Path(folder) / "faces" / "KS.png").is_file():
@@ -208,9 +209,10 @@ class CardReader:
         """The tiled localiser and the naming adjustment of :attr:`config` (the networks stay)."""
         tiling = self.config.tiling or TilingConfig(tile=self.config.detector.imgsz)
         detector = self.detector
-        if self._joker_look() is not None:  # the same network, its boxes kept from the lower score
+        low = self._joker_look()
+        if low is not None:  # the same network, its boxes kept from the lower score
             detector = copy.copy(detector)
-            detector.config = replace(detector.config, conf=self.config.joker_det_conf)
+            detector.config = replace(detector.config, conf=low)
         self.tiled = TiledDetector(detector, tiling)
         naming = self.config.pair_naming
         #: what the classifier's probabilities go through before naming (:meth:`IndexClassifier.name_boxes`)
@@ -381,7 +383,9 @@ def unsure_probabilities(
 ) -> npt.NDArray[np.float32]:
     """The class probabilities of the boxes :func:`decide` returns apart as unsure (same order)."""
     return _decide(
-        Detections(np.zeros((len(p), 4), np.float32), np.ones(len(p)), np.zeros(len(p))),
+        Detections(
+            np.zeros((len(p), 4), np.float32), np.ones(len(p), np.float32), np.zeros(len(p), np.int64)
+        ),
         p,
         conf,
         joker_conf,

@@ -7,6 +7,7 @@ soft shadow, so the detector learns that printed text and coloured blocks are no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -40,7 +41,7 @@ class Item:
             pts = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
         return (rot(self.angle) @ pts.T).T + [self.x, self.y]
 
-    def draw(self, canvas: np.ndarray, view: np.ndarray, look, px_per_mm: float) -> None:
+    def draw(self, canvas: np.ndarray, view: np.ndarray, look: Any, px_per_mm: float) -> None:
         """Draw onto a float32 BGR canvas (in place)."""
         h, w = canvas.shape[:2]
         poly = apply_h(view, self.outline())
@@ -59,7 +60,7 @@ class Item:
         off = max(1, int(round(px_per_mm * (4 if self.kind in ("box", "cup") else 1.5))))
         sh = np.zeros_like(a)
         sh[off:, off:] = a[:-off, :-off]
-        sh = cv2.blur(sh, (2 * off + 1, 2 * off + 1))
+        sh = np.asarray(cv2.blur(sh, (2 * off + 1, 2 * off + 1)))
         roi *= (1 - 0.35 * sh)[..., None]
         layer = np.empty((rh, rw, 3), np.float32)
         layer[:] = self.colour
@@ -134,7 +135,7 @@ class Item:
                 cv2.LINE_AA,
             )
             cv2.circle(layer, tuple(c.astype(int)), max(1, int(r * 0.7)), (30, 50, 80), -1, cv2.LINE_AA)
-        layer += rng.normal(0, 3, layer.shape).astype(np.float32)
+        layer += np.asarray(rng.normal(0, 3, layer.shape)).astype(np.float32)
         roi *= (1 - a)[..., None]
         roi += layer * a[..., None]
 
@@ -169,7 +170,7 @@ def clutter(rng: np.random.Generator, table: Table, view: np.ndarray) -> list[It
                 float(size[0]),
                 float(size[1]),
                 float(rng.uniform(0, 360)),
-                tuple(float(c) for c in colour),
+                (float(colour[0]), float(colour[1]), float(colour[2])),
                 int(rng.integers(1 << 30)),
             )
         )

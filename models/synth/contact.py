@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -26,7 +27,7 @@ def _fit(img: np.ndarray, w: int, h: int) -> np.ndarray:
     return out
 
 
-def _boxes(img: np.ndarray, cards, min_visible: float = 0.6) -> np.ndarray:
+def _boxes(img: np.ndarray, cards: Any, min_visible: float = 0.6) -> np.ndarray:
     out = img.copy()
     for c in cards:
         if not c.face_up:
@@ -71,7 +72,7 @@ def contact_sheet(path: Path, seed: int = 0) -> Path:
     return path
 
 
-def index_sheet(path: Path, designs: tuple | None = None) -> Path:
+def index_sheet(path: Path, designs: tuple[Any, ...] | None = None) -> Path:
     """Faces with their corner-index boxes, one row per design (default: the procedural designs,
     whose art is the project's own; pass all designs to check the aisleriot slicing locally —
     that sheet contains third-party art and is not committed)."""

@@ -101,7 +101,7 @@ def plan_deal(
     winners = _winners(log)
     piles: dict[str, list[Placement]] = {s: [] for s in SEATS}
     centre: list[Placement] = []
-    pile_spot = {}
+    pile_spot: dict[str, Any] = {}
     for s in SEATS:
         edge = table.seat_edge(s)
         zc = table.zone_centre(s)
@@ -176,7 +176,7 @@ def plan_deal(
             seat=seat,
         )
         arm = random_arm(rng, table, seat, spot + (table.seat_edge(seat) - spot) * 0.25)
-        ev = {"kind": "declare", "seat": seat, "cards": cards}
+        ev: dict[str, Any] = {"kind": "declare", "seat": seat, "cards": cards}
         frames.append(Keyframe(static() + shown + held(), [arm], 0.5, ev, len(static())))
         frames.append(Keyframe(static() + shown + held(), [], 2.0, ev, len(static())))
         frames.append(Keyframe(static() + held(), [], 1.0, {"kind": "declared", "seat": seat}))
@@ -330,7 +330,7 @@ def render_deal(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     video = out / "video.mp4"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"mp4v"), fps, (width, height))
     if not writer.isOpened():
         raise RuntimeError(f"cannot write {video}")
     frames = 0

@@ -122,7 +122,7 @@ def _ink(face: np.ndarray, bg: np.ndarray) -> np.ndarray:
     diff = np.abs(face[:, :, :3].astype(np.int16) - bg.astype(np.int16)).sum(axis=2)
     # ignore the card's printed outline: only ink at least 4 px inside the opaque area counts
     inside = cv2.erode((face[:, :, 3] > 200).astype(np.uint8), np.ones((9, 9), np.uint8), borderValue=0)
-    return ((diff > 90) & (inside > 0)).astype(np.uint8)
+    return np.asarray(((diff > 90) & (inside > 0)).astype(np.uint8))
 
 
 def card_index_box(face: np.ndarray, bg: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -135,7 +135,7 @@ def card_index_box(face: np.ndarray, bg: np.ndarray) -> tuple[int, int, int, int
     rw, rh = int(0.32 * w), int(0.40 * h)
     ink = _ink(face, bg)[:rh, :rw]
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    comps = []
+    comps: list[tuple[int, int, int, int]] = []
     for i in range(1, n):
         x, y, cw, ch, area = stats[i]
         if area < 4 or x + cw >= rw - 1 or y + ch >= rh - 1:
@@ -146,7 +146,8 @@ def card_index_box(face: np.ndarray, bg: np.ndarray) -> tuple[int, int, int, int
     start = [c for c in comps if c[0] < 0.2 * w and c[1] < 0.16 * h and (c[3] - c[1]) > 0.025 * h]
     if not start:
         return None
-    box = list(min(start, key=lambda c: c[0] + c[1]))
+    first: tuple[int, int, int, int] = min(start, key=lambda c: c[0] + c[1])
+    box = list(first)
     gap_y, gap_x = 0.035 * h, 0.035 * w
     grown = True
     used = {tuple(box)}
@@ -171,7 +172,7 @@ def _face_background(faces: dict[str, np.ndarray]) -> np.ndarray:
     ref = faces["2C"]
     h, w = ref.shape[:2]
     inner = ref[int(0.3 * h) : int(0.7 * h), int(0.1 * w) : int(0.9 * w)]
-    return np.median(inner[inner[:, :, 3] > 200][:, :3], axis=0)
+    return np.asarray(np.median(inner[inner[:, :, 3] > 200][:, :3], axis=0))
 
 
 def joker_index_boxes(faces: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float, float]]:

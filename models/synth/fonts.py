@@ -26,9 +26,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 _URW = "/usr/share/fonts/opentype/urw-base35/"
 _GYRE = "/usr/share/texmf/fonts/opentype/public/tex-gyre/"
@@ -122,7 +124,7 @@ class FontNotFoundError(FileNotFoundError):
 
 
 @lru_cache(maxsize=512)
-def _font(path: str, px: int):  # noqa: ANN202 - PIL.ImageFont.FreeTypeFont
+def _font(path: str, px: int) -> Any:  # a PIL.ImageFont.FreeTypeFont (PIL is imported lazily)
     from PIL import ImageFont
 
     if not Path(path).is_file():
@@ -178,7 +180,10 @@ def _alpha(text: str, path: str, scale: float, stroke: int, sx: float) -> tuple[
     alpha = ink.astype(np.float32) / 255.0
     if sx != 1.0:
         h, w = ink.shape
-        alpha = cv2.resize(alpha, (max(1, int(round(w * sx))), h), interpolation=cv2.INTER_AREA)
+        alpha = cast(
+            "npt.NDArray[np.float32]",
+            cv2.resize(alpha, (max(1, int(round(w * sx))), h), interpolation=cv2.INTER_AREA),
+        )
     return alpha, int(round(left * sx)), top
 
 

@@ -43,9 +43,11 @@ def random_arm(rng: np.random.Generator, table: Table, seat: str, target: np.nda
     reach = float(np.linalg.norm(d))
     length = min(reach, float(rng.uniform(350, 650)))
     start = np.asarray(target, float) - d / max(reach, 1e-6) * length
-    skin = SKIN[rng.integers(len(SKIN))]
-    skin = tuple(int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in skin)
-    sleeve = tuple(int(c) for c in rng.integers(10, 230, 3))
+    base = SKIN[rng.integers(len(SKIN))]
+    r, g, b = (int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in base)
+    skin = (r, g, b)
+    s0, s1, s2 = (int(c) for c in rng.integers(10, 230, 3))
+    sleeve = (s0, s1, s2)
     return Arm(
         seat,
         (float(start[0]), float(start[1])),
@@ -62,7 +64,7 @@ def _ellipse(c: np.ndarray, a: float, b: float, ang: float, n: int = 24) -> np.n
     t = np.linspace(0, 2 * np.pi, n, endpoint=False)
     pts = np.stack([a * np.cos(t), b * np.sin(t)], axis=1)
     r = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    return c + pts @ r.T
+    return np.asarray(c + pts @ r.T)
 
 
 def arm_polygons(arm: Arm) -> list[tuple[np.ndarray, str]]:

@@ -8,10 +8,12 @@ the row, y towards the player) and then turned to face the seat that played them
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from calibration.table import Seat, default_zones
+from engine.seats import SeatName
 from models.synth.faces import FaceSet, load_faces
 
 CARD_H_MM = 88.0
@@ -49,10 +51,10 @@ class Table:
     def zone_centre(self, seat: str) -> np.ndarray:
         """A point in the middle of a seat's zone (towards the centre, where plays land)."""
         zones, _ = self.zones()
-        poly = np.array(zones[seat])  # outer edge first two points, inner last two
+        poly = np.array(zones[cast(SeatName, seat)])  # outer edge first two points, inner last two
         outer = poly[:2].mean(axis=0)
         inner = poly[2:].mean(axis=0)
-        return outer + 0.55 * (inner - outer)
+        return np.asarray(outer + 0.55 * (inner - outer))
 
     def seat_edge(self, seat: str) -> np.ndarray:
         """A point on the table edge in front of a seat."""
@@ -112,9 +114,9 @@ def shape_offsets(
             )
         return out
     if kind == "pile":
-        r = card_w * 0.45
+        spread = card_w * 0.45
         return [
-            (float(rng.normal(0, r)), float(rng.normal(0, r * 0.8)), float(rng.uniform(-50, 50)))
+            (float(rng.normal(0, spread)), float(rng.normal(0, spread * 0.8)), float(rng.uniform(-50, 50)))
             for _ in range(n)
         ]
     raise ValueError(kind)
@@ -337,4 +339,4 @@ def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Apply a 3×3 homography to (N, 2) points."""
     p = np.asarray(pts, float).reshape(-1, 2)
     q = np.hstack([p, np.ones((len(p), 1))]) @ h.T
-    return q[:, :2] / q[:, 2:3]
+    return np.asarray(q[:, :2] / q[:, 2:3])

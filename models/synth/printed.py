@@ -14,6 +14,7 @@ that is laid on the table under the cards; it gets no labels, so the networks le
 from __future__ import annotations
 
 import string
+from typing import cast
 
 import cv2
 import numpy as np
@@ -71,8 +72,11 @@ def printed_patch(rng: np.random.Generator, letter_px: float) -> npt.NDArray[np.
     rgba = np.dstack([np.clip(img, 0, 255).astype(np.uint8), np.full((height, width), 255, np.uint8)])
     side = int(np.hypot(height, width)) + 2
     m = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
-    m[:, 2] += (side / 2 - width / 2, side / 2 - height / 2)
-    return cv2.warpAffine(rgba, m, (side, side), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    m[:, 2] += np.array((side / 2 - width / 2, side / 2 - height / 2))
+    return cast(
+        "npt.NDArray[np.uint8]",
+        cv2.warpAffine(rgba, m, (side, side), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0)),
+    )
 
 
 def lay_printed(canvas: npt.NDArray[np.float32], rng: np.random.Generator, letter_px: float) -> None:

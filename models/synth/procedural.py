@@ -8,12 +8,17 @@ top-left and again rotated 180° bottom-right.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
 from models.synth import fonts
 from models.synth.randomised import random_variant
 from models.synth.variants import BLACK, RED, SuitShape, Variant
+
+#: A BGR colour as OpenCV draws it.
+Colour = tuple[int, ...]
 
 __all__ = ["BLACK", "RED", "SuitShape", "VARIANTS", "Variant", "draw_pip", "variant_params"]
 
@@ -64,7 +69,7 @@ def draw_pip(
     cx: float,
     cy: float,
     size: float,
-    colour,
+    colour: Colour,
     flip: bool = False,
     shape: SuitShape | None = None,
 ) -> None:
@@ -86,7 +91,7 @@ def draw_pip(
     def circ(x: float, y: float, r: float) -> None:
         cv2.circle(img, P(x, y), int(round(r * f)), colour, -1, cv2.LINE_AA, sh)
 
-    def poly(pts) -> None:
+    def poly(pts: Sequence[tuple[float, float]]) -> None:
         cv2.fillPoly(img, [np.array([P(x, y) for x, y in pts], np.int32)], colour, cv2.LINE_AA, sh)
 
     if suit == "D":
@@ -143,7 +148,7 @@ def _measure(text: str, v: Variant, scale: float, thick: int) -> tuple[int, int]
 
 
 def _put(
-    img: np.ndarray, text: str, org: tuple[int, int], v: Variant, scale: float, colour, thick: int
+    img: np.ndarray, text: str, org: tuple[int, int], v: Variant, scale: float, colour: Colour, thick: int
 ) -> None:
     """``cv2.putText`` for a Hershey font, :func:`models.synth.fonts.put_text` for an outline font."""
     if isinstance(v.font, str):
@@ -171,13 +176,13 @@ def _star_points(cx: float, cy: float, outer: float, inner: float) -> np.ndarray
     return np.stack([cx + r * np.cos(t), cy - r * np.sin(t)], 1)
 
 
-def _star(img: np.ndarray, cx: float, cy: float, r: float, colour) -> None:
+def _star(img: np.ndarray, cx: float, cy: float, r: float, colour: Colour) -> None:
     """A filled five-pointed star of outer radius ``r`` centred at (cx, cy), drawn sub-pixel."""
     pts = _star_points(cx, cy, r, 0.42 * r)
     cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
 
 
-def _draw_joker_mark(img: np.ndarray, v: Variant, colour, th_target: float, mx: int, my: int) -> None:
+def _draw_joker_mark(img: np.ndarray, v: Variant, colour: Colour, th_target: float, mx: int, my: int) -> None:
     """The joker's corner mark: JOKER written downwards, a star, or a shorter word over a star."""
     if v.joker_mark == "star":
         _star(img, mx + 0.55 * th_target, my + 0.6 * th_target, 0.55 * th_target, colour)
@@ -192,7 +197,7 @@ def _draw_joker_mark(img: np.ndarray, v: Variant, colour, th_target: float, mx: 
         _star(img, mx + 0.25 * th_target, y + 0.35 * th_target, 0.3 * th_target, colour)
 
 
-def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour) -> None:
+def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour: Colour) -> None:
     h, w = img.shape[:2]
     th_target = v.index_scale * h
     mx, my = int(v.margin[0] * w), int(v.margin[1] * h)
@@ -214,7 +219,7 @@ def _draw_index(img: np.ndarray, v: Variant, rank: str, suit: str | None, colour
 
 
 # pip positions for 2..10 in a (3 columns x 7 rows) grid: (col 0..2, row 0..6)
-_LAYOUT = {
+_LAYOUT: dict[int, list[tuple[int, float]]] = {
     2: [(1, 0), (1, 6)],
     3: [(1, 0), (1, 3), (1, 6)],
     4: [(0, 0), (2, 0), (0, 6), (2, 6)],
@@ -227,7 +232,9 @@ _LAYOUT = {
 }
 
 
-def _centre(img: np.ndarray, v: Variant, rank: str, suit: str, colour, rng: np.random.Generator) -> None:
+def _centre(
+    img: np.ndarray, v: Variant, rank: str, suit: str, colour: Colour, rng: np.random.Generator
+) -> None:
     h, w = img.shape[:2]
     x0, x1, y0, y1 = 0.36 * w, 0.64 * w, 0.2 * h, 0.8 * h
     if rank == "A":

@@ -98,7 +98,7 @@ def random_variant(seed: int) -> Variant:
         if glyph.random() < GLYPH_SHARE:
             shape_font = str(glyph.choice(SUIT_FONT_FILES))
     base = int(rng.integers(222, 256))
-    stock = tuple(int(min(255, base + rng.integers(-10, 6))) for _ in range(3))
+    stock = tuple(min(255, int(base + rng.integers(-10, 6))) for _ in range(3))
     return Variant(
         font=font,
         thick=int(rng.integers(1, 5)),

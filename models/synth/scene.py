@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from calibration.table import LensDistortion
 from engine.seats import SEAT_NAMES
@@ -231,9 +232,9 @@ class Look:
             ),
             brightness=float(rng.uniform(0.6, 1.2)),
             gamma=float(rng.uniform(0.8, 1.25)),
-            blur=float(rng.choice([0.0, rng.uniform(0.3, 1.6)])),
+            blur=float(rng.choice(np.array([0.0, rng.uniform(0.3, 1.6)]))),
             noise=float(rng.uniform(1, 7)),
-            jpeg=int(rng.choice([0, rng.integers(45, 95)])),
+            jpeg=int(rng.choice(np.array([0, rng.integers(45, 95)]))),
             shadow_mm=(float(rng.normal(0, 0.25)), float(rng.normal(0.15, 0.25))),
             shadow_strength=float(rng.uniform(0.15, 0.45)),
             glare=float(rng.uniform(0, 0.45)) if rng.random() < 0.5 else 0.0,
@@ -309,14 +310,18 @@ class Renderer:
             view, np.array([[0, 0], [table.width, 0], [table.width, table.height], [0, table.height]])
         )
         on_table = _fill(table_quad, width, height)
+        self.base: npt.NDArray[np.float32]
         if on_table.min() == 255:  # the table fills the picture
-            self.base = warped
+            self.base = cast("npt.NDArray[np.float32]", warped)
         else:
             if rng.random() < 0.7:  # floor boards / carpet / tiles around the table, out of focus
                 fpx = max(64, max(width, height) // 4)
                 kind = str(rng.choice(["wood", "carpet", "laminate", "rug"]))
                 floor = textures.table_texture(rng, fpx * 4 / self.px_per_mm * 0.8, fpx, kind)
-                bg = cv2.resize(floor, (width, height), interpolation=cv2.INTER_LINEAR)
+                bg = cast(
+                    "npt.NDArray[np.float32]",
+                    cv2.resize(floor, (width, height), interpolation=cv2.INTER_LINEAR),
+                )
                 bg *= np.float32(rng.uniform(0.35, 0.7))
             else:
                 bg = textures.background(rng, height, width)
@@ -325,7 +330,7 @@ class Renderer:
             shadow = cv2.blur(on_table, (k, k)).astype(np.float32) * (0.6 / 255)
             bg *= (1 - shadow)[..., None]
             a = (on_table.astype(np.float32) * (1 / 255))[..., None]
-            self.base = warped * a + bg * (1 - a)
+            self.base = cast("npt.NDArray[np.float32]", warped * a + bg * (1 - a))
         for item in clutter(rng, table, view) if clutter_items else ():
             item.draw(self.base, view, self.look, self.px_per_mm)
         if look.noise > 0:  # fine grain of the surface at the image's own resolution
@@ -342,7 +347,7 @@ class Renderer:
             (rng.uniform(0, width), rng.uniform(0, height), rng.uniform(0.05, 0.25) * max(width, height))
             for _ in range(rng.integers(1, 3))
         ]
-        self._layer: tuple | None = None
+        self._layer: tuple[Any, ...] | None = None
         self.field = (self.light[..., None] * np.array(look.gains, np.float32)[None, None, :]).astype(
             np.float32
         )
@@ -351,8 +356,10 @@ class Renderer:
             gh, gw = max(2, height // 8), max(2, width // 8)
             gy, gx = np.ogrid[0:gh, 0:gw]
             g = np.zeros((gh, gw), np.float32)
-            for cx, cy, r in self.glare_centres:
-                g += np.exp(-((gx * 8 - cx) ** 2 + (gy * 8 - cy) ** 2) / (2 * r * r)).astype(np.float32)
+            for cx, cy, radius in self.glare_centres:
+                g += np.exp(-((gx * 8 - cx) ** 2 + (gy * 8 - cy) ** 2) / (2 * radius * radius)).astype(
+                    np.float32
+                )
             self.glare_field = cv2.resize(np.clip(g, 0, 1) * np.float32(look.glare), (width, height))
         self.distortion = None
         if look.k1 != 0.0:
@@ -363,7 +370,9 @@ class Renderer:
             step = 4
             gy = np.arange(0, height + step, step, dtype=np.float32)
             gx = np.arange(0, width + step, step, dtype=np.float32)
-            c = np.float32([width / 2 - 0.5, height / 2 - 0.5])  # pixel-index coordinates of the centre
+            c = np.array(
+                [width / 2 - 0.5, height / 2 - 0.5], np.float32
+            )  # pixel-index coordinates of the centre
             dx, dy = gx[None, :] - c[0], gy[:, None] - c[1]
             f = 1 + np.float32(look.k1) * (dx * dx + dy * dy) / np.float32(self.distortion.norm**2)
             cmx, cmy = (c[0] + dx * f).astype(np.float32), (c[1] + dy * f).astype(np.float32)
@@ -404,7 +413,7 @@ class Renderer:
         r = rot(p.angle) * s
         t = np.array([p.x, p.y]) - r @ np.array([w / 2, h / 2])
         a = np.array([[r[0, 0], r[0, 1], t[0]], [r[1, 0], r[1, 1], t[1]], [0, 0, 1]])
-        return self.view @ a
+        return np.asarray(self.view @ a)
 
     def _paste(
         self, canvas: np.ndarray, ids: np.ndarray, i: int, p: Placement, fs: FaceSet, rng: np.random.Generator
@@ -477,13 +486,13 @@ class Renderer:
         for p, tag in img_polys:
             q = ((p - [x0 + 0.5, y0 + 0.5]) * 16).round().astype(np.int32)
             cv2.fillPoly(sleeve if tag == "sleeve" else skin, [q], 255, cv2.LINE_AA, 4)
-        skin = cv2.GaussianBlur(skin, (3, 3), 0.8)
-        sleeve = cv2.GaussianBlur(sleeve, (3, 3), 0.8)
+        skin = cast("npt.NDArray[np.uint8]", cv2.GaussianBlur(skin, (3, 3), 0.8))
+        sleeve = cast("npt.NDArray[np.uint8]", cv2.GaussianBlur(sleeve, (3, 3), 0.8))
         mask = np.maximum(skin, sleeve).astype(np.float32) / 255
         sk = skin.astype(np.float32) / 255 * (1 - sleeve.astype(np.float32) / 255)
         roi = canvas[y0:y1, x0:x1]
         if self.look.shadow_strength > 0:
-            mt = np.float32([[1, 0, dx], [0, 1, dy]])
+            mt = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
             sh = cv2.warpAffine(mask, mt, (rw, rh))
             sh = cv2.blur(sh, (kb, kb))
             roi *= (1 - min(0.7, self.look.shadow_strength * 1.5) * sh)[..., None]
@@ -630,13 +639,13 @@ class Renderer:
         if look.noise > 0:
             img += _noise(rng, img.shape) * np.float32(look.noise * 0.6)
             img += _noise(rng, img.shape[:2] + (1,)) * np.float32(look.noise * 0.4)
-        out = np.clip(img, 0, 255).astype(np.uint8)
+        out = cast("npt.NDArray[np.uint8]", np.clip(img, 0, 255).astype(np.uint8))
         if look.gamma != 1.0:
             lut = (255 * np.power(np.arange(256) / 255, look.gamma)).round().astype(np.uint8)
-            out = cv2.LUT(out, lut)
+            out = cast("npt.NDArray[np.uint8]", cv2.LUT(out, lut))
         if jpeg and look.jpeg:
             ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look.jpeg])
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            out = cast("npt.NDArray[np.uint8]", cv2.imdecode(buf, cv2.IMREAD_COLOR))
         return out
 
 
@@ -710,9 +719,9 @@ def render_scene(seed: int, **options: Any) -> Scene:
         )
     printed = float(options.get("printed", 0.0))
     if printed > 0 and rng.random() < printed:  # no draw at all at 0: the same scenes as before
-        near = [(p.x, p.y) for p in placements]
+        spots = [(p.x, p.y) for p in placements]
         count = int(rng.integers(1, 4))
-        lay_sheets(renderer.base, view, (table.width, table.height), rng, renderer.px_per_mm, near, count)
+        lay_sheets(renderer.base, view, (table.width, table.height), rng, renderer.px_per_mm, spots, count)
     n_arms = options.get("arms")
     if n_arms is None:
         n_arms = int(rng.choice([0, 0, 0, 0, 1])) if mode == "loose" else int(rng.choice([0, 0, 1, 1, 2]))
@@ -786,7 +795,7 @@ def _view(
         view = oblique(view, width, height, float(rng.uniform(10, 40)), float(rng.uniform(0, 360)), focal)
         c_img = apply_h(view, centre[None])[0]
         view = _shift(width / 2 - c_img[0], height / 2 - c_img[1]) @ view
-    return view
+    return np.asarray(view)
 
 
 def oblique(
@@ -799,4 +808,4 @@ def oblique(
     az = np.deg2rad(azimuth_deg)
     axis = np.array([np.cos(az), np.sin(az), 0.0])
     r, _ = cv2.Rodrigues(axis * np.deg2rad(tilt_deg))
-    return k @ r @ np.linalg.inv(k) @ view
+    return np.asarray(k @ r @ np.linalg.inv(k) @ view)

@@ -43,7 +43,9 @@ def looking_at_table(
     )
     half = np.array([width / 2 - 20, height / 2 - 20])
     f = 1 / max(1.0, float((np.abs(apply_h(view, corners) - [width / 2, height / 2]) / half).max()))
-    return np.array([[f, 0, (1 - f) * width / 2], [0, f, (1 - f) * height / 2], [0, 0, 1.0]]) @ view
+    return np.asarray(
+        np.array([[f, 0, (1 - f) * width / 2], [0, f, (1 - f) * height / 2], [0, 0, 1.0]]) @ view
+    )
 
 
 def marker_frame(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 KINDS = ("felt", "cloth", "wood", "laminate", "carpet", "rug")
 
@@ -55,7 +58,7 @@ def table_texture(
     low = smooth_noise(rng, h, w, 6)
     if kind == "felt":
         fine = rng.standard_normal((h, w), dtype=np.float32)
-        fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
+        fine = np.asarray(cv2.GaussianBlur(fine, (0, 0), 0.8))
         shade = 1 + 0.06 * low + 0.05 * fine
     elif kind == "cloth":
         y = np.arange(h, dtype=np.float32)[:, None]
@@ -68,7 +71,7 @@ def table_texture(
             chk = ((x // cell + (y // cell) * (rng.random() < 0.5)) % 2).astype(np.float32)
             alt = _palette(rng, "cloth")
             img = base[None, None, :] * (1 - chk[..., None]) + alt[None, None, :] * chk[..., None]
-            return np.clip(img * shade[..., None], 0, 255).astype(np.float32)
+            return np.asarray(np.clip(img * shade[..., None], 0, 255).astype(np.float32))
     elif kind == "wood":
         mm = px / size_mm
         y = np.arange(h, dtype=np.float32)[:, None] / mm
@@ -80,8 +83,10 @@ def table_texture(
         ring = np.sign(ring) * np.abs(ring) ** 0.5
         # long fibres: noise stretched ~25 mm along the grain (resize instead of a huge blur kernel)
         coarse = rng.standard_normal((h, max(4, int(w / max(1.0, 25 * mm)))), dtype=np.float32)
-        streak = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
-        streak = cv2.GaussianBlur(streak, (0, 0), sigmaX=0.1, sigmaY=max(0.4, 0.4 * mm))
+        streak = np.asarray(cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC))
+        streak = cast(
+            "npt.NDArray[np.float32]", cv2.GaussianBlur(streak, (0, 0), sigmaX=0.1, sigmaY=max(0.4, 0.4 * mm))
+        )
         streak /= streak.std() + 1e-6
         shade = 1 + 0.07 * ring + 0.06 * streak + 0.08 * low
         if rng.random() < 0.6:  # planks
@@ -95,7 +100,7 @@ def table_texture(
         # loops of yarn: speckles a few mm wide in two or three tones
         mm = px / size_mm
         speck = rng.standard_normal((h, w), dtype=np.float32)
-        speck = cv2.GaussianBlur(speck, (0, 0), max(0.5, rng.uniform(0.4, 1.2) * mm))
+        speck = np.asarray(cv2.GaussianBlur(speck, (0, 0), max(0.5, rng.uniform(0.4, 1.2) * mm)))
         speck /= speck.std() + 1e-6
         alt = _palette(rng, kind)
         mix = np.clip(0.5 + rng.uniform(0.3, 0.6) * speck, 0, 1)
@@ -108,7 +113,7 @@ def table_texture(
                 mix = mix.T.copy()
         img = base[None, None, :] * (1 - mix[..., None]) + alt[None, None, :] * mix[..., None]
         img *= (1 + 0.08 * low)[..., None]
-        return np.clip(img, 0, 255).astype(np.float32)
+        return np.asarray(np.clip(img, 0, 255).astype(np.float32))
     else:
         shade = 1 + 0.03 * low + 0.02 * rng.standard_normal((h, w), dtype=np.float32)
     img = base[None, None, :] * shade[..., None]
@@ -156,7 +161,7 @@ def bare_surface(rng: np.random.Generator, px: int, kind: str | None = None) -> 
         for x, y, r in zip(xs, ys, radii, strict=True):
             c = rng.uniform(0, 90, 3) if dark else rng.uniform(0, 255, 3)
             cv2.circle(canvas, (int(x * 4), int(y * 4)), max(1, int(r * 4)), c.tolist(), -1, cv2.LINE_AA, 2)
-        img = cv2.GaussianBlur(canvas.astype(np.float32), (0, 0), float(rng.uniform(0.3, 0.9)))
+        img = np.asarray(cv2.GaussianBlur(canvas.astype(np.float32), (0, 0), float(rng.uniform(0.3, 0.9))))
     elif kind == "terrazzo":  # stone chips of a few colours and sizes
         colours = rng.uniform(0, 255, (int(rng.integers(2, 5)), 3))
         canvas = img.astype(np.uint8)

@@ -451,7 +451,7 @@ def test_localiser_variants_parse_and_bad_ones_are_refused():
 
 
 def test_a_localiser_from_scratch_is_built_at_its_scale_with_one_class(tmp_path):
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     assert gpu.localiser_model("shipped", tmp_path).endswith("models/weights/best.pt")
     sizes = {}

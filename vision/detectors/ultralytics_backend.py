@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -16,7 +18,7 @@ class UltralyticsDetector:
         import os
 
         os.environ.setdefault("YOLO_OFFLINE", "1")
-        from ultralytics import YOLO
+        from ultralytics.models import YOLO
 
         self.config = config
         self.weights = resolve_weights(config)
@@ -29,10 +31,10 @@ class UltralyticsDetector:
 
     def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
         """Detections in ``image`` pixel coordinates."""
-        result = self.model.predict(
+        results: Any = self.model.predict(
             image, imgsz=self.config.imgsz, conf=self.config.conf, iou=self.config.iou, verbose=False
-        )[0]
-        boxes = result.boxes
+        )
+        boxes = results[0].boxes
         return Detections(
             boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(), boxes.cls.cpu().numpy().astype(np.int64)
         )
