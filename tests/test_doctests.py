@@ -13,6 +13,7 @@ import pytest
 
 PACKAGES = (
     "engine",
+    "games",
     "contract",
     "calibration",
     "vision",

@@ -37,6 +37,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "engine",
+    "games",
     "contract",
     "vision",
     "calibration",
@@ -46,7 +47,7 @@ PACKAGES = (
     "tractorcam_cli",
     "tourney",
 )
-EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "contract")
+EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "games", "contract")
 #: Edge modules allowed to import anything, deferred: ``tractorcam demo`` renders a deal and starts
 #: a local scoreboard.
 EDGE_EXEMPT = ("edge_app.demo",)
@@ -60,6 +61,8 @@ CONTRACT_ALLOWED = {"contract", "engine", "pydantic", "typing_extensions"}
 #: What the tournament core may import: itself, the standard library, networkx and the engine (its
 #: rank vocabulary); its command line adds typer.
 TOURNEY_ALLOWED = {"tourney", "engine", "networkx"}
+#: What the games' seam may import: itself, the standard library and the games' rules packages.
+GAMES_ALLOWED = {"games", "engine"}
 
 
 @dataclass
@@ -221,6 +224,16 @@ def test_the_contract_needs_pydantic_only(graph: Graph) -> None:
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     for module in (m for m in graph.modules if m.split(".")[0] == "contract"):
         others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | CONTRACT_ALLOWED}
+        assert others == set(), f"{module} imports {others}"
+
+
+def test_the_games_seam_is_pure(graph: Graph) -> None:
+    """The seam every game plugs into knows the games' rules only: no web stack, camera or model."""
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    modules = [m for m in graph.modules if m.split(".")[0] == "games"]
+    assert "games" in modules
+    for module in modules:
+        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | GAMES_ALLOWED}
         assert others == set(), f"{module} imports {others}"
 
 

@@ -1,4 +1,5 @@
-"""``tractorcam score FILE|-``: score a deal log (``shared/spec/deal-log.md``)."""
+"""``tractorcam score FILE|-``: score a log, by its game (``shared/spec/deal-log.md``, ``games.md``):
+a log without ``"game"`` is a Shengji deal log."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import NoReturn
 
 import typer
 
-from engine import DealLogError, score_log
 from engine.jsontext import JsonInputError, load_json
+from games import UnknownGameError, game_of
 
 #: An error line longer than this is cut (a bad value is never echoed at length).
 MAX_ERROR_CHARS = 300
@@ -24,8 +25,9 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def score(file: str = typer.Argument(..., help="Deal log JSON file, or - for standard input.")) -> None:
-    """Score a deal log and print the result as one JSON object."""
+def score(file: str = typer.Argument(..., help="A log (JSON) file, or - for standard input.")) -> None:
+    """Score a log (a Shengji deal, or the game its "game" names) and print the result as one JSON
+    object."""
     try:
         text = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as exc:
@@ -35,8 +37,12 @@ def score(file: str = typer.Argument(..., help="Deal log JSON file, or - for sta
     except JsonInputError as exc:
         _fail(f"bad JSON: {exc}")
     try:
-        result = score_log(data)
-    except DealLogError as exc:
+        game = game_of(data)
+    except UnknownGameError as exc:
+        _fail(str(exc))
+    try:
+        result = game.score(data)
+    except game.errors as exc:
         _fail(str(exc))
     typer.echo(json.dumps(result, ensure_ascii=False))
 

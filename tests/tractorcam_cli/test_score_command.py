@@ -123,3 +123,17 @@ def test_finished_log_names_what_is_missing() -> None:
     assert proc.returncode == 2
     assert "each hand has 25 cards, but S played 3, E played 3, N played 3, W played 3" in proc.stderr
     assert "88 card(s) of the decks never appear" in proc.stderr  # 108 - 12 played - 8 in the bottom
+
+
+def test_the_log_says_its_game() -> None:
+    """``"game": "shengji"`` scores as a log without ``"game"`` (games.md); a game tractorcam does
+    not know, or a ``"game"`` that is no name, is exit 2 with one line and nothing on standard output."""
+    plain = run(json.dumps(SPEC_EXAMPLE))
+    named = run(json.dumps({"game": "shengji", **SPEC_EXAMPLE}))
+    assert named.returncode == 0 and named.stdout == plain.stdout
+    for game, line in (
+        ("mahjong", "error: game 'mahjong' is not one tractorcam knows (known: shengji)"),
+        (7, "error: \"game\" must be a game's name, not int"),
+    ):
+        proc = run(json.dumps({**SPEC_EXAMPLE, "game": game}))
+        assert (proc.returncode, proc.stdout, proc.stderr.strip()) == (2, "", line)
