@@ -461,6 +461,9 @@ def run(
     info_file: Annotated[
         Path | None, typer.Option("--info", help="JSON with rules, level, trump, dealer (e.g. a deal log)")
     ] = None,
+    game: Annotated[
+        str | None, typer.Option("--game", help="the game this table plays (default shengji)")
+    ] = None,
     rules: Annotated[str | None, typer.Option("--rules", help="rule set id (default national-2deck)")] = None,
     level: Annotated[str | None, typer.Option("--level", help="the rank being played")] = None,
     trump: Annotated[str | None, typer.Option("--trump", help="S, H, D, C or NT")] = None,
@@ -514,8 +517,8 @@ def run(
     from tqdm import tqdm
 
     from edge_app.deal import DealInfo
+    from edge_app.games import table_service
     from edge_app.outbox import DealKeys, source_identity
-    from edge_app.service import run_service
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
     cfg = _settings(
@@ -529,6 +532,7 @@ def run(
         scoreboard=scoreboard,
         token=token,
         info=info_file,
+        game=game,
         rules=rules,
         level=level,
         trump=trump,
@@ -635,7 +639,7 @@ def run(
             err=True,
         )
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
-            result = run_service(
+            result = table_service(cfg.game)(
                 src,
                 read_cards,
                 checked.geometry,

@@ -25,7 +25,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from games import GAMES
 
 #: The fields that name files, resolved against the configuration file's folder.
 PATH_FIELDS = ("table", "lens", "log_out", "info", "outbox", "model")
@@ -78,6 +80,7 @@ class TableConfig(BaseModel):
         default=None,
         description="the posts' durable outbox, SQLite (default: beside log_out, else in ~/.cache)",
     )
+    game: str = Field(default="shengji", description="the game this table plays (games.md): shengji")
     info: Path | None = Field(
         default=None, description="JSON with rules, level, trump, dealer for the first deal (e.g. a deal log)"
     )
@@ -120,6 +123,13 @@ class TableConfig(BaseModel):
         default="onnx",
         description="the card reader's backend: onnx (default), ncnn (fastest on a Pi), ultralytics",
     )
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, game: str) -> str:
+        if game not in GAMES:
+            raise ValueError(f"not a game tractorcam knows (known: {', '.join(sorted(GAMES))})")
+        return game
 
 
 def _problem(exc: ValidationError, flag: bool = False) -> str:
@@ -204,6 +214,7 @@ def example() -> str:
         "token": "the-token-tables-add-printed",
         "outbox": "outbox.sqlite",
         "info": "info.json",
+        "game": "shengji",
         "rules": "national-2deck",
         "level": "2",
         "trump": "H",

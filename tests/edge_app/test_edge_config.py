@@ -254,3 +254,15 @@ def test_a_clock_before_the_release_or_unsynchronised_fails() -> None:
     assert not check_clock(datetime(2027, 1, 1, tzinfo=UTC), lambda: False).ok
     ok = check_clock(datetime(2027, 1, 1, tzinfo=UTC), lambda: None)
     assert ok.ok and "not known" in ok.detail
+
+
+def test_a_table_plays_a_game_tractorcam_knows() -> None:
+    """``game`` defaults to Shengji; another name is refused with the key named, and the table
+    service of the game is the one ``run`` starts."""
+    from edge_app.games import table_service
+    from edge_app.service import run_service
+
+    assert TableConfig.model_validate({}).game == "shengji"
+    assert table_service("shengji") is run_service
+    with pytest.raises(ConfigError, match="game: .*not a game tractorcam knows"):
+        merged(None, game="mahjong")
