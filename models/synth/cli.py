@@ -82,6 +82,7 @@ def dataset(
 def deal(
     seed: int = typer.Option(..., "--seed", help="Deal seed (the simulator's and the renderer's)."),
     out: Path = typer.Option(..., "--out", help="Output directory: video.mp4, truth.json, table.json."),  # noqa: B008
+    game: str = typer.Option("shengji", "--game", help="The game filmed (games.md)."),
     rules: str = typer.Option("national-2deck", "--rules", help="Rule set id."),
     inject_revoke: bool = typer.Option(False, "--inject-revoke", help="Make one player revoke."),
     inject_failed_throw: bool = typer.Option(False, "--inject-failed-throw", help="Make one throw fail."),
@@ -101,10 +102,17 @@ def deal(
 ) -> None:
     """Render a whole simulated deal (or ``--deals N`` deals of one match, each with its trump
     declared) as an overhead video with its truth log and table calibration."""
-    from models.synth.deal import DealError, render_deal
+    from games import UnknownGameError
+    from models.synth.deal import DealError
+    from models.synth.films import film_renderer
 
     try:
-        result = render_deal(
+        render = film_renderer(game)
+    except (UnknownGameError, LookupError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        result = render(
             seed,
             out,
             rules=rules,

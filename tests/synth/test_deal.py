@@ -128,3 +128,16 @@ def test_table_json_maps_pixels_to_seats(film) -> None:
             plays += 1
             assert geom.seat_of((p.x, p.y)) == p.seat
     assert plays == sum(len(pl[1]) for pl in log["tricks"][kf.event["trick"]]["plays"])
+
+
+def test_a_film_of_a_game_tractorcam_does_not_know_is_refused(tmp_path) -> None:
+    """``synth deal --game G`` films G's game (games.md); an unknown game is exit 2, one line, and no
+    folder is written."""
+    from typer.testing import CliRunner
+
+    from tractorcam_cli.main import app
+
+    r = CliRunner().invoke(app, ["synth", "deal", "--seed", "1", "--out", str(tmp_path / "f"), "--game", "go"])
+    assert r.exit_code == 2
+    assert r.output.strip() == "error: game 'go' is not one tractorcam knows (known: shengji)"
+    assert not (tmp_path / "f").exists()
