@@ -42,6 +42,8 @@ class ScoreTable(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
     token_hash: Mapped[str] = mapped_column(String(64), index=True)
+    # The game the table plays (:mod:`games`): its posts are that game's logs.
+    game: Mapped[str] = mapped_column(String(20), default="shengji", server_default="shengji")
     rules: Mapped[str | None] = mapped_column(String(40))
     # Match state folded from the current versions of the table's deals (engine.match.MatchState).
     state: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

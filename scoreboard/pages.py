@@ -24,6 +24,7 @@ from scoreboard import auth, games
 from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId
 from scoreboard.errors import ServiceError, clip
 from scoreboard.explain import explain, explain_look
+from scoreboard.kinds import kind_of
 from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable, TableGame, TourneyRound
 from scoreboard.service import Scoreboard
 
@@ -64,6 +65,7 @@ def side_of(seat: str | None) -> str | None:
 templates.env.filters["card"] = card_html
 templates.env.filters["trump"] = trump_html
 templates.env.globals["side_of"] = side_of
+templates.env.globals["card_of"] = lambda game: kind_of(game).card
 templates.env.globals["SEAT_NAMES"] = SEAT_NAMES
 
 
@@ -213,6 +215,7 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
         ]
         return {
             "t": board(request).summary(s, table),
+            "kind": kind_of(table.game),
             "history": history,
             "call": _last_call(request, s, table_id),
             "cursor": cursor_now(s),
@@ -401,7 +404,7 @@ def deal_page(request: Request, table_id: TableId, seq: Seq) -> HTMLResponse:
             "history": list(deal.history or []),
             "places": _places(s, deal) if who(request) is not None else [],
         }
-    return render(request, "deal.html", ctx)
+    return render(request, kind_of(table.game).deal, ctx)
 
 
 def _places(s: Any, deal: Deal) -> list[tuple[str, str]]:
@@ -468,12 +471,13 @@ def fragment_card(request: Request, table_id: TableId) -> HTMLResponse:
         table = s.get(ScoreTable, table_id)
         if table is None:
             raise ServiceError(404, f"no table {table_id!r}")
-        return render(request, "_card.html", {"t": board(request).summary(s, table)})
+        return render(request, kind_of(table.game).card, {"t": board(request).summary(s, table)})
 
 
 @router.get("/fragments/tables/{table_id}", response_class=HTMLResponse)
 def fragment_table(request: Request, table_id: TableId) -> HTMLResponse:
-    return render(request, "_table.html", table_context(request, table_id))
+    ctx = table_context(request, table_id)
+    return render(request, ctx["kind"].table, ctx)
 
 
 @router.get("/fragments/alerts", response_class=HTMLResponse)

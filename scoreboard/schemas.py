@@ -38,8 +38,12 @@ class Teams(Strict):
     EW: Name | None = None
 
 
+GameName = Literal["shengji"]
+
+
 class TableCreate(Strict):
     name: Name
+    plays: GameName = Field(default="shengji", description="the game the table plays (games.md)")
     rules: RuleId | None = None
     levels: SideLevels | None = Field(default=None, description="levels before the first deal (default 2/2)")
     dealer: Seat | None = Field(default=None, description="the first deal's dealer, when known")
@@ -185,6 +189,7 @@ class TableSummary(Strict):
 
     id: str
     name: str
+    plays: str = Field(default="shengji", description="the game the table plays (games.md)")
     teams: dict[str, str | None]
     start: dict[str, Any] | None = Field(description="levels and dealer before the first deal, as set")
     rules: str | None

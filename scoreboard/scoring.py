@@ -1,7 +1,8 @@
-"""The scoreboard's only door to the rules engine (the single source of truth for scoring).
+"""The scoreboard's only door to the games' rules (the single source of truth for scoring).
 
-Nothing here scores a deal: it calls ``engine.score_log`` and folds ``engine.match.MatchState``
-over a table's deals. The engine is imported lazily so the CLI starts fast.
+Nothing here scores a log: it asks the log's game (:mod:`games`; Shengji's rules are
+``engine.score_log``) and folds ``engine.match.MatchState`` over a Shengji table's deals. The rules
+are imported lazily so the CLI starts fast.
 """
 
 from __future__ import annotations
@@ -18,12 +19,23 @@ INITIAL_LEVELS = {"NS": "2", "EW": "2"}  # RULES.md: each side starts at 2, befo
 
 
 def score(log: Mapping[str, Any]) -> dict[str, Any]:
-    from engine import DealLogError, score_log
+    """The log scored by its game's rules; :class:`ScoringError` with their one line if they refuse it
+    (or the game is not one tractorcam knows)."""
+    from games import UnknownGameError, game_of
 
     try:
-        return score_log(log)
-    except (DealLogError, ValueError) as exc:  # the engine refuses with ValueError subclasses
+        game = game_of(log)
+        return game.score(log)
+    except (UnknownGameError, ValueError) as exc:  # the games' errors are ValueError subclasses
         raise ScoringError(str(exc)) from exc
+
+
+def game_of(log: Mapping[str, Any]) -> str:
+    """The name of a log's game (Shengji's for a log that names none)."""
+    from games import DEFAULT_GAME
+
+    name = log.get("game", DEFAULT_GAME)
+    return name if isinstance(name, str) else DEFAULT_GAME
 
 
 def open_outcome(result: Mapping[str, Any]) -> str | None:

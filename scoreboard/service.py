@@ -124,6 +124,7 @@ class Scoreboard:
             id=uuid4().hex,
             name=body.name,
             token_hash=token_hash(token),
+            game=body.plays,
             rules=body.rules,
             state=scoring.initial_state(body.rules, start),
             deal_count=0,
@@ -222,6 +223,7 @@ class Scoreboard:
         return {
             "id": table.id,
             "name": table.name,
+            "plays": table.game,
             "teams": dict(game.teams or {}) if game else {},
             "start": game.start if game else None,
             "rules": table.rules,
@@ -276,6 +278,8 @@ class Scoreboard:
                 if record is not None:
                     return self._replayed(record, digest)
                 table = self.table(s, table_id)
+                if refusal is None and scoring.game_of(log) != table.game:
+                    refusal = f"table {table.name} plays {table.game}, the log is of {scoring.game_of(log)}"
                 if refusal is None and table.rules is not None and log.get("rules") != table.rules:
                     refusal = (
                         f"table {table.name} plays {table.rules}, the log says {str(log.get('rules'))[:40]!r}"

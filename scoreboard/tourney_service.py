@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from scoreboard import feed, games
 from scoreboard.db import Database
 from scoreboard.errors import ServiceError
+from scoreboard.kinds import kind_of
 from scoreboard.models import (
     Deal,
     ScoreTable,
@@ -61,7 +62,6 @@ CALL_TEXT: Final[dict[str, str]] = {
     "no_new_deal": "No new deal: finish the deal in hand, then stop.",
     "three_more_deals": "Time call: the deal in hand does not count; play three more deals.",
 }
-SIDES: Final = ("NS", "EW")
 
 
 def utcnow() -> datetime:
@@ -701,6 +701,12 @@ class Tourneys:
         return out
 
     @staticmethod
+    def _game_name(s: Session, g: TableGame) -> str:
+        """The game played at the table of ``g``."""
+        table = s.get(ScoreTable, g.table_id)
+        return table.game if table is not None else "shengji"
+
+    @staticmethod
     def _has_deals(s: Session, g: TableGame) -> bool:
         return s.scalar(select(Deal.id).where(Deal.game_id == g.id).limit(1)) is not None
 
@@ -842,7 +848,7 @@ class Tourneys:
                 )
             doubts = self._still_playing(s, m)
             self._confirm(doubts, reason, table_no)
-            boards = [from_levels(g.state or {}, m.home_side) for g in played]
+            boards = [kind_of(self._game_name(s, g)).board_result(g.state or {}, m.home_side) for g in played]
             self._set_result(m, boards, "table", author, note=self._note(doubts, reason))
             moved = self._close_games(s, m, author, f"closed at time by {author}")
             s.flush()
@@ -873,7 +879,7 @@ class Tourneys:
         k = game.board or 0
         if k >= len(boards):
             return
-        board = from_levels(state, m.home_side)
+        board = kind_of(table.game).board_result(state, m.home_side)
         if boards[k] != board:
             boards[k] = board
             self._set_result(m, boards, "table", f"table {table.name}", note=m.result_note or "")
@@ -1054,18 +1060,6 @@ def _entry_row(position: int, e: Entry) -> TourneyEntry:
         pairs=list(e.pairs),
         withdrawn=e.withdrawn,
     )
-
-
-def from_levels(state: dict[str, Any], home_side: str) -> dict[str, Any]:
-    """A board's result from a table's match state: each side's level (higher wins, equal draws);
-    a side that passed A (``winner``) with the levels equal goes through as ``winner``."""
-    levels = state.get("levels") or {"NS": "2", "EW": "2"}
-    away_side = "EW" if home_side == "NS" else "NS"
-    out: dict[str, Any] = {"home_level": str(levels[home_side]), "away_level": str(levels[away_side])}
-    winner = state.get("winner")
-    if winner in SIDES and out["home_level"] == out["away_level"]:
-        out["winner"] = "home" if winner == home_side else "away"
-    return out
 
 
 def breaks(event: Event, number: int) -> list[Relaxed]:

@@ -503,3 +503,25 @@ def test_pages_say_who_plays_where(client):
     _login(client, "ref", "referee", f"/tables/{t1.id}/deals/1")
     queue = client.get("/referee").text
     assert f"seat E ({away})" in queue and "春季赛 · round 1 · table 1" in queue
+
+
+def test_a_table_plays_one_game_and_takes_only_its_logs(client):
+    """A table is created for a game (Shengji unless said); the API's list of games is the seam's
+    (:mod:`games`); a log of another game is refused as such, kept for a referee."""
+    import typing
+
+    from games import GAMES
+    from scoreboard.schemas import GameName
+
+    assert set(typing.get_args(GameName)) == set(GAMES)
+    (t1,) = tables(client, 1)
+    assert t1.state()["plays"] == "shengji"
+    r = t1.post_deal({**DEFENDERS_WIN, "game": "mahjong"}, "m")
+    assert r.status_code == 422
+    assert (
+        r.json()["detail"]
+        == "deal log refused: the rules engine refuses the log: game 'mahjong' is not one tractorcam knows (known: shengji)"
+    )
+    assert t1.post_deal({**DEFENDERS_WIN, "game": "shengji"}, "s").status_code == 201
+    r = client.post("/api/tables", json={"name": "B1", "plays": "bridge"}, headers=ADMIN_HEADERS)
+    assert r.status_code == 422 and "plays" in r.json()["detail"]

@@ -51,6 +51,7 @@ def upgrade() -> None:
     op.create_index("ix_table_games_table_id", "table_games", ["table_id"], unique=False)
     op.create_index("ix_table_games_match_id", "table_games", ["match_id"], unique=False)
     with op.batch_alter_table("tables", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("game", sa.String(length=20), nullable=False, server_default="shengji"))
         batch_op.add_column(sa.Column("game_id", sa.Integer(), nullable=True))
         batch_op.add_column(sa.Column("archived_at", sa.DateTime(timezone=True), nullable=True))
     with op.batch_alter_table("deals", schema=None) as batch_op:
@@ -172,6 +173,7 @@ def downgrade() -> None:
     with op.batch_alter_table("tables", schema=None) as batch_op:
         batch_op.drop_column("archived_at")
         batch_op.drop_column("game_id")
+        batch_op.drop_column("game")
     op.drop_index("ix_table_games_match_id", table_name="table_games")
     op.drop_index("ix_table_games_table_id", table_name="table_games")
     op.drop_table("table_games")
