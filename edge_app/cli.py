@@ -350,29 +350,21 @@ def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
 
 
 def _check(
-    table: Path | TableGeometry,
-    log_out: Path | None,
-    scoreboard: str | None,
-    token: str | None,
-    info: dict[str, str],
-    missing: list[str],
-    every: int,
-    inertia: int,
-    backend: str,
-    outbox: Path | None = None,
-    model: Path | None = None,
-    unknown_cards: bool = False,
+    cfg: TableConfig, table: Path | TableGeometry, info: dict[str, str], missing: list[str]
 ) -> _Checked:
-    """Everything ``run`` was given, before the source is opened (see the module docstring)."""
+    """Everything ``run`` was given (the table's configuration, its calibration or the file of it,
+    the first deal's info and what it lacks), before the source is opened (see the module
+    docstring)."""
     from calibration.table import TableGeometry
     from engine.jsontext import load_json
     from engine.rules import get_rule_set
     from vision.reader import CardReader, ModelFolderError, default_reader_config, model_options
 
-    if every < 1:
-        raise _fail(f"--every must be at least 1, got {every}")
-    if inertia < 1:
-        raise _fail(f"--inertia must be at least 1, got {inertia}")
+    log_out, scoreboard, token, outbox = cfg.log_out, cfg.scoreboard, cfg.token, cfg.outbox
+    if cfg.frames_every < 1:
+        raise _fail(f"--every must be at least 1, got {cfg.frames_every}")
+    if cfg.inertia < 1:
+        raise _fail(f"--inertia must be at least 1, got {cfg.inertia}")
     if (scoreboard is None) != (token is None):
         raise _fail("--scoreboard and --token go together")
     if outbox is not None and scoreboard is None:
@@ -401,17 +393,20 @@ def _check(
         if unreachable:
             warnings.append(unreachable)
     try:
-        options = model_options(model)
+        options = model_options(cfg.model)
     except ModelFolderError as exc:
         raise _fail(str(exc)) from None
     try:
         reader = CardReader(
             default_reader_config(
-                backend, decks=get_rule_set(info["rules"]).decks, unknown_cards=unknown_cards, **options
+                cfg.backend,
+                decks=get_rule_set(info["rules"]).decks,
+                unknown_cards=cfg.unknown_cards,
+                **options,
             )
         )
     except Exception as exc:  # any backend's failure to build: a missing package, weights, a typo
-        raise _fail(f"--backend {backend}: cannot build the card reader: {exc}") from None
+        raise _fail(f"--backend {cfg.backend}: cannot build the card reader: {exc}") from None
     return _Checked(info, geometry, reader, client, warnings, outbox if client is not None else None)
 
 
@@ -547,33 +542,11 @@ def run(
     )
     if cfg.source is None:
         raise _fail("no source: give --source or set it in --config")
-    source, table, log_out, scoreboard, token, outbox = (
-        cfg.source,
-        cfg.table,
-        cfg.log_out,
-        cfg.scoreboard,
-        cfg.token,
-        cfg.outbox,
-    )
-    info_file, rules, level, trump, dealer = cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer
-    every, inertia, backend = cfg.every or (1 if cfg.read == "zones" else 5), cfg.inertia, cfg.backend
-    given, missing = _info(info_file, rules, level, trump, dealer)
+    source, log_out, every = cfg.source, cfg.log_out, cfg.frames_every
+    given, missing = _info(cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer)
     # a table set up with its markers only: calibrate from the source's first frames
-    where: Path | TableGeometry = table if table is not None else _calibrated(source, cfg, log_out)
-    checked = _check(
-        where,
-        log_out,
-        scoreboard,
-        token,
-        given,
-        missing,
-        every,
-        inertia,
-        backend,
-        outbox,
-        cfg.model,
-        cfg.unknown_cards,
-    )
+    where = cfg.table if cfg.table is not None else _calibrated(source, cfg, log_out)
+    checked = _check(cfg, where, given, missing)
     try:
         src = open_source(source, cfg.camera)
     except (SourceNotFoundError, CameraUnavailableError) as exc:
@@ -645,7 +618,7 @@ def run(
                 checked.geometry,
                 DealInfo(given["rules"], given.get("level"), given.get("trump"), given.get("dealer")),
                 every=every,
-                inertia=inertia,
+                inertia=cfg.inertia,
                 still_threshold=None if zones is not None else 2.0,
                 log_out=log_out,
                 client=client,
@@ -679,7 +652,7 @@ def run(
             typer.echo(f"scoreboard refused {r.path} ({r.status}): {r.detail}", err=True)
         if not result.all_sent:
             typer.echo(
-                f"error: scoreboard {scoreboard} unreachable: {unsent} posts not sent"
+                f"error: scoreboard {cfg.scoreboard} unreachable: {unsent} posts not sent"
                 + (f", kept in the outbox {checked.outbox} for the next run" if checked.outbox else "")
                 + (f" (the deal log is in {log_out})" if log_out else ""),
                 err=True,

@@ -124,6 +124,11 @@ class TableConfig(BaseModel):
         description="the card reader's backend: onnx (default), ncnn (fastest on a Pi), ultralytics",
     )
 
+    @property
+    def frames_every(self) -> int:
+        """Read every N-th frame: ``every``, else 1 for the zone reader and 5 for whole frames."""
+        return self.every or (1 if self.read == "zones" else 5)
+
     @field_validator("game")
     @classmethod
     def _known_game(cls, game: str) -> str:

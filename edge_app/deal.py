@@ -166,6 +166,16 @@ class RecognisedDeal:
 TURN = SEAT_NAMES
 
 
+def turn_from(leader: SeatName) -> list[SeatName]:
+    """The four seats in the order they play a trick ``leader`` leads.
+
+    >>> turn_from("N")
+    ['N', 'W', 'S', 'E']
+    """
+    seat = SEAT_BY_NAME[leader]
+    return [seat.offset(k).letter for k in range(4)]
+
+
 @dataclass(frozen=True)
 class _Doubt:
     """What a decoding questioned (:func:`decode_tricks`): tricks (1-based), and the plays (trick,
@@ -211,8 +221,8 @@ def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
     """
     if not trick.plays:
         return []
-    lead = TURN.index(trick.plays[0].seat)
-    return sorted(trick.plays, key=lambda p: (TURN.index(p.seat) - lead) % 4)
+    order = turn_from(trick.plays[0].seat)
+    return sorted(trick.plays, key=lambda p: order.index(p.seat))
 
 
 def _bottom(
@@ -342,7 +352,7 @@ def _likeliest_leader(candidates: Sequence[SeatName], settled: Sequence[SeatName
     settled in (pairs in the right order; a tie: the seat that settled first, then seat order)."""
 
     def agree(leader: SeatName) -> tuple[int, bool]:
-        pos = {TURN[(TURN.index(leader) + k) % 4]: k for k in range(4)}
+        pos = {seat: k for k, seat in enumerate(turn_from(leader))}
         pairs = sum(pos[a] < pos[b] for i, a in enumerate(settled) for b in settled[i + 1 :])
         return pairs, bool(settled) and settled[0] == leader
 
@@ -425,7 +435,7 @@ def decode_tricks(
         if leader != settled[0]:
             doubt.update((number, number - 1))
         size = _lead_length(seen, leader)
-        order = [TURN[(TURN.index(leader) + k) % 4] for k in range(4)]
+        order = turn_from(leader)
         last_seen = max(k for k, seat in enumerate(order) if seat in seen)
         plays: _Trick = []
         for k, seat in enumerate(order):

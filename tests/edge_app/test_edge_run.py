@@ -233,7 +233,9 @@ def test_the_reader_knows_the_decks_of_the_game_it_reads(
     from edge_app.cli import _check
 
     info = {"rules": rules, "level": "5", "trump": "H", "dealer": "S"}
-    checked = _check(files["table"], None, None, None, info, [], 1, 2, "onnx")
+    from edge_app.config import TableConfig
+
+    checked = _check(TableConfig(), files["table"], info, [])
     assert checked.reader.config.decks == decks
 
 
@@ -247,12 +249,12 @@ def test_run_keeps_cards_not_named_unless_told_not_to(files: dict[str, Path], tm
     info = {"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"}
     assert TableConfig().unknown_cards is True
     cfg = merged(None, unknown_cards=None)
-    checked = _check(files["table"], None, None, None, info, [], 1, 2, "onnx", None, None, cfg.unknown_cards)
+    checked = _check(cfg, files["table"], info, [])
     assert checked.reader.config.unknown_cards is not None
     assert checked.reader.config.unknown_cards.partial is not None  # K?, ?C, ?J, not only ??
     toml = tmp_path / "table.toml"
     toml.write_text("unknown_cards = false\n")
     assert load_config(toml).unknown_cards is False
     assert merged(load_config(toml), unknown_cards=True).unknown_cards is True  # the option wins
-    off = _check(files["table"], None, None, None, info, [], 1, 2, "onnx", None, None, False)
+    off = _check(merged(None, unknown_cards=False), files["table"], info, [])
     assert off.reader.config.unknown_cards is None
