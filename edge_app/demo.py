@@ -153,6 +153,7 @@ def run_demo(
 
     from calibration.table import TableGeometry
     from edge_app.client import ScoreboardClient
+    from edge_app.config import TableConfig
     from edge_app.deal import DealInfo
     from edge_app.service import run_service
     from vision.capture import VideoFileSource
@@ -191,9 +192,7 @@ def run_demo(
                     zones.read,
                     geometry,
                     DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"]),
-                    every=1,
-                    still_threshold=None,
-                    log_out=folder / "read.json",
+                    TableConfig(read="zones", every=1, log_out=folder / "read.json"),
                     client=client,
                     on_frame=lambda frame, state: _step(bar, 1),
                 )

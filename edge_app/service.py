@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from calibration.table import TableGeometry
+from edge_app.config import TableConfig
 from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
 from edge_app.outbox import DealKeys
@@ -146,11 +147,8 @@ def run_service(
     read: ReadCards,
     geometry: TableGeometry,
     info: DealInfo,
+    config: TableConfig | None = None,
     *,
-    every: int = 5,
-    inertia: int = 2,
-    still_threshold: float | None = 2.0,
-    log_out: Path | None = None,
     client: Poster | None = None,
     on_frame: Callable[[Frame, TableState], None] | None = None,
     stop: Callable[[], bool] | None = None,
@@ -161,14 +159,20 @@ def run_service(
     on_camera: Callable[[bool, Frame], None] | None = None,
     new_game: Callable[[], bool] | None = None,
 ) -> ServiceResult:
-    """Run the pipeline over ``frames`` (until they end or ``stop()``); keep ``log_out`` current;
+    """Run the pipeline over ``frames`` (until they end or ``stop()``) as the table's configuration
+    says (``config``, whole frames read every 5th by default: how often, the zones' inertia, the
+    reading and ``log_out``, kept current);
     send events, and the deal when it is finished, under ``keys`` when given (see the module
     docstring). With ``watch``, frames seen while the camera has moved are not read (:func:`watched`)
     until the markers are back in place or the watch has calibrated the table again in the camera's
     new place (then the pipeline reads with its new geometry); each change is reported to the
-    scoreboard as health and to ``on_camera``. ``still_threshold`` as for
-    :func:`edge_app.pipeline.run_pipeline` (None with :class:`vision.zones.ZoneReader`); ``new_game``
-    too (the scoreboard's word that the table began an event's next round)."""
+    scoreboard as health and to ``on_camera``. ``new_game`` as for
+    :func:`edge_app.pipeline.run_pipeline` (the scoreboard's word that the table began an event's next
+    round)."""
+    config = config or TableConfig(read="frame")
+    every, inertia, log_out = config.frames_every, config.inertia, config.log_out
+    # a frame like the last is not read again (whole frames); the zone reader keeps its own watch
+    still_threshold = None if config.read == "zones" else 2.0
     streams: dict[int, EventStream] = {}
     logs: dict[int, DealLog] = {}  # each deal's log as last published
     sent = [0]

@@ -155,6 +155,7 @@ def test_the_calibration_records_the_markers_and_the_watch_sees_the_camera_move(
 
 def test_the_service_pauses_reading_while_the_camera_has_moved() -> None:
     from calibration.markers import CameraWatch
+    from edge_app.config import TableConfig
     from edge_app.deal import DealInfo
     from edge_app.service import run_service
     from vision.capture import Frame
@@ -175,8 +176,7 @@ def test_the_service_pauses_reading_while_the_camera_has_moved() -> None:
         read,
         geometry,
         DealInfo("national-2deck", "2", "S", "S"),
-        every=1,
-        inertia=1,
+        TableConfig(read="frame", every=1, inertia=1),
         watch=CameraWatch(geometry, patience=3, recalibrate=False),
         on_camera=lambda moved, f: changes.append((moved, f.index)),
         on_frame=lambda f, state: seen.append(f.index),
@@ -192,6 +192,7 @@ def test_a_camera_that_settles_in_a_new_place_is_calibrated_again_and_read_there
     from frame 90 the cards are read with the new geometry (a card in the S zone of the moved picture
     is S's play, not a card off the table)."""
     from calibration.markers import CameraWatch
+    from edge_app.config import TableConfig
     from edge_app.deal import DealInfo
     from edge_app.service import run_service
     from vision.capture import Frame
@@ -223,8 +224,7 @@ def test_a_camera_that_settles_in_a_new_place_is_calibrated_again_and_read_there
         read,
         geometry,
         DealInfo("national-2deck", "2", "S", "S"),
-        every=1,
-        inertia=1,
+        TableConfig(read="frame", every=1, inertia=1),
         watch=watch,
         on_camera=lambda m, f: changes.append((m, f.index)),
         on_frame=lambda f, state: states.__setitem__(f.index, state),

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from edge_app.config import TableConfig
 from edge_app.deal import DealInfo, RecognisedDeal
 from edge_app.events import EventStream, event_body
 from edge_app.service import STOP_FLUSH_S, run_service, write_atomic
@@ -140,7 +141,9 @@ def test_service_keeps_the_log_on_disk_after_each_trick_and_reports_unsent(tmp_p
 
         info = DealInfo("national-2deck", "5", "H", "S")
         geometry = mm_geometry(Table(900.0, 900.0))
-        return run_service(frames, read, geometry, info, every=5, log_out=log_out, client=client)
+        return run_service(
+            frames, read, geometry, info, TableConfig(read="frame", log_out=log_out), client=client
+        )
 
     down = Poster(up=False)
     result = serve(down, out)
@@ -219,7 +222,12 @@ def test_a_finished_deal_is_posted_once_when_it_ends_while_frames_keep_coming(tm
     out = tmp_path / "log.json"
     info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
     result = run_service(
-        frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, log_out=out, client=poster
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1, log_out=out),
+        client=poster,
     )
     assert len(poster.deals) == 1, "exactly one deal post"
     posted, at = poster.deals[0]
@@ -256,7 +264,14 @@ def test_a_finished_log_the_engine_refuses_is_posted_at_the_end_once(tmp_path: P
     frames, read = picture_frames(pictures, taken)
     poster = Poster(up=True, at=lambda: taken[-1])
     info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
-    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1),
+        client=poster,
+    )
     assert result.deal.log.to_json()["finished"] is True and result.deal.problem is not None
     assert [log for log, _ in poster.deals] == [result.deal.log.to_json()]  # once, for the referee
     assert result.posted_at is None and poster.deals[0][1] == taken[-1]  # after the last frame
@@ -270,7 +285,14 @@ def test_an_unfinished_deal_is_never_posted() -> None:
     frames, read = picture_frames(pictures, taken)
     poster = Poster(up=True)
     info = DealInfo(log["rules"], log["level"], log["trump"], log["dealer"])
-    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1),
+        client=poster,
+    )
     assert len(result.deal.log.to_json()["tricks"]) == len(log["tricks"]) - 1
     assert result.deal.log.to_json()["finished"] is False and poster.deals == [] and not result.deal_posted
 
@@ -289,8 +311,7 @@ def test_a_stop_ends_the_run_at_a_frame_boundary_and_bounds_the_last_posts(tmp_p
         read,
         mm_geometry(Table(900.0, 900.0)),
         info,
-        every=1,
-        log_out=out,
+        TableConfig(read="frame", every=1, log_out=out),
         client=poster,
         stop=lambda: len(taken) >= stop_after,
     )

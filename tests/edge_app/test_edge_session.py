@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from edge_app.config import TableConfig
 from edge_app.deal import DealInfo
 from edge_app.outbox import DealKeys
 from edge_app.pipeline import _DealRun
@@ -139,8 +140,7 @@ def test_three_deals_from_one_source(tmp_path: Path, three: list[dict[str, Any]]
         read,
         mm_geometry(Table(900.0, 900.0)),
         info,
-        every=1,
-        log_out=out,
+        TableConfig(read="frame", every=1, log_out=out),
         client=poster,
         keys=DealKeys("m"),
     )
@@ -173,7 +173,14 @@ def test_a_lone_joker_shown_and_taken_back_declares_no_trump() -> None:
     truth = plain(simulate_deal("national-2deck", 3, level=5, trump="NT", dealer=parse_seat("S")))
     frames, read = picture_frames(match_pictures([truth], [["BJ"]]), [])
     info = DealInfo("national-2deck", "5", None, "S")
-    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=KeyedPoster())
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1),
+        client=KeyedPoster(),
+    )
     deal = result.deals[0]
     assert deal.log.to_json()["trump"] == "NT" and not deal.trump_inferred and deal.declared_by == "S"
     assert truth_plays(deal.log.to_json()) == truth_plays(truth)
@@ -184,7 +191,14 @@ def test_a_trump_nobody_declared_is_inferred_and_put_to_a_referee(three: list[di
     frames, read = picture_frames(pictures, [])
     poster = KeyedPoster()
     info = DealInfo("national-2deck", "5", None, "S")
-    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1),
+        client=poster,
+    )
     second = result.deals[1]
     assert second.trump_inferred and second.declared_by is None
     assert second.log.to_json()["trump"] == "C" and second.problem is None
@@ -237,7 +251,14 @@ def test_the_level_card_declared_wins_over_the_level_expected_and_asks_a_look(
     frames, read = picture_frames(pictures, [])
     poster = KeyedPoster()
     info = DealInfo("national-2deck", "5", None, "S")
-    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster)
+    result = run_service(
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1),
+        client=poster,
+    )
     deal = result.deals[1]
     assert (deal.log.to_json()["level"], deal.log.to_json()["trump"], deal.declared_by) == ("7", "C", "N")
     looks = [e for e, _ in poster.events if e["type"] == "alert" and e["kind"] == "look"]
@@ -263,7 +284,13 @@ def test_a_new_game_at_the_table_starts_from_two(three: list[dict[str, Any]], to
 
     info = DealInfo("national-2deck", "5", None, "S")
     result = run_service(
-        frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1, client=poster, new_game=new_game
+        frames,
+        read,
+        mm_geometry(Table(900.0, 900.0)),
+        info,
+        TableConfig(read="frame", every=1),
+        client=poster,
+        new_game=new_game,
     )
     deal = result.deals[1].log.to_json()
     assert asked == [1]  # once, as deal 1 ended
@@ -280,7 +307,9 @@ def test_a_deal_whose_trump_was_given_reads_no_declaration(three: list[dict[str,
     pictures = match_pictures([first], [["JD", "JD"]])
     frames, read = picture_frames(pictures, [])
     info = DealInfo("national-2deck", first["level"], first["trump"], first["dealer"])
-    result = run_service(frames, read, mm_geometry(Table(900.0, 900.0)), info, every=1)
+    result = run_service(
+        frames, read, mm_geometry(Table(900.0, 900.0)), info, TableConfig(read="frame", every=1)
+    )
     deal = result.deals[0]
     assert (deal.log.to_json()["level"], deal.log.to_json()["trump"]) == (first["level"], first["trump"])
     assert deal.declared_by is None

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from edge_app.client import ScoreboardClient
+from edge_app.config import TableConfig
 from edge_app.deal import DealInfo
 from edge_app.outbox import DealKeys, token_tag
 from edge_app.service import run_service
@@ -74,8 +75,7 @@ def test_filmed_deal_reaches_the_scoreboard_once_through_an_outage(
         read,
         mm_geometry(table),
         DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"]),
-        every=1,
-        log_out=out,
+        TableConfig(read="frame", every=1, log_out=out),
         client=sb,
     )
     assert result.all_sent and sb.refused == [] and not sb.queue
@@ -135,12 +135,22 @@ def test_a_run_that_dies_mid_deal_and_reads_the_film_again_stores_everything_onc
             yield f
 
     with pytest.raises(Crash):
-        run_service(dies(frames), read, mm_geometry(table), info, every=1, client=sb, keys=keys)
+        run_service(
+            dies(frames),
+            read,
+            mm_geometry(table),
+            info,
+            TableConfig(read="frame", every=1),
+            client=sb,
+            keys=keys,
+        )
     assert sb.outbox is not None and len(sb.outbox) > 0  # posts left pending by the dead run
     sb.close()
     again, _ = connect()
     assert again.flush() is True  # what the dead run left (`tractorcam run` does this first)
-    result = run_service(frames, read, mm_geometry(table), info, every=1, client=again, keys=keys)
+    result = run_service(
+        frames, read, mm_geometry(table), info, TableConfig(read="frame", every=1), client=again, keys=keys
+    )
     assert result.all_sent and result.deal_posted and again.refused == [] and not again.queue
     stored = client.get("/api/events", params={"table": t.id, "limit": 1000}).json()["events"]
     kinds = [e["kind"] for e in stored]
@@ -195,7 +205,9 @@ def test_a_filmed_match_reaches_the_scoreboard_deal_after_deal(client, make_tabl
     assert r.status_code == 200, r.text
     sb = ScoreboardClient("http://testserver", t.token, http=client)
     info = DealInfo(first["rules"], first["level"], None, first["dealer"])  # trumps are read
-    result = run_service(frames, read, mm_geometry(table), info, every=1, client=sb)
+    result = run_service(
+        frames, read, mm_geometry(table), info, TableConfig(read="frame", every=1), client=sb
+    )
     assert result.all_sent and sb.refused == []
     heads = [{k: d.log.to_json()[k] for k in ("level", "trump", "dealer")} for d in result.deals]
     assert heads == [{k: x[k] for k in ("level", "trump", "dealer")} for x in truths]
