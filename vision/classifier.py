@@ -7,9 +7,8 @@ downscaled pyramid level is still read at full resolution, and read by the crop 
 (:mod:`vision.heads`): the orientation head gives each box its reading direction (for pair naming
 and grouping), the classifier names the card (a box it is unsure of is read again from shifted
 windows), and the suit and upright heads' readings are folded in (:func:`vision.heads.fuse`). Every
-setting comes from the shipped settings file (:mod:`vision.settings`).
-:class:`ClassifiedDetector` wraps any :class:`~vision.detectors.base.Detector` for one image.
-Training: :mod:`models.classifier`.
+setting comes from the shipped settings file (:mod:`vision.settings`); the reader
+(:class:`vision.reader.CardReader`) runs the two stages. Training: :mod:`models.classifier`.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from vision.orientation import up_vectors
 from vision.settings import SHIPPED
 
 if TYPE_CHECKING:
-    from vision.detectors.base import Detector, DetectorConfig
+    from vision.detectors.base import DetectorConfig
 
 #: A step between reading and naming: the proposals (with their reading directions) and their class
 #: probabilities in, adjusted probabilities out (e.g. :func:`vision.pairnaming.name_pairs`).
@@ -247,31 +246,3 @@ def named_boxes(boxes: Detections, p: npt.NDArray[np.float32]) -> Detections:
     keep = cls < BACKGROUND  # a 55th output is "not an index"
     kept = boxes[keep]
     return Detections(kept.xyxy, p[np.arange(len(cls)), cls][keep], cls[keep], kept.up)
-
-
-class ClassifiedDetector:
-    """A detector whose boxes (class-agnostic, at ``det_conf``) are named by an :class:`IndexClassifier`."""
-
-    #: it names the 54 cards (its base only localises)
-    classes = 54
-
-    def __init__(
-        self,
-        base: Detector,
-        classifier: IndexClassifier,
-        det_conf: float,
-        conf: float,
-        joker_conf: float | None = None,
-    ) -> None:
-        self.base = base
-        self.config = base.config
-        self.classifier = classifier
-        self.det_conf = det_conf
-        self.conf = conf
-        self.joker_conf = joker_conf
-
-    def detect(self, image: npt.NDArray[np.uint8]) -> Detections:
-        """Boxes of the base detector, classified; kept when the class probability ≥ ``conf`` (a joker's
-        ≥ ``joker_conf`` when set)."""
-        boxes = self.base.detect(image)
-        return self.classifier.name_boxes(image, boxes, self.det_conf, self.conf, self.joker_conf)

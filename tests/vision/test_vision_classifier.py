@@ -77,6 +77,14 @@ def test_a_window_leaving_the_image_keeps_its_square_and_centre():
     assert not far.any()
 
 
+def named(config: DetectorConfig, image: np.ndarray) -> Detections:
+    """The reader's two stages: the localiser the config builds, its boxes named by the classifier
+    (and the heads) the config names."""
+    boxes = create_detector(config).detect(image)
+    classifier = IndexClassifier.from_config(config)
+    return classifier.name_boxes(image, boxes, config.det_conf, config.conf, config.joker_conf)
+
+
 def test_two_stage_detector_renames_boxes(tmp_path):
     path = colour_classifier(tmp_path / "c.onnx")
     img = np.zeros((320, 320, 3), np.uint8)
@@ -87,10 +95,7 @@ def test_two_stage_detector_renames_boxes(tmp_path):
             [[10, 10, 30, 40], [100, 100, 120, 130], [200, 200, 220, 230]], [0.05, 0.5, 0.005], [1, 1, 1]
         ),
     )
-    det = create_detector(
-        DetectorConfig(type="fake", script=script, classifier=path, det_conf=0.01, conf=0.5)
-    )
-    out = det.detect(img)
+    out = named(DetectorConfig(type="fake", script=script, classifier=path, det_conf=0.01, conf=0.5), img)
     # the third box is below det_conf; the others are renamed by colour with high probability
     assert sorted(out.names) == ["7H", "KS"]
     assert out.confidence.min() > 0.5

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from tests.conftest import need_module
+from tests.vision.test_vision_classifier import named
 from vision.classifier import BACKGROUND, IndexClassifier
 from vision.crops import PAD_KEY
 from vision.detections import Detections
-from vision.detectors import DetectorConfig, create_detector
+from vision.detectors import DetectorConfig
 from vision.heads import JOKER, JOKER_HEAD_LABELS, CropHead, HeadError, fuse, joker_columns
 from vision.labels import class_id
 
@@ -79,11 +80,10 @@ def test_the_detector_config_names_the_joker_head(tmp_path: Path) -> None:
     img, boxes = scene()
     script = (Detections(boxes, [0.9], [0]),)
     common = dict(type="fake", script=script, classifier=index_classifier(tmp_path / "c.onnx"), conf=0.3)
-    with_head = create_detector(DetectorConfig(**common, joker_head=joker_head(tmp_path / "j.onnx")))
-    assert with_head.detect(img).names == ["SJ"]
-    assert create_detector(DetectorConfig(**common)).detect(img).names == ["10C"]
-    zero = create_detector(DetectorConfig(**common, joker_head=tmp_path / "j.onnx", joker_weight=0.0))
-    assert zero.detect(img).names == ["10C"]
+    assert named(DetectorConfig(**common, joker_head=joker_head(tmp_path / "j.onnx")), img).names == ["SJ"]
+    assert named(DetectorConfig(**common), img).names == ["10C"]
+    zero = DetectorConfig(**common, joker_head=tmp_path / "j.onnx", joker_weight=0.0)
+    assert named(zero, img).names == ["10C"]
     # the localiser alone never carries the heads
     assert DetectorConfig(**common, joker_head=tmp_path / "j.onnx").localiser_only().joker_head is None
 

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from tests.conftest import need_module
+from tests.vision.test_vision_classifier import named
 from vision.classifier import IndexClassifier
 from vision.crops import PAD_KEY
 from vision.detections import Detections
-from vision.detectors import DetectorConfig, create_detector
+from vision.detectors import DetectorConfig
 from vision.heads import SUIT, ClassifierNotFoundError, CropHead, HeadError, fuse, suit_columns
 from vision.labels import SUITS, class_id
 
@@ -79,13 +80,11 @@ def test_the_detector_config_names_the_suit_head(tmp_path: Path) -> None:
     img, boxes = scene()
     script = (Detections(boxes, [0.9], [0]),)
     common = dict(type="fake", script=script, classifier=index_classifier(tmp_path / "c.onnx"), conf=0.3)
-    with_head = create_detector(DetectorConfig(**common, suit_head=suit_head(tmp_path / "s.onnx")))
-    without = create_detector(DetectorConfig(**common))
-    assert with_head.detect(img).names == ["7C"]
-    assert without.detect(img).names == ["7S"]
+    assert named(DetectorConfig(**common, suit_head=suit_head(tmp_path / "s.onnx")), img).names == ["7C"]
+    assert named(DetectorConfig(**common), img).names == ["7S"]
     # weight 0 leaves the classifier's reading as it is
-    zero = create_detector(DetectorConfig(**common, suit_head=tmp_path / "s.onnx", suit_weight=0.0))
-    assert zero.detect(img).names == ["7S"]
+    zero = DetectorConfig(**common, suit_head=tmp_path / "s.onnx", suit_weight=0.0)
+    assert named(zero, img).names == ["7S"]
 
 
 def test_bad_suit_heads_are_refused(tmp_path: Path) -> None:

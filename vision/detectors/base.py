@@ -108,11 +108,6 @@ def detector_types() -> list[str]:
     return sorted(_BACKENDS)
 
 
-def register_detector(type_name: str, target: str) -> None:
-    """Register a backend class given as ``"package.module:ClassName"``."""
-    _BACKENDS[type_name] = target
-
-
 def default_weights(type_name: str) -> Path:
     """The committed weights for a backend type (``best.pt``, ``best_ncnn_model/`` or ``best.onnx``)."""
     names = {"ultralytics": "best.pt", "ncnn": "best_ncnn_model"}
@@ -120,7 +115,8 @@ def default_weights(type_name: str) -> Path:
 
 
 def create_detector(config: DetectorConfig) -> Detector:
-    """Build the backend named by ``config.type``."""
+    """Build the network of the backend named by ``config.type``: the localiser alone when the
+    config names a classifier (the reader, :class:`vision.reader.CardReader`, names its boxes)."""
     try:
         target = _BACKENDS[config.type]
     except KeyError:
@@ -129,14 +125,8 @@ def create_detector(config: DetectorConfig) -> Detector:
         ) from None
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    if config.classifier is None:
-        detector: Detector = cls(config)
-        return detector
-    from vision.classifier import ClassifiedDetector, IndexClassifier
-
-    base = cls(config.localiser_only())
-    classifier = IndexClassifier.from_config(config)
-    return ClassifiedDetector(base, classifier, config.det_conf, config.conf, config.joker_conf)
+    detector: Detector = cls(config if config.classifier is None else config.localiser_only())
+    return detector
 
 
 def _shipped(name: str) -> Path | None:
