@@ -10,19 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_imports import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = (
-    "engine",
-    "games",
-    "contract",
-    "tourney",
-    "vision",
-    "calibration",
-    "models",
-    "edge_app",
-    "scoreboard",
-    "tractorcam_cli",
-)
 BIN = Path(sys.executable).parent
 
 
