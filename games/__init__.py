@@ -66,7 +66,9 @@ def get_game(name: str) -> Game:
         return GAMES[name]
     except KeyError:
         known = ", ".join(sorted(GAMES))
-        raise UnknownGameError(f"game {str(name)[:40]!r} is not one tractorcam knows (known: {known})") from None
+        raise UnknownGameError(
+            f"game {str(name)[:40]!r} is not one tractorcam knows (known: {known})"
+        ) from None
 
 
 def game_of(log: Any) -> Game:
