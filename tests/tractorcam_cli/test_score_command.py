@@ -125,6 +125,7 @@ def test_finished_log_names_what_is_missing() -> None:
     assert "88 card(s) of the decks never appear" in proc.stderr  # 108 - 12 played - 8 in the bottom
 
 
+@pytest.mark.slow  # three interpreters started
 def test_the_log_says_its_game() -> None:
     """``"game": "shengji"`` scores as a log without ``"game"`` (games.md); a game tractorcam does
     not know, or a ``"game"`` that is no name, is exit 2 with one line and nothing on standard output."""
