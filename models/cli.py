@@ -62,7 +62,10 @@ def _fail(exc: Exception | str) -> typer.Exit:
 
 def eval_command(
     backend: Annotated[str, typer.Option("--backend", help="onnx or ultralytics")] = "onnx",
-    weights: Annotated[Path | None, typer.Option("--weights", help="default: models/weights/best.*")] = None,
+    weights: Annotated[
+        Path | None,
+        typer.Option("--weights", help="default: vision/weights/best.onnx, models/weights/best.pt"),
+    ] = None,
     heldout: Annotated[
         Path | None, typer.Option("--heldout", help="rendered dataset folder with a heldout split")
     ] = None,
@@ -427,7 +430,7 @@ def select_command(
         Path | None,
         typer.Option(
             "--write",
-            help="put the pick's thresholds into this reader settings file (models/weights/reader.json); "
+            help="put the pick's thresholds into this reader settings file (vision/weights/reader.json); "
             "refused when --shipped says the candidate does not replace the shipped reader",
         ),
     ] = None,

@@ -166,7 +166,7 @@ def learn_localiser(
     from vision.labels import class_name
     from vision.look import apply_look, despeckle
     from vision.reader import CardReader, default_reader_config, model_options
-    from vision.settings import WEIGHTS_DIR
+    from vision.settings import CHECKPOINTS_DIR
 
     start = time.monotonic()
     options = {k: v for k, v in model_options(folder).items() if k != "weights"}
@@ -188,7 +188,7 @@ def learn_localiser(
         log(f"  tiles: {counts}")
         best = finetune(
             tmp / "data" / "data.yaml",
-            WEIGHTS_DIR / "best.pt",
+            CHECKPOINTS_DIR / "best.pt",
             epochs=epochs,
             imgsz=reader.config.detector.imgsz,
             name="deck",

@@ -120,12 +120,12 @@ def fine_tune(
     from models.classifier import build_net, export_onnx
     from models.gpu import augment_torch
     from vision.crops import CROP_PAD, CROP_SIZE
-    from vision.settings import WEIGHTS_DIR
+    from vision.settings import CHECKPOINTS_DIR
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     net = build_net(width=2.0)
-    net.load_state_dict(torch.load(init or WEIGHTS_DIR / "classifier.pt", map_location="cpu"))
+    net.load_state_dict(torch.load(init or CHECKPOINTS_DIR / "classifier.pt", map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     start = time.monotonic()

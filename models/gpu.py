@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "models" / "weights"
+SHIPPED_WEIGHTS = REPO / "vision" / "weights"
 #: Fonts larger than this stay behind (the working tree that travels is at most 64 MiB); the
 #: randomised decks drawn in one of them are left out of the run's designs.
 FONT_KB = 200
@@ -302,7 +303,7 @@ def _detector() -> Any:
         from vision.tiling import TiledDetector, TilingConfig
 
         net = create_detector(
-            DetectorConfig(type="onnx", weights=WEIGHTS / "best.onnx", conf=0.01, threads=1)
+            DetectorConfig(type="onnx", weights=SHIPPED_WEIGHTS / "best.onnx", conf=0.01, threads=1)
         )
         _DETECTOR = TiledDetector(net, TilingConfig(tile=net.config.imgsz))
     return _DETECTOR

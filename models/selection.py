@@ -31,7 +31,7 @@ is what a false alert is made of; ``docs/gpu.md``, run 4). :func:`compare` state
 :data:`WINDOW` and more precise (0.01 pt is one card in 5,313).
 
 ``tractorcam select VAL_ALL_SWEEP HELDOUT_VAL_SWEEP [--shipped VAL_ALL_SWEEP --shipped HELDOUT_VAL_SWEEP]
-[--write models/weights/reader.json]``: ``--write`` puts the pick's thresholds into the reader's
+[--write vision/weights/reader.json]``: ``--write`` puts the pick's thresholds into the reader's
 settings file (:func:`write_pick`), refused when ``--shipped`` says the candidate does not replace
 the shipped reader.
 

@@ -349,11 +349,8 @@ def test_run_works_without_server_and_training_packages(
     for i in range(2):
         cv2.imwrite(str(frames / f"{i:03d}.png"), np.full((900, 900, 3), (40, 110, 40), np.uint8))
     log_out = tmp_path / "read.json"
-    blocked = sorted((EDGE_NEVER | EDGE_DEFERRED_ONLY) - {"scoreboard", "models"})
-    project = {
-        "scoreboard": ["scoreboard", "scoreboard.cli"],
-        "models": ["models", "models.cli", "models.synth", "models.synth.cli"],
-    }
+    blocked = sorted((EDGE_NEVER | EDGE_DEFERRED_ONLY) - {"scoreboard"})  # the lab is in no install
+    project = {"scoreboard": ["scoreboard", "scoreboard.cli"]}
     args = [
         *("run", "--source", str(frames), "--table", str(table), "--log-out", str(log_out)),
         *("--level", "5", "--trump", "H", "--dealer", "S", "--scoreboard", url, "--token", "edge-check"),
@@ -377,16 +374,18 @@ def test_run_works_without_server_and_training_packages(
     ("args", "extra"),
     [
         (["scoreboard", "serve", "--db", "sqlite:///{tmp}/s.db"], "server"),
-        (["demo", "--tricks", "1", "--dir", "{tmp}/demo"], "server"),
-        (["export", "models/weights/best.pt", "--out", "{tmp}/best.onnx"], "train"),
+        (["demo", "--tricks", "1", "--dir", "{tmp}/demo"], "lab"),  # it films its deal first
+        (["export", "models/weights/best.pt", "--out", "{tmp}/best.onnx"], "lab"),
+        (["synth", "deal", "--out", "{tmp}/film"], "lab"),
+        (["enroll", "learn", "{tmp}"], "lab"),
     ],
 )
 @pytest.mark.slow
 def test_a_command_of_another_extra_says_so_in_one_line(tmp_path: Path, args: list[str], extra: str) -> None:
-    """In an edge install (torch, ultralytics, FastAPI, SQLAlchemy, Alembic, uvicorn absent), a command
-    that needs them exits 1 with one line naming the extra to install (the first one it misses), not
-    a traceback."""
-    blocked = sorted((EDGE_NEVER | EDGE_DEFERRED_ONLY) - {"scoreboard", "models"})
+    """In an edge install (the lab, torch, ultralytics, FastAPI, SQLAlchemy, Alembic, uvicorn absent),
+    a command that needs them exits 1 with one line naming the extra to install (the first one it
+    misses), or saying that the lab runs from a source checkout, not a traceback."""
+    blocked = sorted((EDGE_NEVER | EDGE_DEFERRED_ONLY) - {"scoreboard"})
     code = BLOCKED_RUN.format(blocked=blocked, project={})
     argv = [a.format(tmp=tmp_path) for a in args]
     done = subprocess.run(
@@ -395,4 +394,23 @@ def test_a_command_of_another_extra_says_so_in_one_line(tmp_path: Path, args: li
     lines = [line for line in done.stderr.splitlines() if not line.startswith("LOADED")]
     assert done.returncode == 1, done.stderr[-2000:]
     assert len(lines) == 1 and lines[0].startswith("error: this command needs the "), lines
-    assert f"pip install 'tractorcam[{extra}]'" in lines[0]
+    if extra == "lab":
+        assert "needs the lab" in lines[0] and "bash scripts/setup" in lines[0], lines
+    else:
+        assert f"pip install 'tractorcam[{extra}]'" in lines[0]
+
+
+def test_the_lab_placeholders_name_every_lab_command() -> None:
+    """Where the lab is absent the command line still lists its commands (each saying so): the same
+    names the lab registers."""
+    import typer
+
+    from models import cli as models_cli
+    from models.synth import cli as synth_cli
+    from tractorcam_cli.main import LAB_COMMANDS
+
+    app = typer.Typer()
+    models_cli.register(app)
+    synth_cli.register(app)
+    names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
+    assert names == set(LAB_COMMANDS)

@@ -9,8 +9,6 @@ from __future__ import annotations
 import typer
 
 from edge_app import cli as edge_cli
-from models import cli as models_cli
-from models.synth import cli as synth_cli
 from scoreboard import cli as scoreboard_cli
 from tourney import cli as tourney_cli
 from tractorcam_cli import calibrate as calibration_cli
@@ -25,18 +23,44 @@ app = typer.Typer(
     help="tractorcam: score Shengji / Tractor (升级 / 拖拉机) from an overhead camera.",
 )
 
-for module in (
-    score_cli,
-    simulate_cli,
-    vision_cli,
-    calibration_cli,
-    enroll_cli,
-    models_cli,
-    synth_cli,
-    scoreboard_cli,
-    edge_cli,
-    tourney_cli,
-):
+#: The lab's commands (``models.cli``, ``models.synth.cli``): training, export, evaluation, synthetic
+#: data. The lab is in no install (a table's carries none of it); it runs from a source checkout.
+LAB_COMMANDS = ("eval", "train", "resume", "finetune", "export", "select", "heads", "gpu", "synth")
+LAB_MISSING = (
+    "this command needs the lab (models/: synthetic data, training, export, evaluation), which only a "
+    "source checkout has: clone the repository and run bash scripts/setup"
+)
+
+
+def _register_lab(app: typer.Typer) -> None:
+    """The lab's commands; where the lab is absent, each says so in one line (exit 1)."""
+    try:
+        from models import cli as models_cli
+        from models.synth import cli as synth_cli
+    except ModuleNotFoundError as exc:
+        if exc.name != "models":
+            raise
+        for name in LAB_COMMANDS:
+            app.command(
+                name,
+                help="(the lab: a source checkout only)",
+                context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+                add_help_option=False,
+            )(_lab_missing)
+        return
+    models_cli.register(app)
+    synth_cli.register(app)
+
+
+def _lab_missing() -> None:
+    typer.echo(f"error: {LAB_MISSING}", err=True)
+    raise typer.Exit(1)
+
+
+for module in (score_cli, simulate_cli, vision_cli, calibration_cli, enroll_cli):
+    module.register(app)
+_register_lab(app)
+for module in (scoreboard_cli, edge_cli, tourney_cli):
     module.register(app)
 
 #: The install extra that brings each optional package (or project package) a command may need.
@@ -68,6 +92,9 @@ def main() -> None:
     try:
         app()
     except ImportError as exc:
+        if (exc.name or "").split(".")[0] == "models":  # a command that uses the lab (enroll learn)
+            typer.echo(f"error: {LAB_MISSING}", err=True)
+            raise SystemExit(1) from None
         extra = missing_extra(exc)
         if extra is None:
             raise

@@ -21,7 +21,10 @@ def detect(
         str, typer.Option("--backend", help="onnx (default), ncnn, ultralytics, fake")
     ] = "onnx",
     weights: Annotated[
-        Path | None, typer.Option("--weights", help="model file (default: models/weights/best.*)")
+        Path | None,
+        typer.Option(
+            "--weights", help="model file (default: vision/weights/best.onnx, models/weights/best.pt)"
+        ),
     ] = None,
     conf: Annotated[
         float | None,

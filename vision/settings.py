@@ -1,5 +1,5 @@
 """The shipped reader's settings: one validated data file beside the weights
-(``models/weights/reader.json``), the one place every threshold, weight and test-time option of
+(``vision/weights/reader.json``), the one place every threshold, weight and test-time option of
 the reader is set. :mod:`models.selection` writes its thresholds when a reader is shipped
 (``tractorcam select ... --write``); the reader's steps take their defaults from :data:`SHIPPED`.
 
@@ -19,8 +19,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-#: Where the shipped weights and their settings live.
-WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "models" / "weights"
+#: Where the shipped weights (ONNX, the NCNN export) and their settings live: package data of the
+#: reader, installed on every table.
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+#: The lab's PyTorch checkpoints (``models/weights/*.pt``, which the exports were made from): in a
+#: source checkout only, never installed on a table; the ``ultralytics`` backend reads ``best.pt``.
+CHECKPOINTS_DIR = Path(__file__).resolve().parents[1] / "models" / "weights"
 SETTINGS_FILE = WEIGHTS_DIR / "reader.json"
 
 Probability = float
@@ -113,7 +117,7 @@ class UnknownCardSettings(BaseModel):
 
 
 class ReaderSettings(BaseModel):
-    """The whole file (``models/weights/reader.json``); unknown keys are refused."""
+    """The whole file (``vision/weights/reader.json``); unknown keys are refused."""
 
     model_config = _STRICT
     det_conf: Probability = Field(ge=0, le=1, description="the localiser's box score a box needs to be named")

@@ -104,13 +104,13 @@ def assert_state_dict_matches_onnx(pt, session, classes, size, width):
 def test_the_committed_suit_head_loads_with_its_pad_and_fine_tunes_from_its_state_dict():
     from vision.detectors.base import default_suit_head
     from vision.heads import SUIT, CropHead
-    from vision.settings import WEIGHTS_DIR
+    from vision.settings import CHECKPOINTS_DIR
 
     path = default_suit_head()
-    assert path is not None, "models/weights/suit.onnx is committed since the fifteenth session"
+    assert path is not None, "vision/weights/suit.onnx is committed since the fifteenth session"
     head = CropHead(path, SUIT)
     assert head.pad == 1.0 and head.size == 80
-    assert_state_dict_matches_onnx(WEIGHTS_DIR / "suit.pt", head.session, classes=4, size=80, width=2.0)
+    assert_state_dict_matches_onnx(CHECKPOINTS_DIR / "suit.pt", head.session, classes=4, size=80, width=2.0)
 
 
 def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups():
@@ -120,10 +120,10 @@ def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups()
     from vision.detectors.base import default_orientation_head
     from vision.heads import ORIENTATION, CropHead
     from vision.orientation import up_vectors
-    from vision.settings import WEIGHTS_DIR
+    from vision.settings import CHECKPOINTS_DIR
 
     path = default_orientation_head()
-    assert path is not None, "models/weights/orientation.onnx is committed since the eighteenth session"
+    assert path is not None, "vision/weights/orientation.onnx is committed since the eighteenth session"
     head = CropHead(path, ORIENTATION)
     right = total = 0
     for scene, indices in _visible_indices(("tl", "br")):
@@ -137,7 +137,7 @@ def test_the_committed_orientation_head_reads_the_corners_of_rendered_closeups()
         right / total >= 0.9
     )  # 99.9 / 99.6 % on val / heldout_val detections (docs/experiments/reader-history.md)
     assert_state_dict_matches_onnx(
-        WEIGHTS_DIR / "orientation.pt", head.session, classes=8, size=40, width=0.75
+        CHECKPOINTS_DIR / "orientation.pt", head.session, classes=8, size=40, width=0.75
     )
 
 
@@ -148,11 +148,11 @@ def test_the_committed_upright_head_names_the_indices_of_rendered_closeups():
     from vision.heads import ORIENTATION, UPRIGHT, CropHead
     from vision.labels import class_id
     from vision.orientation import up_vectors
-    from vision.settings import WEIGHTS_DIR
+    from vision.settings import CHECKPOINTS_DIR
 
     path, turn = default_upright_head(), default_orientation_head()
     assert path is not None and turn is not None, (
-        "models/weights/upright.onnx is committed since the twenty-fourth session"
+        "vision/weights/upright.onnx is committed since the twenty-fourth session"
     )
     head, orientation = CropHead(path, UPRIGHT), CropHead(turn, ORIENTATION)
     right = total = 0
@@ -168,4 +168,6 @@ def test_the_committed_upright_head_names_the_indices_of_rendered_closeups():
     assert (
         right / total >= 0.85
     )  # label-box crops of the val split: 96.1 % (docs/experiments/reader-history.md)
-    assert_state_dict_matches_onnx(WEIGHTS_DIR / "upright.pt", head.session, classes=54, size=40, width=1.0)
+    assert_state_dict_matches_onnx(
+        CHECKPOINTS_DIR / "upright.pt", head.session, classes=54, size=40, width=1.0
+    )

@@ -1,4 +1,4 @@
-"""The reader's settings file (models/weights/reader.json): validated, one place for every threshold."""
+"""The reader's settings file (vision/weights/reader.json): validated, one place for every threshold."""
 
 from __future__ import annotations
 

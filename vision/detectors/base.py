@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
-from vision.settings import SHIPPED, WEIGHTS_DIR, ReaderSettings
+from vision.settings import CHECKPOINTS_DIR, SHIPPED, WEIGHTS_DIR, ReaderSettings
 
 
 class UnknownDetectorType(ValueError):
@@ -109,9 +109,11 @@ def detector_types() -> list[str]:
 
 
 def default_weights(type_name: str) -> Path:
-    """The committed weights for a backend type (``best.pt``, ``best_ncnn_model/`` or ``best.onnx``)."""
-    names = {"ultralytics": "best.pt", "ncnn": "best_ncnn_model"}
-    return WEIGHTS_DIR / names.get(type_name, "best.onnx")
+    """The committed weights for a backend type: the reader's ``best_ncnn_model/`` or ``best.onnx``,
+    or the lab's checkpoint ``best.pt`` for ``ultralytics`` (a source checkout only)."""
+    if type_name == "ultralytics":
+        return CHECKPOINTS_DIR / "best.pt"
+    return WEIGHTS_DIR / ("best_ncnn_model" if type_name == "ncnn" else "best.onnx")
 
 
 def create_detector(config: DetectorConfig) -> Detector:
