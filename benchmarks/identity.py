@@ -5,7 +5,8 @@ readings, and what the table service makes of them.
     .venv/bin/python benchmarks/identity.py compare FILM [FILM ...] [--full]   # after it
 
 Each FILM is a ``tractorcam synth deal`` folder (``docs/edge.md`` lists the films and their seeds).
-``record`` reads each film with the shipped reader as ``benchmarks/deal.py FILM --zones --every 1``
+``record`` reads each film with the shipped reader (or ``--model DIR``'s, an enrolled deck's: the
+faces step) as ``benchmarks/deal.py FILM --zones --every 1``
 does (the zone reader; readings kept in ``reads-zones.json``) and writes ``identity.json``: every
 deal's log, the engine's score of it and every event the table service sends for it (alerts, looks,
 plays, tricks), and the whole-frame readings of every ``--check-every``-th frame (the reader's
@@ -41,10 +42,13 @@ OUT = "identity.json"
 app = typer.Typer(add_completion=False, help=__doc__.splitlines()[0])
 
 
-def _reader(decks: int) -> Any:
-    from vision.reader import CardReader, default_reader_config
+def _reader(decks: int, model: Path | None = None) -> Any:
+    """The shipped reader, or the one of an enrolled deck's folder (``--model``: its faces step)."""
+    from vision.reader import CardReader, default_reader_config, model_options
 
-    return CardReader(default_reader_config("onnx", unknown_cards=True)).with_decks(decks)
+    return CardReader(default_reader_config("onnx", unknown_cards=True, **model_options(model))).with_decks(
+        decks
+    )
 
 
 def _row(c: CardInstance) -> list[Any]:
@@ -95,13 +99,15 @@ def service_outputs(folder: Path, read_fn: Any, state: dict[str, int]) -> list[d
     ]
 
 
-def zone_read(folder: Path, name: str) -> list[dict[str, Any]]:
+def zone_read(folder: Path, name: str, model: Path | None = None) -> list[dict[str, Any]]:
     """The film read with the zone reader, its readings recorded in ``name``; the service's outputs."""
     from vision.zones import ZoneReader
 
     raw = json.loads((folder / "truth.json").read_text())
     first = raw[0] if isinstance(raw, list) else raw
-    zones = ZoneReader(_reader(get_rule_set(first["rules"]).decks), TableGeometry.load(folder / "table.json"))
+    zones = ZoneReader(
+        _reader(get_rule_set(first["rules"]).decks, model), TableGeometry.load(folder / "table.json")
+    )
     state = {"frame": 0}
     read_fn, save = recorded(folder, zones.read, state, False, name)
     try:
@@ -110,11 +116,11 @@ def zone_read(folder: Path, name: str) -> list[dict[str, Any]]:
         save()
 
 
-def check_reads(folder: Path, every: int) -> dict[str, list[list[Any]]]:
+def check_reads(folder: Path, every: int, model: Path | None = None) -> dict[str, list[list[Any]]]:
     """The whole-frame readings of every ``every``-th frame."""
     raw = json.loads((folder / "truth.json").read_text())
     first = raw[0] if isinstance(raw, list) else raw
-    reader = _reader(get_rule_set(first["rules"]).decks)
+    reader = _reader(get_rule_set(first["rules"]).decks, model)
     out: dict[str, list[list[Any]]] = {}
     src = VideoFileSource(folder / "video.mp4")
     try:
@@ -155,15 +161,20 @@ def _differences(a: Any, b: Any, where: str = "", limit: int = 5) -> list[str]:
 def record(
     films: Annotated[list[Path], typer.Argument(help="synth deal folders")],
     check_every: Annotated[int, typer.Option(help="whole-frame readings of every N-th frame")] = 60,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            "--model", help="read with this enrolled deck's folder (its faces step), as run --model"
+        ),
+    ] = None,
 ) -> None:
     """Read each film now (the code before a change) and keep what came out."""
     for folder in films:
         t = time.perf_counter()
-        deals = zone_read(folder, READS)
-        checks = check_reads(folder, check_every)
-        (folder / OUT).write_text(
-            json.dumps(_json({"deals": deals, "checks": checks, "check_every": check_every}))
-        )
+        deals = zone_read(folder, READS, model)
+        checks = check_reads(folder, check_every, model)
+        kept = {"deals": deals, "checks": checks, "check_every": check_every, "model": model and str(model)}
+        (folder / OUT).write_text(json.dumps(_json(kept)))
         print(
             f"{folder.name}: recorded {len(deals)} deal(s), {len(checks)} check frames ({time.perf_counter() - t:.0f} s)"
         )
@@ -181,15 +192,16 @@ def compare(
     for folder in films:
         t = time.perf_counter()
         before = json.loads((folder / OUT).read_text())
+        model = Path(before["model"]) if before.get("model") else None
         problems: list[str] = []
         state = {"frame": 0}
         replayed, _ = recorded(folder, None, state, True, READS)
         problems += _differences(before["deals"], _json(service_outputs(folder, replayed, state)), "deals")
         problems += _differences(
-            before["checks"], _json(check_reads(folder, before["check_every"])), "checks"
+            before["checks"], _json(check_reads(folder, before["check_every"], model)), "checks"
         )
         if full:
-            again = _json(zone_read(folder, "reads-zones-again.json"))
+            again = _json(zone_read(folder, "reads-zones-again.json", model))
             problems += _differences(before["deals"], again, "deals read again")
             problems += _differences(
                 json.loads((folder / READS).read_text()),

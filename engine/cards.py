@@ -229,6 +229,26 @@ def parse_any(text: str) -> AnyCard:
     return parse_card(text)
 
 
+def may_be_same(a: AnyCard, b: AnyCard) -> bool:
+    """Whether two cards, either perhaps not named in full, can be one card: some card is both.
+
+    >>> may_be_same(parse_any("K?"), parse_any("KS")), may_be_same(parse_any("??"), parse_any("BJ"))
+    (True, True)
+    >>> may_be_same(parse_any("?J"), parse_any("KS")), may_be_same(parse_any("5H"), parse_any("6H"))
+    (False, False)
+    """
+    return bool(a.candidates & b.candidates)
+
+
+def is_any_joker(card: AnyCard) -> bool:
+    """A joker, named (``SJ``, ``BJ``) or of unknown size (``?J``).
+
+    >>> [is_any_joker(parse_any(c)) for c in ("SJ", "?J", "??", "KS")]
+    [True, True, False, False]
+    """
+    return card.is_joker if isinstance(card, Card) else card.joker
+
+
 def format_any(cards: Iterable[AnyCard]) -> list[str]:
     return [str(c) for c in cards]
 

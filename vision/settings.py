@@ -116,6 +116,66 @@ class UnknownCardSettings(BaseModel):
     )
 
 
+class FaceSettings(BaseModel):
+    """The settings of the faces step (an enrolled deck's); each field as :class:`vision.faces.FaceMatchConfig` describes it."""
+
+    model_config = _STRICT
+    template_h: int
+    ratio: float
+    ransac_px: float
+    min_matches: int
+    size_tolerance: float
+    same_card: float
+    neighbours: int
+    image_scale: float
+    max_tries: int
+    colour_margin: float
+    twin_chroma: float
+    resemblance: float
+    covered_h: int
+    covered_ncc: float
+    covered_margin: float
+    covered_visible: tuple[float, float]
+    covered_shift: float
+    covered_turns: tuple[float, ...]
+    covered_fine: int
+    locate_turn: float
+    locate_reach: int
+    locate_ncc: float
+    under_candidates: int
+    under_core: float
+    under_contrast: tuple[float, float]
+    under_offset: float
+    under_edge: float
+
+
+class ZoneSettings(BaseModel):
+    """The settings of the zone reader; each field as :class:`vision.zones.ZoneConfig` describes it."""
+
+    model_config = _STRICT
+    px_per_mm: float
+    cell_mm: float
+    change: float
+    motion_frames: int
+    reach_mm: float
+    margin_mm: float
+    edge_slack: float
+    confirm: bool
+
+
+class TilingSettings(BaseModel):
+    """The settings of the whole frame's pyramid and tiles; each field as :class:`vision.tiling.TilingConfig` describes it."""
+
+    model_config = _STRICT
+    tile: int
+    overlap: float
+    levels: tuple[float, ...] | None
+    max_upscale: float
+    nms_iou: float
+    agnostic_iou: float
+    edge_margin: float
+
+
 class ReaderSettings(BaseModel):
     """The whole file (``vision/weights/reader.json``); unknown keys are refused."""
 
@@ -146,6 +206,9 @@ class ReaderSettings(BaseModel):
     pair_naming: PairNamingSettings
     grouping: Grouping
     unknown_cards: UnknownCardSettings
+    faces: FaceSettings
+    zones: ZoneSettings
+    tiling: TilingSettings
 
 
 def load_settings(path: Path = SETTINGS_FILE) -> ReaderSettings:

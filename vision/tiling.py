@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from vision.detections import Detections
 from vision.detectors.base import Detector
+from vision.settings import SHIPPED
 
 
 class TilingConfigError(ValueError):
@@ -35,13 +36,15 @@ class TilingConfig:
     dropped as likely cut (the overlapping neighbour tile sees them whole).
     """
 
-    tile: int = 320
-    overlap: float = 0.25
-    levels: tuple[float, ...] | None = None
-    max_upscale: float = 2.0  # indices under ~20 px are found far better at 2x (docs/vision.md)
-    nms_iou: float = 0.5
-    agnostic_iou: float = 0.7
-    edge_margin: float = 2.0
+    tile: int = SHIPPED.tiling.tile
+    overlap: float = SHIPPED.tiling.overlap
+    levels: tuple[float, ...] | None = SHIPPED.tiling.levels
+    max_upscale: float = (
+        SHIPPED.tiling.max_upscale
+    )  # indices under ~20 px are found far better at 2x (docs/vision.md)
+    nms_iou: float = SHIPPED.tiling.nms_iou
+    agnostic_iou: float = SHIPPED.tiling.agnostic_iou
+    edge_margin: float = SHIPPED.tiling.edge_margin
 
     def __post_init__(self) -> None:
         if self.tile < 32:

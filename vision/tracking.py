@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import Seat, TableGeometry
-from engine.cards import BY_SPELLING, Card, UnknownCard
+from engine.cards import BY_SPELLING, Card, UnknownCard, parse_any
 from engine.seats import SEAT_NAMES
 from vision.instances import CardInstance
 
@@ -243,7 +243,8 @@ MIN_SUPPORT = 2
 
 
 def _is_unknown(card: str) -> bool:
-    return "?" in card
+    """A card the readings did not name in full (``??``, ``J?``, ``?H``, ``?J``)."""
+    return isinstance(parse_any(card), UnknownCard)
 
 
 def _decide_with_unknown(seat: Seat, votes: Counter[tuple[str, ...]], first_frame: int) -> TrackedPlay:

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableGeometry
-from engine.cards import JOKER_NAMES, parse_any
+from engine.cards import JOKER_NAMES, Card, may_be_same, parse_any
 from vision.detections import box_inside, box_iou
 from vision.instances import CardInstance
 from vision.reader import CardReader
@@ -71,14 +71,14 @@ class ZoneConfig:
     vision.zones.ZoneConfigError: px_per_mm must be positive, got 0
     """
 
-    px_per_mm: float = 2.0
-    cell_mm: float = 5.0
-    change: float = 14.0
-    motion_frames: int = 2
-    reach_mm: float = 15.0
-    margin_mm: float = 30.0
-    edge_slack: float = 0.1
-    confirm: bool = True
+    px_per_mm: float = SHIPPED.zones.px_per_mm
+    cell_mm: float = SHIPPED.zones.cell_mm
+    change: float = SHIPPED.zones.change
+    motion_frames: int = SHIPPED.zones.motion_frames
+    reach_mm: float = SHIPPED.zones.reach_mm
+    margin_mm: float = SHIPPED.zones.margin_mm
+    edge_slack: float = SHIPPED.zones.edge_slack
+    confirm: bool = SHIPPED.zones.confirm
     joker_det_conf: float | None = SHIPPED.joker_det_conf
 
     def __post_init__(self) -> None:
@@ -411,9 +411,8 @@ def _may_be(a: str, b: str) -> bool:
     >>> _may_be("?J", "SJ"), _may_be("K?", "KC"), _may_be("??", "5H"), _may_be("?J", "KS"), _may_be("5H", "6H")
     (True, True, True, False, False)
     """
-    if "?" not in a and "?" not in b:
-        return False
-    return bool(parse_any(a).candidates & parse_any(b).candidates)
+    x, y = parse_any(a), parse_any(b)
+    return not (isinstance(x, Card) and isinstance(y, Card)) and may_be_same(x, y)
 
 
 def _rects(seen: list[_Seen]) -> npt.NDArray[np.float32]:

@@ -86,3 +86,36 @@ def test_a_joker_head_is_taken_only_when_the_settings_name_one_that_is_there() -
     # a file without the key reads as no joker head
     without = {k: v for k, v in shipped_json().items() if k != "joker_head"}
     assert ReaderSettings.model_validate(without).joker_head is None
+
+
+@pytest.mark.parametrize(
+    ("section", "config"),
+    [
+        ("faces", "vision.faces:FaceMatchConfig"),
+        ("zones", "vision.zones:ZoneConfig"),
+        ("tiling", "vision.tiling:TilingConfig"),
+    ],
+)
+def test_the_faces_zones_and_tiling_settings_are_the_files(section: str, config: str) -> None:
+    """Each step's settings take their defaults from the file's section, every field of it: the
+    file is the one place their numbers are set."""
+    import dataclasses
+    import importlib
+
+    module, name = config.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    raw = shipped_json()[section]
+    made = dataclasses.asdict(cls())
+    made.pop("joker_det_conf", None)  # the zone reader's comes from the reader's own (above)
+    assert set(made) == set(raw)
+    for key, value in raw.items():
+        assert made[key] == (tuple(value) if isinstance(value, list) else value), key
+
+
+def test_a_step_setting_the_file_does_not_know_is_refused(tmp_path: Path) -> None:
+    data = shipped_json()
+    data["faces"] = {**data["faces"], "ransac": 3.0}
+    path = tmp_path / "reader.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SettingsError, match="faces.ransac: Extra inputs are not permitted"):
+        load_settings(path)

@@ -1,34 +1,6 @@
-"""Art cards found by their whole face, for an enrolled deck (the reader's ``faces`` step).
-
-A corner index is all the localiser and the heads look at, and some decks print too little there:
-guyenne-classic's jacks, queens and kings show only a suit sign in their corners, tigullio's jokers
-a small star. An enrolled deck (``tractorcam enroll``) brings the card's whole face
-(``DIR/faces/CARD.png``), and the art of a court card or a joker is a picture rich in detail and
-unlike any other card's, the textbook case for local-feature instance recognition: SIFT keypoints of
-each art face (:data:`ART_CARDS`) are matched with those of the image read (nearest neighbour over
-every face's descriptors, Lowe's ratio test), and each face with enough matches is located by a
-RANSAC similarity (a turn, a size and a shift: a card lying flat, seen from above as the rectified
-table shows it; two matches make a guess, so RANSAC needs few tries). A location counts as a card when enough matches agree with it and the face's
-outline lands where a card could lie: convex, the card's proportions, and its size in pixels when
-the rectified table gives it. The matches a card explains are set aside and the search goes on, so
-two or three identical cards of a multi-deck game are each found. A card half under another is
-still found from the half that shows.
-
-A court card fanned under another card shows a strip too narrow for its keypoints. Round each card
-found, and each card its corners named (located by its own face), the deck's faces are slid over
-what shows beside it: a copy of the same card, or an art card of another name
-(:meth:`FaceMatcher.covered_copies`). An art card is looked for under other cards only when the
-deck's corners do not name it (:func:`corner_named`, learned once from its faces laid alone): where
-the corners name the courts, the strip's corner names it, and on filmed deals the search found
-nothing there that the corners did not.
-
-Every card found this way takes the place of whatever the corner indices made of it (a card whose
-box centre lies at the face's middle or at one of its corners, where indices are printed): a court
-card its corner called "a spade", or ``??``, becomes the king of spades it is.
-
->>> ART_CARDS[:3], ART_CARDS[-2:]
-(('JS', 'QS', 'KS'), ('SJ', 'BJ'))
-"""
+"""The faces step's matching: an enrolled deck's art cards found by their whole face (SIFT keypoints
+located by a RANSAC similarity, :meth:`FaceMatcher.match`), and looked for under other cards by their
+visible strip (:meth:`FaceMatcher.covered_copies`, with :mod:`vision.faces.ncc`)."""
 
 from __future__ import annotations
 
@@ -43,10 +15,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.cards import JOKER_NAMES, parse_any
-from vision.detections import box_inside
+from engine.cards import JOKER_NAMES, may_be_same, parse_any
+from vision.faces.ncc import best_place, masked_ncc, masked_nccs, ncc_near, near, turned, whole_ncc
 from vision.instances import CardInstance
-from vision.labels import CARD_CLASSES, SUITS, class_id
+from vision.labels import CARD_CLASSES, SUITS
+from vision.settings import SHIPPED
 
 #: The cards whose art is matched: the court cards (suit by suit) and the two jokers.
 ART_CARDS: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in "JQK") + JOKER_NAMES
@@ -106,36 +79,36 @@ class FaceMatchConfig:
     >>> FaceMatchConfig(min_matches=3)
     Traceback (most recent call last):
     ...
-    vision.faces.FaceMatcherError: min_matches must be at least 4, got 3
+    vision.faces.matcher.FaceMatcherError: min_matches must be at least 4, got 3
     """
 
-    template_h: int = 264
-    ratio: float = 0.8
-    ransac_px: float = 4.0
-    min_matches: int = 12
-    size_tolerance: float = 0.25
-    same_card: float = 0.5
-    neighbours: int = 4
-    image_scale: float = 0.5
-    max_tries: int = 6
-    colour_margin: float = 0.8
-    twin_chroma: float = 12.0
-    resemblance: float = 0.2
-    covered_h: int = 64
-    covered_ncc: float = 0.7
-    covered_margin: float = 0.15
-    covered_visible: tuple[float, float] = (0.1, 0.6)
-    covered_shift: float = 0.12
-    covered_turns: tuple[float, ...] = (-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)
-    covered_fine: int = 2
-    locate_turn: float = 4.0
-    locate_reach: int = 6
-    locate_ncc: float = 0.6
-    under_candidates: int = 3
-    under_core: float = 0.05
-    under_contrast: tuple[float, float] = (0.6, 1.5)
-    under_offset: float = 0.4
-    under_edge: float = 0.15
+    template_h: int = SHIPPED.faces.template_h
+    ratio: float = SHIPPED.faces.ratio
+    ransac_px: float = SHIPPED.faces.ransac_px
+    min_matches: int = SHIPPED.faces.min_matches
+    size_tolerance: float = SHIPPED.faces.size_tolerance
+    same_card: float = SHIPPED.faces.same_card
+    neighbours: int = SHIPPED.faces.neighbours
+    image_scale: float = SHIPPED.faces.image_scale
+    max_tries: int = SHIPPED.faces.max_tries
+    colour_margin: float = SHIPPED.faces.colour_margin
+    twin_chroma: float = SHIPPED.faces.twin_chroma
+    resemblance: float = SHIPPED.faces.resemblance
+    covered_h: int = SHIPPED.faces.covered_h
+    covered_ncc: float = SHIPPED.faces.covered_ncc
+    covered_margin: float = SHIPPED.faces.covered_margin
+    covered_visible: tuple[float, float] = SHIPPED.faces.covered_visible
+    covered_shift: float = SHIPPED.faces.covered_shift
+    covered_turns: tuple[float, ...] = SHIPPED.faces.covered_turns
+    covered_fine: int = SHIPPED.faces.covered_fine
+    locate_turn: float = SHIPPED.faces.locate_turn
+    locate_reach: int = SHIPPED.faces.locate_reach
+    locate_ncc: float = SHIPPED.faces.locate_ncc
+    under_candidates: int = SHIPPED.faces.under_candidates
+    under_core: float = SHIPPED.faces.under_core
+    under_contrast: tuple[float, float] = SHIPPED.faces.under_contrast
+    under_offset: float = SHIPPED.faces.under_offset
+    under_edge: float = SHIPPED.faces.under_edge
 
     def __post_init__(self) -> None:
         if self.min_matches < 4:
@@ -201,7 +174,7 @@ def corner_named(
                 if col * cell <= (k.box[0] + k.box[2]) / 2 < (col + 1) * cell
                 and row * cell <= (k.box[1] + k.box[3]) / 2 < (row + 1) * cell
             ]
-            if card not in here or not all(_could_be(name, card) for name in here):
+            if card not in here or not all(may_be_same(parse_any(name), parse_any(card)) for name in here):
                 named.discard(card)
     return frozenset(named)
 
@@ -569,10 +542,10 @@ class FaceMatcher:
             templ, alpha, rot = self._turned(card, turn)
             q = rot @ np.array([place[0], place[1], 1.0])
             x, y = int(round(at[0] - q[0])), int(round(at[1] - q[1]))
-            window, _, x0, y0 = _near(small, small, alpha.shape, x, y, cfg.locate_reach)
+            window, _, x0, y0 = near(small, small, alpha.shape, x, y, cfg.locate_reach)
             if window.shape[0] < alpha.shape[0] or window.shape[1] < alpha.shape[1]:
                 return None
-            ncc = _whole_ncc(window, templ, alpha)
+            ncc = whole_ncc(window, templ, alpha)
             row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
             return float(ncc[row, col]), x0 + int(col), y0 + int(row)
 
@@ -597,7 +570,7 @@ class FaceMatcher:
     def _turned(
         self, card: str, degrees: float, fine: bool = False
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
-        """:func:`_turned` of a deck face (at ``covered_fine`` times the size: ``fine``), kept; a face
+        """:func:`turned` of a deck face (at ``covered_fine`` times the size: ``fine``), kept; a face
         turned more than a quarter turn either way is the face turned half a turn less, flipped, so
         a face and its half-turn have the same shape."""
         degrees = (degrees + 180.0) % 360.0 - 180.0
@@ -615,7 +588,7 @@ class FaceMatcher:
                     (flip @ np.vstack([rot, [0.0, 0.0, 1.0]]))[:2],
                 )
             else:
-                self._turned_faces[key] = _turned((self.fine_grey if fine else self.deck_grey)[card], degrees)
+                self._turned_faces[key] = turned((self.fine_grey if fine else self.deck_grey)[card], degrees)
         return self._turned_faces[key]
 
     def _canvas(
@@ -881,7 +854,7 @@ class FaceMatcher:
         best: dict[str, tuple[float, float, int, int]] = {}
         for turn in turns:
             alpha = self._turned(cards[0], turn)[1]  # every face of the deck has the same size
-            nccs, n = _masked_nccs(image, u, [self._turned(card, turn)[0] for card in cards], alpha)
+            nccs, n = masked_nccs(image, u, [self._turned(card, turn)[0] for card in cards], alpha)
             ah, aw = alpha.shape
             ys, xs = np.mgrid[0 : n.shape[0], 0 : n.shape[1]]
             centre_x, centre_y = xs + aw / 2 - (mx + 0.5) * tw, ys + ah / 2 - (my + 0.5) * th
@@ -922,7 +895,7 @@ class FaceMatcher:
         others = [(c, turn + h) for c in self.deck_grey if c != card and c not in twins for h in halves]
         if others:
             templs = np.stack([self._turned(c, t)[0] for c, t in others])
-            rivals = _ncc_near(image, u, templs, self._turned(card, turn)[1], x, y)
+            rivals = ncc_near(image, u, templs, self._turned(card, turn)[1], x, y)
             close = [o for o, r in zip(others, rivals, strict=True) if value - r < cfg.covered_margin]
             if close and not self._finer(top, grey, above, card, turn, (x, y), close, seen):
                 return None
@@ -954,7 +927,7 @@ class FaceMatcher:
         near = (at[0] * scale, at[1] * scale, 2 * scale)
 
         def placed(face: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-            x, y = _best_place(image, u, face, alpha, *near)
+            x, y = best_place(image, u, face, alpha, *near)
             return image[y : y + h, x : x + w], u[y : y + h, x : x + w]
 
         window, use = placed(templ)
@@ -967,9 +940,9 @@ class FaceMatcher:
             theirs, their_use = placed(other)
             if theirs.shape != alpha.shape:
                 continue
-            mine = _masked_ncc(window, differ * use, templ, whole)[0][0, 0]
+            mine = masked_ncc(window, differ * use, templ, whole)[0][0, 0]
             if (
-                mine - _masked_ncc(theirs, differ * their_use, other, whole)[0][0, 0]
+                mine - masked_ncc(theirs, differ * their_use, other, whole)[0][0, 0]
                 < self.config.covered_margin
             ):
                 return False
@@ -1145,199 +1118,6 @@ _MARGIN = (0.55, 0.35)
 DIFFER = 1.0
 
 
-def _turned(
-    face: npt.NDArray[np.float32], degrees: float
-) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float64]]:
-    """A face turned by ``degrees`` about its middle on a canvas that holds it whole: the face (its
-    visible pixels standardised), where it lies (0 or 1), and the 2 × 3 map face → that canvas."""
-    h, w = face.shape
-    a = np.deg2rad(degrees)
-    ch = int(np.ceil(abs(w * np.sin(a)) + abs(h * np.cos(a))))
-    cw = int(np.ceil(abs(w * np.cos(a)) + abs(h * np.sin(a))))
-    rot = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    rot[:, 2] += (cw / 2 - w / 2, ch / 2 - h / 2)
-    templ = cv2.warpAffine(face, rot, (cw, ch), flags=cv2.INTER_LINEAR)
-    alpha = (cv2.warpAffine(np.ones_like(face), rot, (cw, ch), flags=cv2.INTER_LINEAR) > 0.99).astype(
-        np.float32
-    )
-    inside = alpha > 0
-    templ = np.where(inside, (templ - templ[inside].mean()) / (templ[inside].std() + 1e-6), 0.0)
-    return templ.astype(np.float32), alpha, np.asarray(rot, np.float64)
-
-
-def _masked_ncc(
-    image: npt.NDArray[np.float32],
-    usable: npt.NDArray[np.float32],
-    templ: npt.NDArray[np.float32],
-    alpha: npt.NDArray[np.float32],
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Normalised cross-correlation of ``templ`` (where ``alpha``) with ``image`` (where ``usable``)
-    at every place the template fits wholly, over the pixels both cover; and how many those are.
-
-    >>> rng = np.random.default_rng(0)
-    >>> img = rng.normal(size=(30, 30)).astype(np.float32)
-    >>> t = img[5:15, 8:20].copy()
-    >>> ncc, n = _masked_ncc(img, np.ones_like(img), t, np.ones_like(t))
-    >>> tuple(int(v) for v in np.unravel_index(np.argmax(ncc), ncc.shape)), round(float(ncc.max()), 3)
-    ((5, 8), 1.0)
-    """
-
-    def corr(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        return np.asarray(cv2.matchTemplate(a, b, cv2.TM_CCORR), np.float64)
-
-    ui, ui2 = usable * image, usable * image * image
-    at, at2 = alpha * templ, alpha * templ * templ
-    n = corr(usable, alpha)
-    s_i, s_i2 = corr(ui, alpha), corr(ui2, alpha)
-    s_t, s_t2 = corr(usable, at), corr(usable, at2)
-    s_ti = corr(ui, at)
-    return _ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti), n
-
-
-def _whole_ncc(
-    image: npt.NDArray[np.float32], templ: npt.NDArray[np.float32], alpha: npt.NDArray[np.float32]
-) -> npt.NDArray[np.float64]:
-    """:func:`_masked_ncc` where the whole image is usable: the template's sums are the same at
-    every place, so only the image's are slid.
-
-    >>> rng = np.random.default_rng(1)
-    >>> img = rng.normal(size=(30, 30)).astype(np.float32)
-    >>> t, a = rng.normal(size=(10, 12)).astype(np.float32), (rng.random((10, 12)) > 0.3).astype(np.float32)
-    >>> bool(np.allclose(_whole_ncc(img, t, a), _masked_ncc(img, np.ones_like(img), t, a)[0], atol=1e-5))
-    True
-    """
-
-    def corr(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        return np.asarray(cv2.matchTemplate(a, b, cv2.TM_CCORR), np.float64)
-
-    at = alpha * templ
-    s_i, s_i2, s_ti = corr(image, alpha), corr(image * image, alpha), corr(image, at)
-    n, s_t, s_t2 = (np.full_like(s_i, float(v.sum(dtype=np.float64))) for v in (alpha, at, at * at))
-    return _ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti)
-
-
-def _masked_nccs(
-    image: npt.NDArray[np.float32],
-    usable: npt.NDArray[np.float32],
-    templs: Sequence[npt.NDArray[np.float32]],
-    alpha: npt.NDArray[np.float32],
-) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
-    """:func:`_masked_ncc` of several templates that lie where the same ``alpha``, the image's sums
-    taken once: each one's correlations, and how many pixels both cover.
-
-    >>> rng = np.random.default_rng(3)
-    >>> img = rng.normal(size=(30, 30)).astype(np.float32)
-    >>> one, two = img[5:15, 8:20].copy(), rng.normal(size=(10, 12)).astype(np.float32)
-    >>> alpha = np.ones_like(one)
-    >>> nccs, n = _masked_nccs(img, np.ones_like(img), [one, two], alpha)
-    >>> bool(np.allclose(nccs[1], _masked_ncc(img, np.ones_like(img), two, alpha)[0]))
-    True
-    """
-
-    def corr(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        return np.asarray(cv2.matchTemplate(a, b, cv2.TM_CCORR), np.float64)
-
-    ui, ui2 = usable * image, usable * image * image
-    n, s_i, s_i2 = corr(usable, alpha), corr(ui, alpha), corr(ui2, alpha)
-    out = []
-    for templ in templs:
-        at = alpha * templ
-        out.append(_ncc_of_sums(n, s_i, s_i2, corr(usable, at), corr(usable, at * at), corr(ui, at)))
-    return out, n
-
-
-def _ncc_of_sums(
-    n: npt.NDArray[np.float64],
-    s_i: npt.NDArray[np.float64],
-    s_i2: npt.NDArray[np.float64],
-    s_t: npt.NDArray[np.float64],
-    s_t2: npt.NDArray[np.float64],
-    s_ti: npt.NDArray[np.float64],
-) -> npt.NDArray[np.float64]:
-    """Normalised cross-correlation from the masked sums of the image, the template, their squares
-    and their product over ``n`` pixels; -1 where fewer than 16 pixels or no variance."""
-    safe = np.maximum(n, 1.0)
-    var = (s_t2 - s_t**2 / safe) * (s_i2 - s_i**2 / safe)
-    cov = s_ti - s_t * s_i / safe
-    return np.asarray(np.where((n >= 16) & (var > 1e-9), cov / np.sqrt(np.maximum(var, 1e-9)), -1.0))
-
-
-def _near(
-    image: npt.NDArray[np.float32],
-    usable: npt.NDArray[np.float32],
-    shape: tuple[int, int],
-    x: int,
-    y: int,
-    reach: int,
-) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int, int]:
-    """The part of ``image`` and ``usable`` where a template of ``shape`` (h, w) placed with its
-    corner within ``reach`` pixels of (``x``, ``y``) lies, and that part's corner (x0, y0)."""
-    h, w = shape
-    y0, x0 = max(0, y - reach), max(0, x - reach)
-    window = (slice(y0, y + reach + h), slice(x0, x + reach + w))
-    return image[window], usable[window], x0, y0
-
-
-def _ncc_near(
-    image: npt.NDArray[np.float32],
-    usable: npt.NDArray[np.float32],
-    templs: npt.NDArray[np.float32],
-    alpha: npt.NDArray[np.float32],
-    x: int,
-    y: int,
-    reach: int = 3,
-) -> npt.NDArray[np.float64]:
-    """For each of ``templs`` (F, h, w, all lying where ``alpha``), its best :func:`_masked_ncc`
-    placed within ``reach`` pixels of (``x``, ``y``); -1 each where the template does not fit.
-
-    >>> rng = np.random.default_rng(1)
-    >>> img = rng.normal(size=(40, 40)).astype(np.float32)
-    >>> templs = np.stack([rng.normal(size=(10, 8)), img[12:22, 20:28]]).astype(np.float32)
-    >>> _ncc_near(img, np.ones_like(img), templs, np.ones((10, 8), np.float32), 18, 10).round(3)[1]
-    np.float64(1.0)
-    """
-    from numpy.lib.stride_tricks import sliding_window_view
-
-    h, w = alpha.shape
-    img, use, _, _ = _near(image, usable, (h, w), x, y, reach)
-    if img.shape[0] < h or img.shape[1] < w:
-        return np.full(len(templs), -1.0)
-    patches = sliding_window_view(img, (h, w)).reshape(-1, h * w)  # (places, pixels)
-    mask = (sliding_window_view(use, (h, w)) * alpha).reshape(-1, h * w)
-    t = templs.reshape(len(templs), h * w).T  # (pixels, F)
-    n = mask.sum(1)[:, None]
-    s_i = (mask * patches).sum(1)[:, None]
-    s_i2 = (mask * patches * patches).sum(1)[:, None]
-    s_t, s_t2, s_ti = mask @ t, mask @ (t * t), (mask * patches) @ t
-    return np.asarray(_ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti).max(axis=0), np.float64)
-
-
-def _best_place(
-    image: npt.NDArray[np.float32],
-    usable: npt.NDArray[np.float32],
-    templ: npt.NDArray[np.float32],
-    alpha: npt.NDArray[np.float32],
-    x: int,
-    y: int,
-    reach: int,
-) -> tuple[int, int]:
-    """Where (its corner) ``templ`` correlates best with ``image`` (:func:`_masked_ncc`) within
-    ``reach`` pixels of (``x``, ``y``); (``x``, ``y``) when it fits nowhere there.
-
-    >>> rng = np.random.default_rng(2)
-    >>> img = rng.normal(size=(40, 40)).astype(np.float32)
-    >>> _best_place(img, np.ones_like(img), img[12:22, 20:28], np.ones((10, 8), np.float32), 18, 10, 3)
-    (20, 12)
-    """
-    h, w = alpha.shape
-    img, use, x0, y0 = _near(image, usable, (h, w), x, y, reach)
-    if img.shape[0] < h or img.shape[1] < w:
-        return x, y
-    ncc, _ = _masked_ncc(img, use, templ, alpha)
-    row, col = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
-    return x0 + int(col), y0 + int(row)
-
-
 def _face_corners(w: float, h: float) -> npt.NDArray[np.float64]:
     """A face's corners w × h: top-left, top-right, bottom-right, bottom-left (4 × 2).
 
@@ -1399,123 +1179,3 @@ def _chroma(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
     the light counts for nothing)."""
     lab = cv2.cvtColor(cv2.GaussianBlur(bgr, (0, 0), 2.0), cv2.COLOR_BGR2LAB)[..., 1:].astype(np.float64)
     return np.asarray(lab - np.median(lab.reshape(-1, 2), axis=0), np.float64)
-
-
-def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardInstance]:
-    """The faces step: each card found by its face (``found``) replaces the cards the corner
-    indices made of it, and is added as a card read from both corners. A card read from both
-    corners is the found one when their boxes overlap by half (intersection over union), or when it
-    has the found card's name and half its box lies inside the face's (a card mostly covered shows
-    a strip along one edge, its two indices at the strip's ends). A card not named (``??``,
-    ``?C``; a joker of unknown size is matched as a named card is, and names any joker found) is the found one when half its
-    box lies inside the face's (a sign of the card the classifier could not name). One read from a
-    single corner is, when its box's middle lies within a fifth of the card's width of one of the
-    face's index places (:meth:`FaceMatch.index_points`). A card found under another
-    (:attr:`FaceMatch.covered`) replaces a card read from both corners only when not named or named
-    as it (the card over it lies mostly in its outline), and one read from a single corner of
-    another name only when that corner lies on no card found or located on top
-    (:attr:`FaceMatch.located`: those are not added, their corners' reading stands). A joker found without its size (``?J``)
-    takes the size its corners named, when they named a joker.
-
-    >>> quad = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64)
-    >>> corner = CardInstance("??", -1, 0.3, (2.0, 4.0, 10.0, 14.0), 1)
-    >>> other = CardInstance("5H", 16, 0.9, (40.0, 60.0, 90.0, 150.0), 2)
-    >>> [c.card for c in place_faces([corner, other], [FaceMatch("KS", 30, quad)])]
-    ['5H', 'KS']
-    >>> strip = CardInstance("KS", 46, 0.9, (1.0, 62.0, 61.0, 92.0), 2)
-    >>> [c.card for c in place_faces([strip], [FaceMatch("KS", 30, quad)])]
-    ['KS']
-    >>> inner = CardInstance("??", -1, 0.4, (20.0, 30.0, 40.0, 50.0), 1)
-    >>> [c.card for c in place_faces([inner], [FaceMatch("KS", 30, quad)])]
-    ['KS']
-    >>> joker = CardInstance("?J", -1, 0.8, (5.0, 10.0, 50.0, 60.0), 2)
-    >>> [c.card for c in place_faces([joker], [FaceMatch("SJ", 30, quad)])]
-    ['SJ']
-    >>> big = CardInstance("BJ", 53, 0.9, (2.0, 4.0, 10.0, 14.0), 1)
-    >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
-    ['BJ']
-    """
-    over = [f.quad.astype(np.float32) for f in found if not f.covered]  # cards lying on top
-    found = [f for f in found if not f.located]
-    if not found:
-        return cards
-    out = []
-    named: dict[int, list[CardInstance]] = {}  # found card → the corner readings it replaces
-    inside = box_inside(
-        np.array([c.box for c in cards], np.float32).reshape(-1, 4),
-        np.array([f.box for f in found], np.float32),
-    )  # the share of each card read by its corners that lies in each face's box
-    for i, card in enumerate(cards):
-        x1, y1, x2, y2 = card.box
-        at = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-        covering = [
-            k
-            for k, f in enumerate(found)
-            if (
-                "?" in card.card
-                and card.card != "?J"
-                and inside[i, k] >= 0.5
-                or (
-                    (not f.covered or _same_card(card.card, f.card))
-                    and (
-                        _iou(card.box, f.box) >= 0.5
-                        or (_same_card(card.card, f.card) and inside[i, k] >= 0.5)
-                    )
-                    if card.corners >= 2
-                    else float(np.min(np.linalg.norm(f.index_points() - at, axis=1))) <= 0.2 * f.width()
-                    and (
-                        not f.covered
-                        or _same_card(card.card, f.card)
-                        or not any(
-                            cv2.pointPolygonTest(q, (float(at[0]), float(at[1])), False) >= 0 for q in over
-                        )
-                    )
-                )
-            )
-        ]
-        for k in covering:
-            named.setdefault(k, []).append(card)
-        if not covering:
-            out.append(card)
-    for k, f in enumerate(found):
-        name, cid = f.card, -1 if "?" in f.card else class_id(f.card)
-        jokers = [c for c in named.get(k, []) if c.card in JOKER_NAMES]
-        if name == "?J" and jokers:
-            name = max(jokers, key=lambda c: c.score).card
-            cid = class_id(name)
-        out.append(CardInstance(name, cid, f.score, f.box, 2))
-    return out
-
-
-def _could_be(read: str, card: str) -> bool:
-    """Whether a card read by its corners could be ``card``: its name, or a card not named in full
-    that it is one of.
-
-    >>> _could_be("KS", "KS"), _could_be("K?", "KS"), _could_be("??", "BJ"), _could_be("?J", "KS")
-    (True, True, True, False)
-    """
-    return read == card or bool(parse_any(read).candidates & parse_any(card).candidates)
-
-
-def _same_card(read: str, face: str) -> bool:
-    """Whether a card read by its corners can be the card a face was found as: the same name, or a
-    joker of unknown size (``?J``) and a joker.
-
-    >>> _same_card("KS", "KS"), _same_card("?J", "SJ"), _same_card("SJ", "?J"), _same_card("?J", "KS")
-    (True, True, True, False)
-    """
-    jokers = (*JOKER_NAMES, "?J")
-    return read == face or (read in jokers and face in jokers)
-
-
-def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """Intersection over union of two boxes.
-
-    >>> _iou((0, 0, 2, 2), (1, 0, 3, 2))
-    0.3333333333333333
-    """
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
