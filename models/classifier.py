@@ -14,7 +14,8 @@ cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, size, si
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -245,6 +246,51 @@ def accuracy(net: Any, data: CropSet, batch: int = 1024) -> float:
     return correct / max(1, len(data.y))
 
 
+#: The crop networks' training, shared by every trainer (:func:`train_classifier`, the GPU run's
+#: :func:`models.gpu.trainers.train_classifiers`, :func:`models.enroll.fine_tune`): AdamW with this
+#: weight decay, cross-entropy with this label smoothing, one :func:`train_step` per batch.
+WEIGHT_DECAY = 5e-4
+LABEL_SMOOTHING = 0.05
+
+
+def crop_optimiser(net: Any, lr: float) -> Any:
+    """The crop networks' optimiser: AdamW at ``lr`` with :data:`WEIGHT_DECAY`."""
+    import torch
+
+    return torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=WEIGHT_DECAY)
+
+
+def crop_loss() -> Any:
+    """The crop networks' loss: cross-entropy with :data:`LABEL_SMOOTHING`."""
+    import torch
+
+    return torch.nn.CrossEntropyLoss(label_smoothing=LABEL_SMOOTHING)
+
+
+def train_step(
+    net: Any,
+    opt: Any,
+    loss_fn: Any,
+    x: Any,
+    y: Any,
+    lr: float | None = None,
+    autocast: Callable[[], AbstractContextManager[Any]] = nullcontext,
+) -> Any:
+    """One optimiser step of a crop network on a batch already jittered (``x`` float, ``y``
+    classes): the learning rate set to ``lr`` when given (else the optimiser's or its scheduler's),
+    the loss under ``autocast()`` (bf16 on a GPU), gradients zeroed, backward, step. Returns the
+    loss (a tensor)."""
+    if lr is not None:
+        for g in opt.param_groups:
+            g["lr"] = lr
+    with autocast():
+        loss = loss_fn(net(x), y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss
+
+
 def train_classifier(
     train: CropSet,
     val: list[tuple[str, CropSet]],
@@ -285,10 +331,10 @@ def train_classifier(
             own.update(state)
             state = own
         net.load_state_dict(state)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    opt = crop_optimiser(net, lr)
     steps = epochs * ((len(train.y) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    loss_fn = crop_loss()
     rng = np.random.default_rng(seed)
     best, best_state, scores = -1.0, None, {}
     for epoch in range(epochs):
@@ -298,10 +344,7 @@ def train_classifier(
         for i in range(0, len(order), batch):
             idx = order[i : i + batch]
             xt = torch.from_numpy(augment(train.x[idx], rng, augmentation))
-            loss = loss_fn(net(xt), torch.from_numpy(train.y[idx]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            loss = train_step(net, opt, loss_fn, xt, torch.from_numpy(train.y[idx]))
             sched.step()
             if (i // batch) % 50 == 0:
                 print(f"  batch {i // batch} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)

@@ -812,7 +812,7 @@ def gpu_pack_command(
     """Write the folder that travels to the GPU machine (here).
 
     The training decks' face atlases, the randomised decks' fonts, and the wheels the machine's image
-    lacks (models.gpu)."""
+    lacks (models.gpu.packing)."""
     from models.gpu import GpuRunError, pack
 
     try:
@@ -927,12 +927,10 @@ def gpu_train_command(
 ) -> None:
     """Render and train the classifier variants and the localiser in one budget (there).
 
-    Writes their weights, metrics.json and the logs into OUT (models.gpu)."""
-    from types import SimpleNamespace
+    Writes their weights, metrics.json and the logs into OUT (models.gpu.runs)."""
+    from models.gpu import GpuRunError, GpuTrainConfig, run
 
-    from models.gpu import GpuRunError, run
-
-    args = SimpleNamespace(
+    args = GpuTrainConfig(
         out=out,
         budget=budget,
         workers=workers,
@@ -1049,14 +1047,12 @@ def gpu_localisers_command(
 
     Writes loc_NAME.pt for each variant, their logs, metrics.json and log.txt; evaluate here with
     `tractorcam export`, `gpu check --localiser` and the selection rule (docs/gpu.md)."""
-    from types import SimpleNamespace
-
-    from models.gpu import GpuRunError, run_localisers
+    from models.gpu import GpuLocalisersConfig, GpuRunError, run_localisers
 
     _cache(cache)
     if not 0.0 <= tiles <= 1.0:
         raise typer.BadParameter(f"--tiles {tiles}: a share from 0 to 1")
-    args = SimpleNamespace(
+    args = GpuLocalisersConfig(
         out=out,
         budget=budget,
         workers=workers,
@@ -1091,7 +1087,7 @@ def gpu_soup_command(
 ) -> None:
     """Interpolate a fine-tuned classifier's weights with its base's (weight-space ensembling, here).
 
-    (1 - alpha) * base + alpha * tuned, written as OUT.pt and OUT.onnx (models.gpu.soup)."""
+    (1 - alpha) * base + alpha * tuned, written as OUT.pt and OUT.onnx (models.gpu.checks.soup)."""
     from models.gpu import GpuRunError, soup
 
     try:
@@ -1136,8 +1132,9 @@ def gpu_check_command(
 ) -> None:
     """Compare a run's networks with the shipped ones on selection splits (here).
 
-    Classifiers: top-1 on label crops; localisers: recall and boxes on no index (models.gpu)."""
-    from models.gpu import GpuRunError, _cell, check_classifiers, check_localisers
+    Classifiers: top-1 on label crops; localisers: recall and boxes on no index (models.gpu.checks)."""
+    from models.gpu import GpuRunError, check_classifiers, check_localisers
+    from models.gpu.checks import _cell
 
     try:
         tables = (

@@ -113,12 +113,12 @@ def fine_tune(
     """Fine-tune the index classifier (from ``init``, default the shipped weights) for ``minutes``
     (or, when ``steps`` is given, for that many steps whatever the time) on the batches
     ``batch(generator)`` gives (uint8 crops, classes), each jittered in colour and sharpness
-    (:func:`models.gpu.augment_torch`), the learning rate falling from :data:`LR` to a tenth; writes
+    (:func:`models.gpu.trainers.augment_torch`), the learning rate falling from :data:`LR` to a tenth; writes
     ``folder/classifier.pt`` and ``folder/classifier.onnx`` and returns the steps."""
     import torch
 
-    from models.classifier import build_net, export_onnx
-    from models.gpu import augment_torch
+    from models.classifier import build_net, crop_loss, crop_optimiser, export_onnx, train_step
+    from models.gpu.trainers import augment_torch
     from vision.crops import CROP_PAD, CROP_SIZE
     from vision.settings import CHECKPOINTS_DIR
 
@@ -126,21 +126,17 @@ def fine_tune(
     gen = torch.Generator().manual_seed(seed)
     net = build_net(width=2.0)
     net.load_state_dict(torch.load(init or CHECKPOINTS_DIR / "classifier.pt", map_location="cpu"))
-    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=5e-4)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    opt = crop_optimiser(net, LR)
+    loss_fn = crop_loss()
     start = time.monotonic()
     end = start + 60 * minutes
     done, seen, last = 0, 0, start
     net.train()
     while done < steps if steps else time.monotonic() < end:
         frac = done / steps if steps else (time.monotonic() - start) / (end - start)
-        for g in opt.param_groups:
-            g["lr"] = LR * (0.1 + 0.9 * (1 - frac))
+        lr = LR * (0.1 + 0.9 * (1 - frac))
         x, y = batch(gen)
-        loss = loss_fn(net(augment_torch(x, gen)), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        loss = train_step(net, opt, loss_fn, augment_torch(x, gen), y, lr)
         done += 1
         seen += len(y)
         if time.monotonic() - last > 60:

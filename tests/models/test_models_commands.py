@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from models import cli as models_cli
 from models import gpu
+from models.gpu import packing
 from models.synth import cli as synth_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,7 @@ def _imports_argparse(path: Path) -> bool:
 
 def test_no_project_module_imports_argparse() -> None:
     sources = _project_sources()
-    assert ROOT / "models" / "gpu.py" in sources and ROOT / "tests" / "test_imports.py" in sources
+    assert ROOT / "models" / "gpu" / "runs.py" in sources and ROOT / "tests" / "test_imports.py" in sources
     assert [str(p.relative_to(ROOT)) for p in sources if _imports_argparse(p)] == []
 
 
@@ -173,9 +174,30 @@ def test_gpu_train_hands_run_every_option_it_reads(tmp_path: Path, monkeypatch: 
     result = CliRunner().invoke(models_cli.gpu_app, [*args, "--no-localiser"])
     assert result.exit_code == 0, result.output
     (ns,) = seen
+    assert isinstance(ns, gpu.GpuTrainConfig)
     assert ns.out == tmp_path / "out" and ns.budget == 60.0 and ns.localiser is False
     assert ns.variant == ["a:1:0.01", "b:2:0.02:init"] and ns.loc_data == "/tmp/gpu_loc"
     assert read and read <= set(vars(ns)), read - set(vars(ns))
+
+
+def test_the_runs_typed_options_default_as_the_command_line_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gpu train OUT`` and ``gpu localisers OUT`` with no option hand their runs the configs built
+    from OUT alone: every default of :class:`~models.gpu.GpuTrainConfig` and
+    :class:`~models.gpu.GpuLocalisersConfig` is the command line's."""
+    seen: list[Any] = []
+    monkeypatch.setattr(gpu, "run", seen.append)
+    monkeypatch.setattr(gpu, "run_localisers", seen.append)
+    for command in ("train", "localisers"):
+        result = CliRunner().invoke(models_cli.gpu_app, [command, str(tmp_path / command)])
+        assert result.exit_code == 0, result.output
+    assert seen == [gpu.GpuTrainConfig(tmp_path / "train"), gpu.GpuLocalisersConfig(tmp_path / "localisers")]
+    assert seen[0].variant == models_cli.GPU_VARIANTS and seen[0].bank_art_share == 0.5
+    assert tuple(seen[1].variant) == models_cli.GPU_LOC_VARIANTS
+    # a negative --bank-art-share: every face alike (None)
+    CliRunner().invoke(models_cli.gpu_app, ["train", str(tmp_path / "t"), "--bank-art-share", "-1"])
+    assert seen[-1].bank_art_share is None
 
 
 def test_gpu_check_takes_repeated_options(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,8 +247,8 @@ def test_pack_takes_the_command_line_and_what_it_needs(
     """``gpu pack`` downloads typer and its requirements (and pydantic's) at this install's versions:
     the GPU machine installs the wheels with --no-deps and then runs ``python3 -m tractorcam_cli gpu``."""
     downloads: list[tuple[str, str]] = []
-    monkeypatch.setattr(gpu, "art_designs", lambda: ())
-    monkeypatch.setattr(gpu, "_download", lambda dest, req, python="": downloads.append((req, python)))
+    monkeypatch.setattr(packing, "art_designs", lambda: ())
+    monkeypatch.setattr(packing, "_download", lambda dest, req, python="": downloads.append((req, python)))
     gpu.pack(tmp_path, font_kb=0)
     packed = {req.partition("==")[0]: (req.partition("==")[2], python) for req, python in downloads}
     needed = _requirement_closure(("typer", "pydantic"))
@@ -240,9 +262,9 @@ def test_pack_leaves_the_localisers_wheels_out_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     downloads: list[str] = []
-    monkeypatch.setattr(gpu, "art_designs", lambda: ())
+    monkeypatch.setattr(packing, "art_designs", lambda: ())
     monkeypatch.setattr(
-        gpu, "_download", lambda dest, req, python="": downloads.append(req.partition("==")[0])
+        packing, "_download", lambda dest, req, python="": downloads.append(req.partition("==")[0])
     )
     gpu.pack(tmp_path / "a", font_kb=0, localiser=False)
     assert not set(gpu.LOCALISER_WHEELS) & set(downloads) and {"typer", "pydantic"} <= set(downloads)
@@ -257,7 +279,7 @@ def test_packed_atlases_are_webp_of_the_quality_asked(
     """One training deck's atlas at two qualities: WebP (read back by content), the lower one smaller."""
     import cv2
 
-    monkeypatch.setattr(gpu, "art_designs", lambda: ("anglo",))
+    monkeypatch.setattr(packing, "art_designs", lambda: ("anglo",))
     sizes = {}
     for q in (92, 60):
         out = tmp_path / f"q{q}"

@@ -1,9 +1,10 @@
-"""The GPU training command (models.gpu): what travels, what the workers cut, how the nets learn.
+"""The GPU training command (the package models.gpu): what travels, what the workers cut, how the nets learn.
 
 The whole command is run here with a tiny budget by hand before each GPU run (docs/gpu.md); these
 tests pin its parts.
 """
 
+import dataclasses
 import types
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 import torch
 
 from models import gpu
+from models.gpu import render, trainers
 from models.synth.dataset import image_seed
 from models.synth.designs import HELDOUT_NAMES, HELDOUT_VAL, HELDOUT_VAL_PROC
 from vision.classifier import BACKGROUND
@@ -156,7 +158,7 @@ def test_a_tile_job_writes_labelled_face_tiles_and_negatives_for_the_localisers(
 
     assert cv2.imread(str(images[0])).shape == (640, 640, 3)
     # bare-surface and empty tiles are part of the mix: some tiles of a job carry no label
-    settings = gpu._localiser_tiles()
+    settings = render._localiser_tiles()
     assert settings.empty_share > 0 and settings.bare_share > 0 and settings.joker_share > 0
     more = gpu.TileJob(8, ("anglo",), 30, str(tmp_path / "b"))
     gpu.tile_job(more)
@@ -176,11 +178,40 @@ def test_gpu_jitter_keeps_range_shape_and_is_seeded():
 
 def test_learning_rate_warms_up_then_falls_to_two_percent():
     peak = 1e-3
-    assert gpu._lr(0.0, peak) == pytest.approx(0.02 * peak)
-    assert gpu._lr(0.05, peak) == pytest.approx(peak)
-    assert gpu._lr(0.5, peak) < peak
-    assert gpu._lr(1.0, peak) == pytest.approx(0.02 * peak)
-    assert gpu._lr(0.3, peak) > gpu._lr(0.6, peak) > gpu._lr(0.9, peak)
+    assert trainers._lr(0.0, peak) == pytest.approx(0.02 * peak)
+    assert trainers._lr(0.05, peak) == pytest.approx(peak)
+    assert trainers._lr(0.5, peak) < peak
+    assert trainers._lr(1.0, peak) == pytest.approx(0.02 * peak)
+    assert trainers._lr(0.3, peak) > trainers._lr(0.6, peak) > trainers._lr(0.9, peak)
+
+
+def test_one_training_step_is_the_hand_written_one():
+    """Every crop trainer (the epochs of ``heads``, the GPU run's variants, enrolment's fine-tune)
+    takes its steps through ``train_step``: the learning rate set, the label-smoothed loss, zeroed
+    gradients, backward, AdamW's step; the same weights as that step written out."""
+    import copy
+
+    from models.classifier import build_net, crop_loss, crop_optimiser, train_step
+
+    torch.manual_seed(0)
+    a = build_net(width=0.25)
+    b = copy.deepcopy(a)
+    x, y = torch.rand(8, 3, CROP_SIZE, CROP_SIZE), torch.arange(8)
+    opt_a = crop_optimiser(a, 0.01)
+    opt_b = torch.optim.AdamW(b.parameters(), lr=0.01, weight_decay=5e-4)
+    torch.manual_seed(1)  # the same dropout masks
+    loss = train_step(a, opt_a, crop_loss(), x, y, lr=0.003)
+    for g in opt_b.param_groups:
+        g["lr"] = 0.003
+    torch.manual_seed(1)
+    ref = torch.nn.CrossEntropyLoss(label_smoothing=0.05)(b(x), y)
+    opt_b.zero_grad()
+    ref.backward()
+    opt_b.step()
+    assert torch.equal(loss, ref) and opt_a.param_groups[0]["lr"] == 0.003
+    assert all(
+        torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values(), strict=True)
+    )
 
 
 @pytest.mark.slow
@@ -188,7 +219,7 @@ def test_classifiers_learn_from_a_growing_pool(monkeypatch: pytest.MonkeyPatch):
     """Training runs to a deadline on the clock; here the clock moves 20 ms per look, so the run
     takes the same steps however busy the machine is."""
     ticks = iter(range(10**9))
-    monkeypatch.setattr(gpu, "time", types.SimpleNamespace(time=lambda: 1000.0 + 0.02 * next(ticks)))
+    monkeypatch.setattr(trainers, "time", types.SimpleNamespace(time=lambda: 1000.0 + 0.02 * next(ticks)))
     rng = np.random.default_rng(0)
     pool = gpu.CropPool("cpu")
     delivered = []
@@ -202,7 +233,7 @@ def test_classifiers_learn_from_a_growing_pool(monkeypatch: pytest.MonkeyPatch):
     deliver()
     pool.flush()
     variants = gpu.build_variants(["a:0.5:0.003"], "cpu")
-    start = gpu.time.time()
+    start = trainers.time.time()
     gpu.train_classifiers(variants, pool, deliver, start, start + 6.0, "cpu", 64, lambda _m: None)
     assert len(pool) == sum(delivered) > 256  # the pool grew while training
     assert variants[0].steps > 5
@@ -217,7 +248,7 @@ def test_the_joker_head_learns_its_three_classes_from_the_55(monkeypatch: pytest
     """The pool keeps the 55 classes; ``labels`` maps them to the joker head's: a card (5) and
     background are "not a joker" (0), the small joker 1, the big joker 2."""
     ticks = iter(range(10**9))
-    monkeypatch.setattr(gpu, "time", types.SimpleNamespace(time=lambda: 1000.0 + 0.02 * next(ticks)))
+    monkeypatch.setattr(trainers, "time", types.SimpleNamespace(time=lambda: 1000.0 + 0.02 * next(ticks)))
     rng = np.random.default_rng(1)
     pool = gpu.CropPool("cpu")
     shade = {5: 20, BACKGROUND: 20, 52: 120, 53: 230}
@@ -228,7 +259,7 @@ def test_the_joker_head_learns_its_three_classes_from_the_55(monkeypatch: pytest
     from vision.heads import JOKER_HEAD_LABELS
 
     variants = gpu.build_variants(["j:0.5:0.003"], "cpu", classes=3, size=48)
-    start = gpu.time.time()
+    start = trainers.time.time()
     gpu.train_classifiers(
         variants, pool, lambda: None, start, start + 6.0, "cpu", 64, lambda _m: None, labels=JOKER_HEAD_LABELS
     )
@@ -240,9 +271,47 @@ def test_the_joker_head_learns_its_three_classes_from_the_55(monkeypatch: pytest
     assert gpu.accuracy_on(variants[0].net, CropSet(test_x, test_y), "cpu", labels=JOKER_HEAD_LABELS) == 1.0
 
 
+@pytest.mark.slow
+def test_a_tiny_run_on_the_cpu_writes_weights_log_and_metrics_with_its_options(tmp_path):
+    """``gpu train`` end to end here with a tiny budget (one worker, no localiser, no face bank), as
+    it is rehearsed before a GPU run: it renders scenes, trains a variant from their crops, and
+    writes its weights, the log and metrics.json with the options it ran with."""
+    import json
+
+    from models.classifier import build_net
+
+    out = tmp_path / "out"
+    config = gpu.GpuTrainConfig(
+        out,
+        budget=60.0,
+        workers=1,
+        chunk=1,
+        warmup=2.0,
+        tail=5.0,
+        batch=16,
+        val_scenes=1,
+        variant=["a:0.25:0.003"],
+        device="cpu",
+        bank_share=0.0,
+        localiser=False,
+        loc_data=str(tmp_path / "loc"),
+        loc_project=str(tmp_path / "loc_run"),
+    )
+    metrics = gpu.run(config)
+    assert json.loads((out / "metrics.json").read_text()) == metrics
+    assert metrics["device"] == "cpu" and metrics["bank_faces"] == 0 and "localiser_rc" not in metrics
+    assert metrics["scenes"] > 0 and 0 < metrics["pool"] <= metrics["crops"] and metrics["val_crops"] > 0
+    assert metrics["head"] == {"name": "cards", "classes": 55, "pad": CROP_PAD, "size": CROP_SIZE}
+    assert metrics["variants"]["a"]["steps"] > 0
+    assert metrics["args"]["variant"] == "['a:0.25:0.003']" and metrics["args"]["localiser"] == "False"
+    assert list(metrics["args"]) == [f.name for f in dataclasses.fields(gpu.GpuTrainConfig)]
+    build_net(width=0.25).load_state_dict(torch.load(out / "cls_a.pt"))
+    assert "classifiers start" in (out / "log.txt").read_text()
+
+
 def test_an_unknown_head_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(gpu.GpuRunError, match="--head"):
-        gpu.run(types.SimpleNamespace(head="suits", out=tmp_path))
+        gpu.run(gpu.GpuTrainConfig(tmp_path, head="suits"))
 
 
 def test_a_bad_variant_spec_is_refused():
