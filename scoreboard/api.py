@@ -31,9 +31,26 @@ from contract.deals import DealLogIn, DealScore
 from contract.events import EdgeEvent, EventPosted
 from engine.jsontext import load_json
 from scoreboard import auth, feed
-from scoreboard.errors import ServiceError
+from scoreboard.alerts import Alerts, LookClosed, Settled
+from scoreboard.db import Database
+from scoreboard.deals import DealPosted, DealRefused, Deals
+from scoreboard.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    Malformed,
+    NotFound,
+    ServiceError,
+    TooLarge,
+    TooManyAttempts,
+    Unauthorised,
+)
 from scoreboard.games import describe as describe_game
+from scoreboard.idempotency import Outcome, Replayed
+from scoreboard.live_events import EventPosted as EventOutcome
+from scoreboard.live_events import LiveEvents
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, TableGame, User
+from scoreboard.rows import alert_dict, table_row
 from scoreboard.schemas import (
     MAX_ID,
     AlertClose,
@@ -64,6 +81,7 @@ from scoreboard.schemas import (
 from scoreboard.security import bearer, hash_password
 from scoreboard.service import Scoreboard
 from scoreboard.settings import Settings
+from scoreboard.tables import Tables, summary
 
 router = APIRouter(prefix="/api")
 MAX_KEY = 200
@@ -88,10 +106,37 @@ def get_settings(request: Request) -> Settings:
 Board = Annotated[Scoreboard, Depends(get_board)]
 
 
+def get_database(board: Board) -> Database:
+    return board.db
+
+
+def get_tables(board: Board) -> Tables:
+    return board.tables
+
+
+def get_deals(board: Board) -> Deals:
+    return board.deals
+
+
+def get_alerts(board: Board) -> Alerts:
+    return board.alerts
+
+
+def get_events(board: Board) -> LiveEvents:
+    return board.events
+
+
+Db = Annotated[Database, Depends(get_database)]
+TablesPart = Annotated[Tables, Depends(get_tables)]
+DealsPart = Annotated[Deals, Depends(get_deals)]
+AlertsPart = Annotated[Alerts, Depends(get_alerts)]
+EventsPart = Annotated[LiveEvents, Depends(get_events)]
+
+
 def table_id_path(table_id: Annotated[str, Path(max_length=64)]) -> str:
     """A table id (32 hex digits); anything else names no table."""
     if not TABLE_ID.match(table_id):
-        raise ServiceError(404, "no such table")
+        raise NotFound("no such table")
     return table_id
 
 
@@ -100,27 +145,27 @@ Seq = Annotated[int, Path(ge=1, le=MAX_ID)]
 Cursor = Annotated[int, Query(ge=0, le=MAX_ID)]
 
 
-def referee(request: Request, board: Board) -> auth.Principal:
-    return auth.require(request, board.db, get_settings(request).admin_token, "referee")
+def referee(request: Request, db: Db) -> auth.Principal:
+    return auth.require(request, db, get_settings(request).admin_token, "referee")
 
 
-def admin(request: Request, board: Board) -> auth.Principal:
-    return auth.require(request, board.db, get_settings(request).admin_token, "admin")
+def admin(request: Request, db: Db) -> auth.Principal:
+    return auth.require(request, db, get_settings(request).admin_token, "admin")
 
 
 Referee = Annotated[auth.Principal, Depends(referee)]
 Admin = Annotated[auth.Principal, Depends(admin)]
 
 
-def table_caller(request: Request, table_id: TableId, board: Board) -> str:
+def table_caller(request: Request, table_id: TableId, db: Db) -> str:
     """The table id, once the request's token is that table's own."""
-    auth.table_caller(request, board.db, table_id)
+    auth.table_caller(request, db, table_id)
     return table_id
 
 
-def table_of_token(request: Request, board: Board) -> str:
+def table_of_token(request: Request, db: Db) -> str:
     """The id of the table whose token the request carries."""
-    return auth.table_of_token(request, board.db)[0]
+    return auth.table_of_token(request, db)[0]
 
 
 def idempotency_key(
@@ -130,29 +175,98 @@ def idempotency_key(
 ) -> str:
     key = (key or "").strip()
     if not key:
-        raise ServiceError(400, "missing Idempotency-Key header")
+        raise Malformed("missing Idempotency-Key header")
     if len(key) > MAX_KEY:
-        raise ServiceError(400, f"Idempotency-Key longer than {MAX_KEY} characters")
+        raise Malformed(f"Idempotency-Key longer than {MAX_KEY} characters")
     return key
 
 
 Key = Annotated[str, Depends(idempotency_key)]
 
 
-async def raw_json(request: Request) -> Any:
+async def raw_json(request: Request) -> object:
     """The body exactly as sent (stored and hashed as sent; the models only check its form). It
     has passed :class:`scoreboard.guard.BodyGuard`'s bounds already."""
     body = await request.body()
     if not body.strip():
-        raise ServiceError(400, "empty body: expected JSON")
+        raise Malformed("empty body: expected JSON")
     return load_json(body)
 
 
-Raw = Annotated[Any, Depends(raw_json)]
+Raw = Annotated[object, Depends(raw_json)]
+
+
+# --- from the service's outcomes and refusals to HTTP ----------------------------------------------
+
+#: The status each kind of refusal answers with (the first of its classes found here): the one
+#: place where a :class:`~scoreboard.errors.ServiceError` becomes HTTP (:func:`service_error`; the
+#: pages render their forms' refusals with the same status).
+ERROR_STATUS: dict[type[ServiceError], int] = {
+    Malformed: 400,
+    Unauthorised: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    TooLarge: 413,
+    Invalid: 422,
+    TooManyAttempts: 429,
+    ServiceError: 400,
+}
+#: The status of a post's outcome: a replay answers as the first time did.
+OUTCOME_STATUS = {Outcome.CREATED: 201, Outcome.REFUSED: 422}
+
+
+def error_status(exc: ServiceError) -> int:
+    return next(ERROR_STATUS[c] for c in type(exc).__mro__ if c in ERROR_STATUS)
+
+
+def error_headers(exc: ServiceError) -> dict[str, str] | None:
+    if isinstance(exc, Unauthorised):
+        return {"WWW-Authenticate": "Bearer"}
+    if isinstance(exc, TooManyAttempts):
+        return {"Retry-After": str(exc.retry_after)}
+    return None
+
+
+def service_error(exc: ServiceError) -> JSONResponse:
+    """The answer to a refusal: ``{"detail": <one line>}`` with its status and headers."""
+    return JSONResponse({"detail": exc.message}, status_code=error_status(exc), headers=error_headers(exc))
 
 
 def reply(status: int, body: Any, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+def deal_location(table_id: str, seq: int) -> str:
+    return f"/api/tables/{table_id}/deals/{seq}"
+
+
+def replayed(table_id: str, out: Replayed) -> JSONResponse:
+    """A repeated post's answer: the first one's, marked ``Idempotent-Replayed``."""
+    headers = {"Location": deal_location(table_id, out.deal)} if out.deal is not None else {}
+    return reply(OUTCOME_STATUS[out.outcome], out.body, {**headers, "Idempotent-Replayed": "true"})
+
+
+def deal_posted(table_id: str, out: DealPosted) -> JSONResponse:
+    """201 with the score and the deal's address, or 422 with the refusal and its alert."""
+    if isinstance(out, Replayed):
+        return replayed(table_id, out)
+    if isinstance(out, DealRefused):
+        return reply(422, out.body())
+    return reply(201, out.result, {"Location": deal_location(out.table_id, out.seq)})
+
+
+def event_posted(table_id: str, out: EventOutcome) -> JSONResponse:
+    if isinstance(out, Replayed):
+        return replayed(table_id, out)
+    return reply(201, out.body())
+
+
+def settled(out: Settled) -> JSONResponse:
+    """201 with the new version (or a refused log's new deal); 200 with a look closed as it is."""
+    if isinstance(out, LookClosed):
+        return reply(200, out.alert)
+    return reply(201, out.body())
 
 
 #: A table's deal log refused (422): kept as a ``refused`` alert for a referee.
@@ -165,45 +279,44 @@ DEAL_REFUSED: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/tables", status_code=201, response_model=TableCreated)
-def create_table(body: TableCreate, board: Board, _: Admin) -> JSONResponse:
-    table_id, token = board.create_table(body)
+def create_table(body: TableCreate, tables: TablesPart, _: Admin) -> JSONResponse:
+    table_id, token = tables.create(body)
     return reply(201, {"id": table_id, "token": token}, {"Location": f"/api/tables/{table_id}"})
 
 
 @router.get("/tables", response_model=TableList)
-def list_tables(board: Board) -> dict[str, Any]:
-    with board.db.read() as s:
+def list_tables(db: Db) -> dict[str, Any]:
+    with db.read() as s:
         tables = s.scalars(select(ScoreTable).order_by(ScoreTable.name)).all()
         cursor = s.scalar(select(func.max(Event.id))) or 0
-        return {"tables": [board.summary(s, t) for t in tables], "cursor": cursor}
+        return {"tables": [summary(s, t) for t in tables], "cursor": cursor}
 
 
 @router.get("/tables/{table_id}", response_model=TableSummary)
-def get_table(table_id: TableId, board: Board) -> dict[str, Any]:
-    with board.db.read() as s:
-        return board.summary(s, board.table(s, table_id))
+def get_table(table_id: TableId, db: Db) -> dict[str, Any]:
+    with db.read() as s:
+        return summary(s, table_row(s, table_id))
 
 
 @router.patch("/tables/{table_id}", response_model=TableSummary)
-def update_table(table_id: TableId, body: TableUpdate, board: Board, who: Referee) -> dict[str, Any]:
+def update_table(table_id: TableId, body: TableUpdate, tables: TablesPart, who: Referee) -> dict[str, Any]:
     """Name, team names, starting levels or first dealer (a referee or the organiser)."""
-    return board.update_table(table_id, body, who.name)
+    return tables.update(table_id, body, who.name)
 
 
 @router.post("/tables/{table_id}/token", response_model=TableCreated)
-def rotate_token(table_id: TableId, board: Board, _: Admin) -> dict[str, str]:
-    return {"id": table_id, "token": board.rotate_token(table_id)}
+def rotate_token(table_id: TableId, tables: TablesPart, _: Admin) -> dict[str, str]:
+    return {"id": table_id, "token": tables.rotate_token(table_id)}
 
 
 @router.post("/tables/{table_id}/deals", status_code=201, response_model=DealScore, responses=DEAL_REFUSED)
 def post_deal(
-    log: DealLogIn, table_id: Annotated[str, Depends(table_caller)], key: Key, raw: Raw, board: Board
+    log: DealLogIn, table_id: Annotated[str, Depends(table_caller)], key: Key, raw: Raw, deals: DealsPart
 ) -> JSONResponse:
     """A finished deal log from the table (201 with the score). Refused (422) when it carries
     rulings or the rules engine refuses it; such a refusal is kept as a ``refused`` alert with the
     log, for a referee to correct. The same key again gives the same answer, stored once."""
-    out = board.post_deal(table_id, key, raw)
-    return reply(out.status, out.body, out.headers)
+    return deal_posted(table_id, deals.post(table_id, key, raw))
 
 
 @router.post("/tables/{table_id}/events", status_code=201, response_model=EventPosted)
@@ -212,25 +325,23 @@ def post_event(
     table_id: Annotated[str, Depends(table_caller)],
     key: Key,
     raw: Raw,
-    board: Board,
+    events: EventsPart,
 ) -> JSONResponse:
-    out = board.post_event(table_id, key, raw, event)
-    return reply(out.status, out.body, out.headers)
+    return event_posted(table_id, events.post(table_id, key, raw, event))
 
 
 @router.get("/table", response_model=TableSummary)
-def whoami(table_id: Annotated[str, Depends(table_of_token)], board: Board) -> dict[str, Any]:
+def whoami(table_id: Annotated[str, Depends(table_of_token)], db: Db) -> dict[str, Any]:
     """The table a table token belongs to (an edge configured with only a URL and a token)."""
-    return get_table(table_id, board)
+    return get_table(table_id, db)
 
 
 @router.post("/deals", status_code=201, response_model=DealScore, responses=DEAL_REFUSED)
 def post_deal_by_token(
-    log: DealLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, board: Board
+    log: DealLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, deals: DealsPart
 ) -> JSONResponse:
     """``POST /api/tables/{id}/deals`` for the table the token belongs to."""
-    out = board.post_deal(table_id, key, raw)
-    return reply(out.status, out.body, out.headers)
+    return deal_posted(table_id, deals.post(table_id, key, raw))
 
 
 @router.post("/events", status_code=201, response_model=EventPosted)
@@ -239,11 +350,10 @@ def post_event_by_token(
     table_id: Annotated[str, Depends(table_of_token)],
     key: Key,
     raw: Raw,
-    board: Board,
+    events: EventsPart,
 ) -> JSONResponse:
     """``POST /api/tables/{id}/events`` for the table the token belongs to."""
-    out = board.post_event(table_id, key, raw, event)
-    return reply(out.status, out.body, out.headers)
+    return event_posted(table_id, events.post(table_id, key, raw, event))
 
 
 def deal_version_dict(v: DealVersion) -> dict[str, Any]:
@@ -259,11 +369,11 @@ def deal_version_dict(v: DealVersion) -> dict[str, Any]:
 
 @router.get("/tables/{table_id}/deals", response_model=DealList)
 def list_deals(
-    table_id: TableId, board: Board, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=500)] = 100
+    table_id: TableId, db: Db, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=500)] = 100
 ) -> dict[str, Any]:
     """The table's deals after deal number ``after`` (re-sync: the edge compares idempotency keys)."""
-    with board.db.read() as s:
-        board.table(s, table_id)
+    with db.read() as s:
+        table_row(s, table_id)
         rows = s.execute(
             select(Deal, DealVersion)
             .join(
@@ -293,11 +403,11 @@ def list_deals(
 
 
 @router.get("/tables/{table_id}/deals/{seq}", response_model=DealDetail)
-def get_deal(table_id: TableId, seq: Seq, board: Board) -> dict[str, Any]:
-    with board.db.read() as s:
+def get_deal(table_id: TableId, seq: Seq, db: Db) -> dict[str, Any]:
+    with db.read() as s:
         deal = s.scalar(select(Deal).where(Deal.table_id == table_id, Deal.seq == seq))
         if deal is None:
-            raise ServiceError(404, f"no deal {seq} at this table")
+            raise NotFound(f"no deal {seq} at this table")
         return {
             "deal": deal.seq,
             "table": table_id,
@@ -312,33 +422,35 @@ def get_deal(table_id: TableId, seq: Seq, board: Board) -> dict[str, Any]:
 
 
 @router.post("/tables/{table_id}/deals/{seq}/versions", status_code=201, response_model=VersionMade)
-def correct_deal(table_id: TableId, seq: Seq, body: Correction, board: Board, who: Referee) -> JSONResponse:
-    return reply(201, board.correct_deal(table_id, seq, body, who.name))
+def correct_deal(
+    table_id: TableId, seq: Seq, body: Correction, deals: DealsPart, who: Referee
+) -> JSONResponse:
+    return reply(201, deals.correct(table_id, seq, body, who.name).body())
 
 
 @router.post("/tables/{table_id}/deals/{seq}/move", response_model=DealPlace)
-def move_deal(table_id: TableId, seq: Seq, body: DealMove, board: Board, who: Referee) -> dict[str, Any]:
+def move_deal(table_id: TableId, seq: Seq, body: DealMove, deals: DealsPart, who: Referee) -> dict[str, Any]:
     """A deal posted under the wrong table's token, or into the wrong game, moved to the game it was
     played in (default: the other table's current game). It gets the next deal number there; both
     games are folded again and their matches' results follow; the move is kept in its history."""
-    return board.move_deal(table_id, seq, body.to_table, body.game, body.reason, who.name)
+    return deals.move(table_id, seq, body.to_table, body.game, body.reason, who.name)
 
 
 @router.post("/tables/{table_id}/deals/{seq}/void", response_model=DealPlace)
 def void_deal(
-    table_id: TableId, seq: Seq, body: DealStatusChange, board: Board, who: Referee
+    table_id: TableId, seq: Seq, body: DealStatusChange, deals: DealsPart, who: Referee
 ) -> dict[str, Any]:
     """The deal counts nowhere (kept, with the reason); its game is folded again."""
-    return board.set_deal_status(table_id, seq, "voided", body.reason, who.name)
+    return deals.set_status(table_id, seq, "voided", body.reason, who.name)
 
 
 @router.post("/tables/{table_id}/deals/{seq}/count", response_model=DealPlace)
 def count_deal(
-    table_id: TableId, seq: Seq, body: DealStatusChange, board: Board, who: Referee
+    table_id: TableId, seq: Seq, body: DealStatusChange, deals: DealsPart, who: Referee
 ) -> dict[str, Any]:
     """A held deal (posted after its game closed) or a voided one counted in its game again; the
     game's match result follows."""
-    return board.set_deal_status(table_id, seq, "counted", body.reason, who.name)
+    return deals.set_status(table_id, seq, "counted", body.reason, who.name)
 
 
 class DealRuling(RulingIn):
@@ -346,9 +458,9 @@ class DealRuling(RulingIn):
 
 
 @router.post("/tables/{table_id}/deals/{seq}/rulings", status_code=201, response_model=VersionMade)
-def rule_deal(table_id: TableId, seq: Seq, body: DealRuling, board: Board, who: Referee) -> JSONResponse:
+def rule_deal(table_id: TableId, seq: Seq, body: DealRuling, deals: DealsPart, who: Referee) -> JSONResponse:
     ruling = RulingIn.model_validate(body.model_dump(exclude={"base_version"}))
-    return reply(201, board.rule(table_id, seq, ruling, who.name, None, body.base_version))
+    return reply(201, deals.rule(table_id, seq, ruling, who.name, None, body.base_version).body())
 
 
 # --- the feed ------------------------------------------------------------------------------------
@@ -356,7 +468,7 @@ def rule_deal(table_id: TableId, seq: Seq, body: DealRuling, board: Board, who: 
 
 def table_filter(table: Annotated[str | None, Query(max_length=64)] = None) -> str | None:
     if table is not None and not TABLE_ID.match(table):
-        raise ServiceError(404, "no such table")
+        raise NotFound("no such table")
     return table
 
 
@@ -365,10 +477,10 @@ TableFilter = Annotated[str | None, Depends(table_filter)]
 
 @router.get("/events", response_model=EventList)
 def list_events(
-    board: Board, table: TableFilter, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=1000)] = 500
+    db: Db, table: TableFilter, after: Cursor = 0, limit: Annotated[int, Query(ge=1, le=1000)] = 500
 ) -> dict[str, Any]:
     """Everything after cursor ``after``; page on with the returned ``cursor``."""
-    events = feed.events_after(board.db, after, limit=limit, table_id=table)
+    events = feed.events_after(db, after, limit=limit, table_id=table)
     return {"events": events, "cursor": events[-1]["id"] if events else after}
 
 
@@ -466,15 +578,13 @@ def alert_statuses(
     wanted = [s for s in status.split(",") if s]
     unknown = [s for s in wanted if s not in ALERT_STATUSES]
     if unknown:
-        raise ServiceError(
-            422, f"unknown alert status {unknown[0][:20]!r} (known: {', '.join(ALERT_STATUSES)})"
-        )
+        raise Invalid(f"unknown alert status {unknown[0][:20]!r} (known: {', '.join(ALERT_STATUSES)})")
     return wanted
 
 
 @router.get("/alerts", response_model=AlertList)
 def list_alerts(
-    board: Board,
+    db: Db,
     _: Referee,
     table: TableFilter,
     status: Annotated[list[str], Depends(alert_statuses)],
@@ -484,7 +594,7 @@ def list_alerts(
     order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
 ) -> dict[str, Any]:
     """The referee queue, newest first unless ``order=oldest``, filtered by table and kind."""
-    with board.db.read() as s:
+    with db.read() as s:
         query = select(Alert).where(Alert.status.in_(status))
         if table:
             query = query.where(Alert.table_id == table)
@@ -492,19 +602,19 @@ def list_alerts(
             query = query.where(Alert.kind == kind)
         query = query.order_by(Alert.id.desc() if order == "newest" else Alert.id)
         rows = s.execute(query.add_columns(Deal.seq).outerjoin(Deal, Deal.id == Alert.deal_id)).all()
-        return {"alerts": [{**board.alert_dict(a), "deal": seq} for a, seq in rows]}
+        return {"alerts": [{**alert_dict(a), "deal": seq} for a, seq in rows]}
 
 
 AlertId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.get("/alerts/{alert_id}", response_model=AlertOut)
-def get_alert(alert_id: AlertId, board: Board, _: Referee) -> dict[str, Any]:
-    with board.db.read() as s:
+def get_alert(alert_id: AlertId, db: Db, _: Referee) -> dict[str, Any]:
+    with db.read() as s:
         alert = s.get(Alert, alert_id)
         if alert is None:
-            raise ServiceError(404, f"no alert #{alert_id}")
-        out = board.alert_dict(alert)
+            raise NotFound(f"no alert #{alert_id}")
+        out = alert_dict(alert)
         deal = s.get(Deal, alert.deal_id) if alert.deal_id else None
         out["deal"] = deal.seq if deal else None
         return out
@@ -518,12 +628,12 @@ def get_alert(alert_id: AlertId, board: Board, _: Referee) -> dict[str, Any]:
     },
 )
 def alert_image(
-    alert_id: AlertId, image_id: Annotated[int, Path(ge=1, le=MAX_ID)], board: Board, _: Referee
+    alert_id: AlertId, image_id: Annotated[int, Path(ge=1, le=MAX_ID)], db: Db, _: Referee
 ) -> Response:
-    with board.db.read() as s:
+    with db.read() as s:
         image = s.get(AlertImage, image_id)
         if image is None or image.alert_id != alert_id:
-            raise ServiceError(404, "no such image")
+            raise NotFound("no such image")
         return Response(
             image.data, media_type=image.content_type, headers={"Cache-Control": "private, max-age=3600"}
         )
@@ -533,33 +643,35 @@ OptionalClose = Annotated[AlertClose | None, Body()]
 
 
 @router.post("/alerts/{alert_id}/ack", response_model=AlertOut)
-def ack_alert(alert_id: AlertId, board: Board, who: Referee, body: OptionalClose = None) -> dict[str, Any]:
-    return board.close_alert(alert_id, "acknowledged", (body or AlertClose()).note, who.name)
+def ack_alert(
+    alert_id: AlertId, alerts: AlertsPart, who: Referee, body: OptionalClose = None
+) -> dict[str, Any]:
+    return alerts.close(alert_id, "acknowledged", (body or AlertClose()).note, who.name)
 
 
 @router.post("/alerts/{alert_id}/dismiss", response_model=AlertOut)
 def dismiss_alert(
-    alert_id: AlertId, board: Board, who: Referee, body: OptionalClose = None
+    alert_id: AlertId, alerts: AlertsPart, who: Referee, body: OptionalClose = None
 ) -> dict[str, Any]:
-    return board.close_alert(alert_id, "dismissed", (body or AlertClose()).note, who.name)
+    return alerts.close(alert_id, "dismissed", (body or AlertClose()).note, who.name)
 
 
 @router.post("/alerts/{alert_id}/ruling", status_code=201, response_model=VersionMade)
 def rule_alert(
-    alert_id: AlertId, board: Board, who: Referee, body: Annotated[RulingIn | None, Body()] = None
+    alert_id: AlertId, db: Db, deals: DealsPart, who: Referee, body: Annotated[RulingIn | None, Body()] = None
 ) -> JSONResponse:
-    table_id, seq = _alert_deal(board, alert_id)
-    return reply(201, board.rule(table_id, seq, body or RulingIn(), who.name, alert_id))
+    table_id, seq = _alert_deal(db, alert_id)
+    return reply(201, deals.rule(table_id, seq, body or RulingIn(), who.name, alert_id).body())
 
 
-def _alert_deal(board: Scoreboard, alert_id: int) -> tuple[str, int]:
+def _alert_deal(db: Database, alert_id: int) -> tuple[str, int]:
     """The table and deal number an alert is about (404 no alert, 409 no deal posted yet)."""
-    with board.db.read() as s:
+    with db.read() as s:
         alert = s.get(Alert, alert_id)
         if alert is None:
-            raise ServiceError(404, f"no alert #{alert_id}")
+            raise NotFound(f"no alert #{alert_id}")
         if alert.deal_id is None:
-            raise ServiceError(409, f"alert #{alert_id} belongs to a deal the table has not posted yet")
+            raise Conflict(f"alert #{alert_id} belongs to a deal the table has not posted yet")
         deal = s.get(Deal, alert.deal_id)
         assert deal is not None
         return alert.table_id, deal.seq
@@ -567,12 +679,12 @@ def _alert_deal(board: Scoreboard, alert_id: int) -> tuple[str, int]:
 
 @router.post("/alerts/{alert_id}/ruling/preview", response_model=RulingPreview)
 def preview_ruling(
-    alert_id: AlertId, board: Board, who: Referee, body: Annotated[RulingIn | None, Body()] = None
+    alert_id: AlertId, db: Db, deals: DealsPart, _: Referee, body: Annotated[RulingIn | None, Body()] = None
 ) -> dict[str, Any]:
     """What the ruling would do, stored nowhere: the deal's defenders' total and outcome, and its
     game's levels and next dealer, before and after (the page shows it and asks to confirm)."""
-    table_id, seq = _alert_deal(board, alert_id)
-    return board.rule(table_id, seq, body or RulingIn(), who.name, alert_id, preview=True)
+    table_id, seq = _alert_deal(db, alert_id)
+    return deals.preview(table_id, seq, body or RulingIn(), alert_id)
 
 
 @router.post(
@@ -581,33 +693,32 @@ def preview_ruling(
     response_model=VersionMade,
     responses={200: {"model": AlertOut, "description": "a look closed without a change"}},
 )
-def resolve_alert(alert_id: AlertId, body: Resolution, board: Board, who: Referee) -> JSONResponse:
+def resolve_alert(alert_id: AlertId, body: Resolution, alerts: AlertsPart, who: Referee) -> JSONResponse:
     """Settle a ``refused`` alert (the corrected log is scored and stored as the table's deal, 201)
     or a ``look`` (the cards the referee saw become a new version of its deal, 201; with no cards
     the look closes, 200)."""
-    out = board.resolve(alert_id, body, who.name)
-    return reply(out.status, out.body)
+    return settled(alerts.resolve(alert_id, body, who.name))
 
 
 # --- referees ------------------------------------------------------------------------------------
 
 
 @router.post("/users", status_code=201, response_model=UserCreated)
-def create_user(body: UserCreate, board: Board, _: Admin) -> JSONResponse:
+def create_user(body: UserCreate, db: Db, _: Admin) -> JSONResponse:
     try:
-        with board.db.write() as s:
+        with db.write() as s:
             s.add(User(username=body.username, password_hash=hash_password(body.password), role=body.role))
     except IntegrityError as exc:
-        raise ServiceError(409, f"user {body.username!r} already exists") from exc
+        raise Conflict(f"user {body.username!r} already exists") from exc
     return reply(201, {"username": body.username, "role": body.role})
 
 
 @router.post("/login", response_model=LoggedIn)
-def api_login(body: Login, request: Request, board: Board) -> JSONResponse:
+def api_login(body: Login, request: Request, db: Db) -> JSONResponse:
     settings = get_settings(request)
     secret = request.app.state.device_secret
     token, who, expires = auth.login(
-        board.db,
+        db,
         body.username,
         body.password,
         settings.session_hours,
@@ -622,6 +733,6 @@ def api_login(body: Login, request: Request, board: Board) -> JSONResponse:
 
 
 @router.post("/logout", status_code=204)
-def api_logout(request: Request, board: Board) -> Response:
-    auth.logout(board.db, bearer(request.headers.get("authorization")) or request.cookies.get(auth.COOKIE))
+def api_logout(request: Request, db: Db) -> Response:
+    auth.logout(db, bearer(request.headers.get("authorization")) or request.cookies.get(auth.COOKIE))
     return Response(status_code=204)

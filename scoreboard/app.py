@@ -96,7 +96,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     database, notifier = Database(engine), Notifier()
     app.state.tourneys = Tourneys(database, notifier)
     app.state.board = Scoreboard(database, notifier, app.state.tourneys)
-    app.state.tourneys.board = app.state.board
     app.state.throttle = LoginThrottle()
     app.state.device_secret = secrets.token_bytes(32)
     app.add_middleware(BodyGuard, settings=settings)
@@ -111,10 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
-        headers = dict(exc.headers or {})
-        if exc.status == 401:
-            headers["WWW-Authenticate"] = "Bearer"
-        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers or None)
+        return api.service_error(exc)  # the refusal's status and headers: scoreboard.api.ERROR_STATUS
 
     @app.exception_handler(ScoringError)
     async def scoring_error(_request: Request, exc: ScoringError) -> JSONResponse:

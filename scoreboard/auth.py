@@ -13,7 +13,7 @@ from fastapi import Request, Response
 from sqlalchemy import delete, select
 
 from scoreboard.db import Database
-from scoreboard.errors import ServiceError
+from scoreboard.errors import Forbidden, NotFound, TooManyAttempts, Unauthorised
 from scoreboard.models import LoginSession, ScoreTable, User
 from scoreboard.security import bearer, new_token, token_hash, token_matches, verify_password
 
@@ -91,13 +91,13 @@ def table_caller(request: Request, db: Database, table_id: str) -> str:
     """The name of the table whose token the request carries; 401 without a token, 403 with another."""
     token = bearer(request.headers.get("authorization"))
     if token is None:
-        raise ServiceError(401, "missing table token (Authorization: Bearer <token>)")
+        raise Unauthorised("missing table token (Authorization: Bearer <token>)")
     found = TOKENS.get(db, table_id)
     if found is None:
-        raise ServiceError(404, f"no table {table_id!r}")
+        raise NotFound(f"no table {table_id!r}")
     stored_hash, name = found
     if not token_matches(token, stored_hash):
-        raise ServiceError(403, f"this token is not valid for table {name}")
+        raise Forbidden(f"this token is not valid for table {name}")
     return name
 
 
@@ -105,10 +105,10 @@ def table_of_token(request: Request, db: Database) -> tuple[str, str]:
     """(id, name) of the table whose token the request carries; 401 if none or unknown."""
     token = bearer(request.headers.get("authorization"))
     if token is None:
-        raise ServiceError(401, "missing table token (Authorization: Bearer <token>)")
+        raise Unauthorised("missing table token (Authorization: Bearer <token>)")
     found = TOKENS.by_token(db, token)
     if found is None:
-        raise ServiceError(401, "this token belongs to no table")
+        raise Unauthorised("this token belongs to no table")
     return found
 
 
@@ -128,7 +128,7 @@ def principal(request: Request, db: Database, admin_token: str | None) -> Princi
         and request.url.path.startswith("/api/")
         and not request.headers.get(CSRF_HEADER)
     ):
-        raise ServiceError(403, f"cookie-authenticated API writes need the {CSRF_HEADER} header")
+        raise Forbidden(f"cookie-authenticated API writes need the {CSRF_HEADER} header")
     with db.read() as s:
         row = s.execute(
             select(User, LoginSession)
@@ -143,9 +143,9 @@ def principal(request: Request, db: Database, admin_token: str | None) -> Princi
 def require(request: Request, db: Database, admin_token: str | None, role: str) -> Principal:
     who = principal(request, db, admin_token)
     if who is None:
-        raise ServiceError(401, "log in as a referee or admin (or send the admin token)")
+        raise Unauthorised("log in as a referee or admin (or send the admin token)")
     if role == "admin" and who.role != "admin":
-        raise ServiceError(403, "admins only")
+        raise Forbidden("admins only")
     return who
 
 
@@ -180,7 +180,7 @@ class LoginThrottle:
         return max(0.0, recent[-1] + delay - now)
 
     def check(self, username: str, source: str, address: str) -> None:
-        """Raise 429 (with ``Retry-After``) while this source must wait."""
+        """Raise :class:`~scoreboard.errors.TooManyAttempts` while this source must wait."""
         now = time.monotonic()
         with self._lock:
             wait = max(
@@ -189,11 +189,7 @@ class LoginThrottle:
             )
         if wait > 0:
             seconds = int(wait) + 1
-            raise ServiceError(
-                429,
-                f"too many failed logins from here; try again in {seconds} s",
-                {"Retry-After": str(seconds)},
-            )
+            raise TooManyAttempts(f"too many failed logins from here; try again in {seconds} s", seconds)
 
     def failed(self, username: str, source: str, address: str) -> None:
         now = time.monotonic()
@@ -248,7 +244,7 @@ def login(
         user = s.scalar(select(User).where(User.username == username)) if USERNAME.match(username) else None
         if user is None or not verify_password(password, user.password_hash):
             throttle.failed(username, where, address)
-            raise ServiceError(401, "wrong username or password")
+            raise Unauthorised("wrong username or password")
         throttle.succeeded(username, where)
         now = datetime.now(UTC)
         s.execute(delete(LoginSession).where(LoginSession.expires_at < now))

@@ -25,6 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from scoreboard import scoring
+from scoreboard.live import LiveDeal
 from scoreboard.models import Deal, ScoreTable, TableGame, Tournament, TourneyMatch
 
 OPEN, READY, CLOSED = "open", "ready", "closed"
@@ -123,9 +124,9 @@ def close(game: TableGame, by: str, note: str, at: datetime | None = None) -> No
 def target(s: Session, table: ScoreTable) -> TableGame:
     """The game a deal the table posts now belongs to: the match game its ``deal_start`` was seen
     in, else the table's current game."""
-    live = table.live or {}
-    started_in = live.get("game")
-    if isinstance(started_in, int) and not live.get("finished") and started_in != table.game_id:
+    live = LiveDeal.from_stored(table.live)
+    started_in = live.game
+    if isinstance(started_in, int) and not live.finished and started_in != table.game_id:
         game = s.get(TableGame, started_in)
         if game is not None and game.table_id == table.id and game.match_id is not None:
             return game

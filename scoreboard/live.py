@@ -1,37 +1,118 @@
-"""The deal in progress as the edge reports it: a partial deal log scored by the engine."""
+"""The deal in progress as the edge reports it: a partial deal log scored by the engine.
+
+:class:`LiveDeal` is its typed form; the table row keeps it as JSON (``ScoreTable.live``) with only
+the keys that were ever set (:meth:`LiveDeal.stored`), which is also what the API and the feed
+send, so a key that was never set is left out rather than sent as ``null``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from contract.events import DealStart, Play, TrickResult
 from scoreboard import scoring
 
+#: The fields a deal start sets and a trick's running score needs.
+_START = ("rules", "level", "trump", "dealer")
 
-def apply_live(
-    live: dict[str, Any], table_rules: str | None, event: DealStart | Play | TrickResult
-) -> dict[str, Any]:
+
+class LiveDeal(BaseModel):
+    """The deal in play at a table (``finished: false``), or the last one posted (``finished:
+    true``, its number in ``deal``). Unset fields are absent from :meth:`stored`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    finished: bool = False
+    #: The posted deal's number (a finished deal only).
+    deal: int | None = None
+    rules: str | None = None
+    level: str | None = None
+    trump: str | None = None
+    dealer: str | None = None
+    #: The plays so far, trick by trick: ``{"plays": [[seat, cards, {"as": …}?], …]}``.
+    tricks: list[dict[str, Any]] = []
+    #: The engine's reading of each finished trick (``winner``, ``points``…).
+    scored_tricks: list[dict[str, Any]] = []
+    #: The defenders' points so far (the engine's).
+    captured: int | None = None
+    #: The defenders' total (a finished deal only).
+    defender_total: int | None = None
+    #: The edge's own trick results, by trick number (a string): ``{"winner", "points"}``.
+    trick_results: dict[str, dict[str, Any]] = {}
+    #: Why the engine could not score the plays so far.
+    error: str | None = None
+    #: The id of the game the deal started in.
+    game: int | None = None
+    #: When the table last said something about its deal (ISO 8601): is it online.
+    seen: str | None = None
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any] | None) -> LiveDeal:
+        """The stored JSON as it is (no validation: the row holds what :meth:`stored` wrote)."""
+        return cls.model_construct(**dict(stored or {}))
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON form: the fields that were set, and nothing else."""
+        return self.model_dump(exclude_unset=True, warnings=False)
+
+    def empty(self) -> bool:
+        """Whether nothing was ever set (a table that has not started a deal)."""
+        return not self.model_fields_set and not self.model_extra
+
+    def unset(self, name: str) -> None:
+        """Leave ``name`` out of :meth:`stored` again."""
+        setattr(self, name, type(self).model_fields[name].get_default(call_default_factory=True))
+        self.model_fields_set.discard(name)
+
+    def slim(self) -> dict[str, Any]:
+        """What a feed event carries: the current trick only, not the whole deal."""
+        live = {k: v for k, v in self.stored().items() if k not in ("tricks", "scored_tricks")}
+        tricks = self.tricks or []
+        live["trick_count"] = len(tricks)
+        live["current_trick"] = tricks[-1] if tricks else None
+        return live
+
+
+def finished_deal(seq: int, log: Mapping[str, Any], result: Mapping[str, Any]) -> LiveDeal:
+    """A table's live state once its deal ``seq`` is posted: the whole deal and its score."""
+    return LiveDeal.model_construct(
+        finished=True,
+        deal=seq,
+        rules=log.get("rules"),
+        level=log.get("level"),
+        trump=log.get("trump"),
+        dealer=log.get("dealer"),
+        tricks=log.get("tricks", []),
+        scored_tricks=result.get("tricks", []),
+        captured=result.get("captured"),
+        defender_total=result.get("defender_total"),
+    )
+
+
+def apply_live(live: LiveDeal, table_rules: str | None, event: DealStart | Play | TrickResult) -> LiveDeal:
     """The deal in progress after one edge event; the running score comes from the engine."""
     if isinstance(event, DealStart):
-        return {
-            "finished": False,
-            "rules": event.rules or table_rules,
-            "level": event.level,
-            "trump": event.trump,
-            "dealer": event.dealer,
-            "tricks": [],
-            "captured": 0,
-            "trick_results": {},
-        }
+        return LiveDeal.model_construct(
+            finished=False,
+            rules=event.rules or table_rules,
+            level=event.level,
+            trump=event.trump,
+            dealer=event.dealer,
+            tricks=[],
+            captured=0,
+            trick_results={},
+        )
     # Copy only what changes (the live log grows to a whole deal; deep copies per play add up).
-    live = dict(live) if not live.get("finished") else {"finished": False, "tricks": []}
+    live = live.model_copy() if not live.finished else LiveDeal.model_construct(finished=False, tricks=[])
     if isinstance(event, TrickResult):
-        results = dict(live.get("trick_results") or {})
+        results = dict(live.trick_results or {})
         results[str(event.trick)] = {"winner": event.winner, "points": event.points}
-        live["trick_results"] = results
+        live.trick_results = results
         return live
-    tricks: list[dict[str, Any]] = list(live.get("tricks") or [])
-    live["tricks"] = tricks
+    tricks: list[dict[str, Any]] = list(live.tricks or [])
+    live.tricks = tricks
     while len(tricks) < event.trick:
         tricks.append({"plays": []})
     play: list[Any] = [event.seat, list(event.cards)]
@@ -39,25 +120,25 @@ def apply_live(
         play.append({"as": event.declared})
     tricks[event.trick - 1] = {"plays": [*tricks[event.trick - 1]["plays"], play]}
     trick_done = len(tricks[event.trick - 1]["plays"]) >= 4
-    if trick_done and all(live.get(k) for k in ("rules", "level", "trump", "dealer")):
+    start = {k: getattr(live, k) for k in _START}
+    if trick_done and all(start.values()):
         # The defenders' points change only when a trick completes: score then (engine).
-        partial = {k: live[k] for k in ("rules", "level", "trump", "dealer")}
-        partial.update(tricks=[t for t in tricks if t["plays"]], finished=False)
+        partial: dict[str, Any] = {**start, "tricks": [t for t in tricks if t["plays"]], "finished": False}
         try:
             result = scoring.score(partial)
         except scoring.ScoringError as exc:
-            live["error"] = str(exc)
+            live.error = str(exc)
         else:
-            live.pop("error", None)
-            live["captured"] = result.get("captured")
-            live["scored_tricks"] = result.get("tricks", [])
+            live.unset("error")
+            live.captured = result.get("captured")
+            live.scored_tricks = result.get("tricks", [])
     return live
 
 
-def trick_disagreement(live: dict[str, Any], event: TrickResult) -> str | None:
+def trick_disagreement(live: LiveDeal, event: TrickResult) -> str | None:
     """Why the edge's trick result differs from the engine's reading of the same plays, if it does."""
-    scored = live.get("scored_tricks") or []
-    if live.get("error") or len(scored) < event.trick:
+    scored = live.scored_tricks or []
+    if live.error or len(scored) < event.trick:
         return None
     mine = scored[event.trick - 1]
     points, bounds = mine.get("points"), mine.get("points_range")

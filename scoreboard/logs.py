@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 from contract.events import AlertIn
-from scoreboard.errors import ServiceError
+from scoreboard.errors import Invalid, TooLarge
 from scoreboard.schemas import LogChange
 
 IMAGE_MAGIC = {
@@ -48,22 +48,21 @@ def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -
     new = copy.deepcopy(log)
     tricks = new.get("tricks") or []
     if trick > len(tricks):
-        raise ServiceError(422, f"the deal has {len(tricks)} tricks, no trick {trick}")
+        raise Invalid(f"the deal has {len(tricks)} tricks, no trick {trick}")
     for play in tricks[trick - 1].get("plays", []):
         if play and play[0] == seat:
             play[1] = list(cards)
             if len(play) > 2:
                 del play[2:]  # a declared split no longer applies to other cards
             return new
-    raise ServiceError(422, f"trick {trick} has no play by {seat}")
+    raise Invalid(f"trick {trick} has no play by {seat}")
 
 
 def changed_log(log: dict[str, Any], body: LogChange) -> dict[str, Any]:
     """``log`` with ``body``'s changes: its whole ``log``, or its fixed plays, bottom and trump;
     exactly one of the two kinds (422 otherwise)."""
     if (body.log is None) == (not body.plays() and body.bottom is None and body.trump is None):
-        raise ServiceError(
-            422,
+        raise Invalid(
             'give either "log" (the corrected deal log) or fixed plays ("fix", "fixes"), "bottom" and "trump"',
         )
     if body.log is not None:
@@ -84,11 +83,11 @@ def decode_images(event: AlertIn) -> list[tuple[str, str, bytes]]:
         try:
             data = base64.b64decode(image.data, validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise ServiceError(422, f"image {index}: not valid base64") from exc
+            raise Invalid(f"image {index}: not valid base64") from exc
         if len(data) > MAX_IMAGE_BYTES:
-            raise ServiceError(413, f"image {index}: larger than {MAX_IMAGE_BYTES} bytes")
+            raise TooLarge(f"image {index}: larger than {MAX_IMAGE_BYTES} bytes")
         if not data.startswith(IMAGE_MAGIC[image.content_type]):
-            raise ServiceError(422, f"image {index}: not a {image.content_type} file")
+            raise Invalid(f"image {index}: not a {image.content_type} file")
         out.append((image.content_type, image.caption, data))
     return out
 

@@ -33,10 +33,11 @@ from starlette.concurrency import run_in_threadpool
 
 from engine.cards import RANK_NAME
 from scoreboard import auth, games
-from scoreboard.api import TABLE_ID, Seq, TableId
-from scoreboard.errors import ServiceError
+from scoreboard.api import TABLE_ID, Seq, TableId, error_status
+from scoreboard.errors import Forbidden, Invalid, NotFound, ServiceError, TooLarge, Unauthorised
 from scoreboard.models import ScoreTable, TableGame, Tournament
 from scoreboard.pages import Form, board, cursor_now, flash, form_action, read_form, render, who
+from scoreboard.rows import table_row
 from scoreboard.schemas import RuleId, TableCreate, TableUpdate, one_line
 from scoreboard.tourney_api import EventId, RoundNo
 from scoreboard.tourney_service import CALL_TEXT, CLOCKS, Tourneys
@@ -138,7 +139,7 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
         parts += [""] * (5 - len(parts))
         name, unit, rating, group, pairs = parts[:5]
         if not name:
-            raise ServiceError(422, f"entries, line {number}: a name first")
+            raise Invalid(f"entries, line {number}: a name first")
         entry: dict[str, Any] = {"id": f"E{len(entries) + 1:02d}", "name": name}
         if unit:
             entry["unit"] = unit
@@ -146,9 +147,7 @@ def entries_from_lines(text: str) -> list[dict[str, Any]]:
             try:
                 value = float(rating)
             except ValueError:
-                raise ServiceError(
-                    422, f"entries, line {number}: rating {rating[:20]!r} is not a number"
-                ) from None
+                raise Invalid(f"entries, line {number}: rating {rating[:20]!r} is not a number") from None
             entry["rating"] = int(value) if value.is_integer() else value
         if group:
             entry["group"] = group
@@ -163,7 +162,7 @@ def _clock_of(form: Form) -> dict[str, Any] | None:
     if minutes is None and call_at is None and not rule:
         return None
     if minutes is None or call_at is None or rule not in CALL_TEXT:
-        raise ServiceError(422, "clock: give its minutes, the minute of the call and what the call means")
+        raise Invalid("clock: give its minutes, the minute of the call and what the call means")
     return {"minutes": minutes, "call_at": call_at, "rule": rule}
 
 
@@ -181,7 +180,7 @@ async def _event_from_form(
     try:
         form, _ = await read_form(request, "admin")
     except ServiceError as exc:
-        if exc.status == 401:
+        if isinstance(exc, Unauthorised):
             return RedirectResponse(f"/login?next={path}", status_code=303)
         return flash(RedirectResponse(path, status_code=303), "error", exc.message)
     values: dict[str, Any] = {k: form.get(k) for k in fields}
@@ -191,7 +190,7 @@ async def _event_from_form(
     except ServiceError as exc:
         with service.db.read() as s:
             ctx = _event_form(s, values, exc.message)
-        return render(request, template, ctx, status=exc.status)
+        return render(request, template, ctx, status=error_status(exc))
     return flash(RedirectResponse(f"/tourneys/{out['id']}/manage", status_code=303), "ok", said(out))
 
 
@@ -232,11 +231,11 @@ async def import_event(request: Request, service: Service) -> Response:
     def load(form: Form) -> dict[str, Any]:
         text = form.fields.get("event", [""])[0]
         if len(text.encode()) > request.app.state.settings.max_event_file_bytes:
-            raise ServiceError(413, "the event file is over 1 MB")
+            raise TooLarge("the event file is over 1 MB")
         try:
             data = json.loads(text)
         except ValueError as exc:
-            raise ServiceError(422, f"the event file is not JSON: {exc}") from None
+            raise Invalid(f"the event file is not JSON: {exc}") from None
         return service.import_event(data, form.all("tables"), None, again=bool(form.get("again")))
 
     return await _event_from_form(
@@ -336,13 +335,13 @@ async def manage_event(request: Request, event_id: EventId, service: Service) ->
             return f"Entry {code} {'withdrawn' if action == 'entry_withdraw' else 'back in the event'}."
         if action == "archive":
             if form.get("confirm") != "yes":
-                raise ServiceError(422, "tick the box to archive the event")
+                raise Invalid("tick the box to archive the event")
             service.update_event(event_id, archived=True, author=user.name)
             return "/tourneys", "Event archived: its games waiting at tables were dropped."
         if action == "restore":
             service.update_event(event_id, archived=False, author=user.name)
             return "Event restored."
-        raise ServiceError(422, f"unknown action {action[:30]!r}")
+        raise Invalid(f"unknown action {action[:30]!r}")
 
     return await form_action(request, "admin", back, act)
 
@@ -351,7 +350,7 @@ def _number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ServiceError(422, f"rating {text[:20]!r} is not a number") from None
+        raise Invalid(f"rating {text[:20]!r} is not a number") from None
     return int(value) if value.is_integer() else value
 
 
@@ -393,7 +392,7 @@ async def manage_round(request: Request, event_id: EventId, number: RoundNo, ser
     def act(form: Form, user: auth.Principal) -> str | tuple[str, str]:
         action = form.get("action")
         if action in ("publish", "discard", "override") and user.role != "admin":
-            raise ServiceError(403, "organisers (admin role) only")
+            raise Forbidden("organisers (admin role) only")
         if action == "publish":
             service.publish(event_id, number)
             return f"Round {number} published: its tables start it as soon as their previous game closes."
@@ -424,7 +423,7 @@ async def manage_round(request: Request, event_id: EventId, number: RoundNo, ser
             table_no = form.int("table", "table") or 0
             service.enter_result(event_id, number, table_no, _result_of(form), user.name, form.opt("reason"))
             return f"Table {table_no}'s result saved."
-        raise ServiceError(422, f"unknown action {action[:30]!r}")
+        raise Invalid(f"unknown action {action[:30]!r}")
 
     return await form_action(request, "referee", back, act)
 
@@ -443,10 +442,10 @@ def _override_items(form: Form) -> list[dict[str, Any]]:
         if not home and not away:
             continue
         if not home or not away:
-            raise ServiceError(422, f"row {k}: a home and an away entry, or neither")
+            raise Invalid(f"row {k}: a home and an away entry, or neither")
         items.append({"table": form.int(f"table_{k}", f"row {k}'s table") or k, "home": home, "away": away})
     if not items:
-        raise ServiceError(422, "the pairing is empty")
+        raise Invalid("the pairing is empty")
     return items
 
 
@@ -468,7 +467,7 @@ def _result_of(form: Form) -> Any:
         boards.append(board_result)
         k += 1
     if not boards:
-        raise ServiceError(422, "give the levels, or a forfeit")
+        raise Invalid("give the levels, or a forfeit")
     return boards if len(boards) > 1 else boards[0]
 
 
@@ -516,20 +515,20 @@ async def manage_tables(request: Request) -> Response:
             body = TableCreate.model_validate(
                 {"name": form.get("name"), **({"rules": rules} if rules else {})}
             )
-            table_id, token = await run_in_threadpool(service.create_table, body)
+            table_id, token = await run_in_threadpool(service.tables.create, body)
             shown = {"table": body.name, "token": token, "id": table_id}
         elif action == "token":
             table_id = form.get("table")
-            token = await run_in_threadpool(service.rotate_token, _table_id(table_id))
+            token = await run_in_threadpool(service.tables.rotate_token, _table_id(table_id))
             with service.db.read() as s:
-                shown = {"table": service.table(s, table_id).name, "token": token, "id": table_id}
+                shown = {"table": table_row(s, table_id).name, "token": token, "id": table_id}
         elif action in ("archive", "restore"):
             change = TableUpdate(archived=action == "archive")
-            await run_in_threadpool(service.update_table, _table_id(form.get("table")), change, user.name)
+            await run_in_threadpool(service.tables.update, _table_id(form.get("table")), change, user.name)
         else:
-            raise ServiceError(422, f"unknown action {action[:30]!r}")
+            raise Invalid(f"unknown action {action[:30]!r}")
     except ServiceError as exc:
-        if exc.status == 401:
+        if isinstance(exc, Unauthorised):
             return RedirectResponse("/login?next=/tables/manage", status_code=303)
         return flash(RedirectResponse("/tables/manage", status_code=303), "error", exc.message)
     except ValueError as exc:  # pydantic: a name too long, an unknown rule set
@@ -546,7 +545,7 @@ async def manage_tables(request: Request) -> Response:
 
 def _table_id(value: str) -> str:
     if not TABLE_ID.match(value):
-        raise ServiceError(404, "no such table")
+        raise NotFound("no such table")
     return value
 
 
@@ -560,21 +559,21 @@ async def place_deal(request: Request, table_id: TableId, seq: Seq) -> Response:
     def act(form: Form, user: auth.Principal) -> str | tuple[str, str]:
         action, reason = form.get("action"), form.get("reason")
         if not reason:
-            raise ServiceError(422, "give a reason (it is kept with the deal)")
+            raise Invalid("give a reason (it is kept with the deal)")
         if action == "move":
             target = form.get("to")  # "<table id>:<game number>"
             if not target:
-                raise ServiceError(422, "choose the table and game to move the deal to")
+                raise Invalid("choose the table and game to move the deal to")
             to_table, _, game = target.partition(":")
-            out = service.move_deal(
+            out = service.deals.move(
                 table_id, seq, _table_id(to_table), int(game) if game.isdigit() else None, reason, user.name
             )
             return f"/tables/{out['table']}/deals/{out['deal']}", f"Deal moved: now deal {out['deal']} here."
         if action in ("void", "count"):
-            service.set_deal_status(
+            service.deals.set_status(
                 table_id, seq, "voided" if action == "void" else "counted", reason, user.name
             )
             return f"Deal {seq} {'voided' if action == 'void' else 'counted'}."
-        raise ServiceError(422, f"unknown action {action[:30]!r}")
+        raise Invalid(f"unknown action {action[:30]!r}")
 
     return await form_action(request, "referee", f"/tables/{table_id}/deals/{seq}", act)

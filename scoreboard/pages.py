@@ -21,12 +21,14 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from scoreboard import auth, games
-from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId
-from scoreboard.errors import ServiceError, clip
+from scoreboard.api import ALERT_KINDS, TABLE_ID, Seq, TableId, error_status
+from scoreboard.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthorised, clip
 from scoreboard.explain import explain, explain_look
 from scoreboard.kinds import kind_of
 from scoreboard.models import Alert, Deal, DealVersion, Event, ScoreTable, TableGame, TourneyRound
+from scoreboard.rows import alert_dict
 from scoreboard.service import Scoreboard
+from scoreboard.tables import summary
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).resolve().parent / "templates")
@@ -140,7 +142,7 @@ class Form:
         try:
             return int(text)
         except ValueError:
-            raise ServiceError(422, f"{what or name}: a whole number, please (got {text[:20]!r})") from None
+            raise Invalid(f"{what or name}: a whole number, please (got {text[:20]!r})") from None
 
 
 async def read_form(request: Request, role: str) -> tuple[Form, auth.Principal]:
@@ -148,14 +150,14 @@ async def read_form(request: Request, role: str) -> tuple[Form, auth.Principal]:
     401 when not logged in; 403 for an organiser's form posted by a referee)."""
     who_in = who(request)
     if who_in is None:
-        raise ServiceError(401, "log in first")
+        raise Unauthorised("log in first")
     if role == "admin" and who_in.role != "admin":
-        raise ServiceError(403, "organisers (admin role) only")
+        raise Forbidden("organisers (admin role) only")
     raw = (await request.body())[:FORM_BYTES].decode("utf-8", "replace")
     form = Form(parse_qs(raw, keep_blank_values=True))
     expected = form_token(request)
     if expected is None or not hmac.compare_digest(form.get("csrf"), expected):
-        raise ServiceError(403, "this form is out of date: reload the page and try again")
+        raise Forbidden("this form is out of date: reload the page and try again")
     return form, who_in
 
 
@@ -169,7 +171,7 @@ async def form_action(
         form, who_in = await read_form(request, role)
         out = await run_in_threadpool(action, form, who_in)
     except ServiceError as exc:
-        if exc.status == 401:
+        if isinstance(exc, Unauthorised):
             return RedirectResponse(f"/login?next={back}", status_code=303)
         return flash(RedirectResponse(back, status_code=303), "error", exc.message)
     target, message = (back, out) if isinstance(out, str) else out
@@ -181,14 +183,14 @@ def all_tables(request: Request) -> dict[str, Any]:
         tables = s.scalars(
             select(ScoreTable).where(ScoreTable.archived_at.is_(None)).order_by(ScoreTable.name)
         ).all()
-        return {"tables": [board(request).summary(s, t) for t in tables], "cursor": cursor_now(s)}
+        return {"tables": [summary(s, t) for t in tables], "cursor": cursor_now(s)}
 
 
 def table_context(request: Request, table_id: str) -> dict[str, Any]:
     with board(request).db.read() as s:
         table = s.get(ScoreTable, table_id)
         if table is None:
-            raise ServiceError(404, f"no table {table_id!r}")
+            raise NotFound(f"no table {table_id!r}")
         rows = s.execute(
             select(Deal, DealVersion)
             .join(
@@ -214,7 +216,7 @@ def table_context(request: Request, table_id: str) -> dict[str, Any]:
             for d, v in rows
         ]
         return {
-            "t": board(request).summary(s, table),
+            "t": summary(s, table),
             "kind": kind_of(table.game),
             "history": history,
             "call": _last_call(request, s, table_id),
@@ -277,7 +279,7 @@ def alerts_context(request: Request, table: str | None = None, kind: str | None 
                 if key in seen:
                     seen[key]["alike"] += 1
                     continue
-            entry = {**board(request).alert_dict(a), "table_name": name, "deal": seq, "alike": 1}
+            entry = {**alert_dict(a), "table_name": name, "deal": seq, "alike": 1}
             entry["game"] = _alert_game(s, a)
             entry["explained"] = _explain(s, a, logs)
             if a.kind in GROUPED_KINDS:
@@ -381,7 +383,7 @@ def deal_page(request: Request, table_id: TableId, seq: Seq) -> HTMLResponse:
         table = s.get(ScoreTable, table_id)
         deal = s.scalar(select(Deal).where(Deal.table_id == table_id, Deal.seq == seq))
         if table is None or deal is None:
-            raise ServiceError(404, f"no deal {seq} at table {table_id!r}")
+            raise NotFound(f"no deal {seq} at table {table_id!r}")
         versions = [
             {
                 "version": v.version,
@@ -394,7 +396,7 @@ def deal_page(request: Request, table_id: TableId, seq: Seq) -> HTMLResponse:
             for v in deal.versions
         ]
         ctx = {
-            "t": board(request).summary(s, table),
+            "t": summary(s, table),
             "seq": seq,
             "versions": versions,
             "current": deal.current_version,
@@ -430,13 +432,13 @@ def _places(s: Any, deal: Deal) -> list[tuple[str, str]]:
 def queue_table(table: Annotated[str, Query(max_length=64)] = "") -> str | None:
     """The queue's table filter ("" from the form: every table)."""
     if table and not TABLE_ID.match(table):
-        raise ServiceError(404, "no such table")
+        raise NotFound("no such table")
     return table or None
 
 
 def queue_kind(kind: Annotated[str, Query(max_length=20)] = "") -> str | None:
     if kind and kind not in ALERT_KINDS:
-        raise ServiceError(422, f"unknown alert kind (known: {', '.join(ALERT_KINDS)})")
+        raise Invalid(f"unknown alert kind (known: {', '.join(ALERT_KINDS)})")
     return kind or None
 
 
@@ -462,7 +464,7 @@ def fragment_cards(request: Request, ids: str = "") -> HTMLResponse:
     wanted = [i for i in ids.split(",") if TABLE_ID.match(i)][:500]
     with board(request).db.read() as s:
         tables = s.scalars(select(ScoreTable).where(ScoreTable.id.in_(wanted))).all() if wanted else []
-        return render(request, "_cards.html", {"tables": [board(request).summary(s, t) for t in tables]})
+        return render(request, "_cards.html", {"tables": [summary(s, t) for t in tables]})
 
 
 @router.get("/fragments/tables/{table_id}/card", response_class=HTMLResponse)
@@ -470,8 +472,8 @@ def fragment_card(request: Request, table_id: TableId) -> HTMLResponse:
     with board(request).db.read() as s:
         table = s.get(ScoreTable, table_id)
         if table is None:
-            raise ServiceError(404, f"no table {table_id!r}")
-        return render(request, kind_of(table.game).card, {"t": board(request).summary(s, table)})
+            raise NotFound(f"no table {table_id!r}")
+        return render(request, kind_of(table.game).card, {"t": summary(s, table)})
 
 
 @router.get("/fragments/tables/{table_id}", response_class=HTMLResponse)
@@ -483,7 +485,7 @@ def fragment_table(request: Request, table_id: TableId) -> HTMLResponse:
 @router.get("/fragments/alerts", response_class=HTMLResponse)
 def fragment_alerts(request: Request, table: QueueTable, kind: QueueKind) -> HTMLResponse:
     if who(request) is None:
-        raise ServiceError(401, "log in as a referee")
+        raise Unauthorised("log in as a referee")
     return render(request, "_alerts.html", alerts_context(request, table, kind))
 
 
@@ -512,7 +514,7 @@ async def login_form(request: Request) -> Response:
             auth.login_source(request, username, secret),
         )
     except ServiceError as exc:
-        return render(request, "login.html", {"next": target, "error": exc.message}, status=exc.status)
+        return render(request, "login.html", {"next": target, "error": exc.message}, status=error_status(exc))
     response = RedirectResponse(target, status_code=303)
     auth.remember_device(response, secret, who_in.name)
     response.set_cookie(

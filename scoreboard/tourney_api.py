@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from scoreboard import auth
 from scoreboard.api import Admin, Referee, get_settings, reply
-from scoreboard.errors import ServiceError
+from scoreboard.errors import NotFound, ServiceError
 from scoreboard.models import Tournament
 from scoreboard.schemas import (
     ClockOut,
@@ -57,7 +57,7 @@ Service = Annotated[Tourneys, Depends(get_tourneys)]
 
 def event_id_path(event_id: Annotated[str, Path(max_length=64)]) -> str:
     if not EVENT_ID.match(event_id):
-        raise ServiceError(404, "no such event")
+        raise NotFound("no such event")
     return event_id
 
 
@@ -164,7 +164,7 @@ def _round(service: Tourneys, event_id: str, number: int, drafts: bool) -> dict[
         t = service.tournament(s, event_id)
         r = service.round_of(t, number)
         if r.status != "published" and not drafts:
-            raise ServiceError(404, f"round {number} is not published yet")
+            raise NotFound(f"round {number} is not published yet")
         return service.round_dict(t, r, s)
 
 

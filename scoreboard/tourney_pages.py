@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from scoreboard.errors import ServiceError
+from scoreboard.errors import NotFound
 from scoreboard.pages import cursor_now, render
 from scoreboard.tourney_api import EventId, RoundNo
 from scoreboard.tourney_service import Tourneys
@@ -36,7 +36,7 @@ def pairings_context(service: Tourneys, event_id: str, number: int | None) -> di
         else:
             r = next((x for x in published if x.number == number), None)
             if r is None:
-                raise ServiceError(404, f"round {number} is not published")
+                raise NotFound(f"round {number} is not published")
         names = {e.code: e.name for e in t.entries}
         return {
             "ev": service.summary(s, t),

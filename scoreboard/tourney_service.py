@@ -19,7 +19,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 from uuid import uuid4
 
 from sqlalchemy import select
@@ -28,8 +28,9 @@ from sqlalchemy.orm import Session
 
 from scoreboard import feed, games
 from scoreboard.db import Database
-from scoreboard.errors import ServiceError
+from scoreboard.errors import Conflict, Invalid, NotFound
 from scoreboard.kinds import kind_of
+from scoreboard.live import LiveDeal
 from scoreboard.models import (
     Deal,
     ScoreTable,
@@ -39,11 +40,9 @@ from scoreboard.models import (
     TourneyMatch,
     TourneyRound,
 )
+from scoreboard.tables import summary
 from tourney import Entry, Event, EventFileError, PairingError, pair_next, parse_event, standings
 from tourney.pairing import Relaxed, history, rule_breaks
-
-if TYPE_CHECKING:
-    from scoreboard.service import Scoreboard
 
 #: The clock of a round per scoring (the seeds): its length, the minute of the last-deal call, and
 #: what the call means at the tables.
@@ -82,27 +81,27 @@ def _one_line(exc: Exception) -> str:
 
 class Tourneys:
     """Events, rounds, results and clocks; ``clock`` is injectable (tests move time by hand).
-    ``board`` (the tables' service) is set by the app: publishing a round moves tables on."""
+    Publishing a round moves tables on: their new summaries go on the feed
+    (:func:`scoreboard.tables.summary`)."""
 
     def __init__(self, db: Database, notifier: feed.Notifier, clock: Callable[[], datetime] = utcnow) -> None:
         self.db = db
         self.notifier = notifier
         self.clock = clock
-        self.board: Scoreboard | None = None
 
     # --- reading -------------------------------------------------------------------------------
 
     def tournament(self, s: Session, tid: str) -> Tournament:
         t = s.get(Tournament, tid)
         if t is None:
-            raise ServiceError(404, "no such event")
+            raise NotFound("no such event")
         return t
 
     def _live(self, s: Session, tid: str) -> Tournament:
         """The event, for a change: an archived event takes none."""
         t = self.tournament(s, tid)
         if t.archived_at is not None:
-            raise ServiceError(409, "this event is archived: restore it before changing it")
+            raise Conflict("this event is archived: restore it before changing it")
         return t
 
     @staticmethod
@@ -110,14 +109,14 @@ class Tourneys:
         for r in t.rounds:
             if r.number == number:
                 return r
-        raise ServiceError(404, f"no round {number} in this event")
+        raise NotFound(f"no round {number} in this event")
 
     @staticmethod
     def match_of(r: TourneyRound, table_no: int) -> TourneyMatch:
         for m in r.matches:
             if m.bye is None and m.table_no == table_no:
                 return m
-        raise ServiceError(404, f"no table {table_no} in round {r.number}")
+        raise NotFound(f"no table {table_no} in round {r.number}")
 
     @staticmethod
     def match_json(m: TourneyMatch, team: bool) -> dict[str, Any]:
@@ -166,7 +165,7 @@ class Tourneys:
         try:
             return parse_event(self.event_json(t, drafts=drafts))
         except EventFileError as exc:  # the stored event no longer reads: a bug, said plainly
-            raise ServiceError(409, f"the stored event does not read: {_one_line(exc)}") from exc
+            raise Conflict(f"the stored event does not read: {_one_line(exc)}") from exc
 
     def standings(self, tid: str) -> dict[str, Any]:
         """Computed now from the stored results of the published rounds (never cached)."""
@@ -282,14 +281,14 @@ class Tourneys:
     @staticmethod
     def _game_row(s: Session, g: TableGame) -> dict[str, Any]:
         table = s.get(ScoreTable, g.table_id)
-        live = (table.live or {}) if table is not None else {}
+        live = LiveDeal.from_stored(table.live if table is not None else None)
         playing = (
             g.status == games.OPEN
             and table is not None
             and table.game_id == g.id
-            and bool(live)
-            and not live.get("finished")
-            and live.get("game") in (None, g.id)
+            and not live.empty()
+            and not live.finished
+            and live.game in (None, g.id)
         )
         state = g.state or {}
         return {
@@ -302,7 +301,7 @@ class Tourneys:
             "winner": state.get("winner"),
             "deals": g.deals,
             "in_play": playing,
-            "trick": len(live.get("tricks") or []) if playing else None,
+            "trick": len(live.tricks or []) if playing else None,
         }
 
     # --- import and the event's own settings -------------------------------------------------
@@ -315,10 +314,10 @@ class Tourneys:
         try:
             event = parse_event(data)
         except EventFileError as exc:
-            raise ServiceError(422, f"event file: {_one_line(exc)}") from exc
+            raise Invalid(f"event file: {_one_line(exc)}") from exc
         settings = {**CLOCKS[event.scoring], **(clock or {})}
         if not 0 < settings["call_at"] < settings["minutes"]:
-            raise ServiceError(422, "clock.call_at must fall inside the round (0 < call_at < minutes)")
+            raise Invalid("clock.call_at must fall inside the round (0 < call_at < minutes)")
         digest = hashlib.sha256(
             json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
         ).hexdigest()
@@ -327,8 +326,7 @@ class Tourneys:
                 select(Tournament).where(Tournament.source_hash == digest, Tournament.archived_at.is_(None))
             )
             if twin is not None and not again:
-                raise ServiceError(
-                    409,
+                raise Conflict(
                     f"this event file was imported already (event {twin.name or 'without a name'!s}, "
                     f"id {twin.id}): archive that one first, or import again on purpose",
                 )
@@ -380,7 +378,7 @@ class Tourneys:
             if archived is False:
                 t.archived_at = None
             elif t.archived_at is not None and archived is not True:
-                raise ServiceError(409, "this event is archived: restore it before changing it")
+                raise Conflict("this event is archived: restore it before changing it")
             if name is not None:
                 t.name = name
             if tables is not None:
@@ -389,9 +387,7 @@ class Tourneys:
             if clock is not None:
                 settings = {**(t.clock or {}), **clock}
                 if not 0 < settings["call_at"] < settings["minutes"]:
-                    raise ServiceError(
-                        422, "clock.call_at must fall inside the round (0 < call_at < minutes)"
-                    )
+                    raise Invalid("clock.call_at must fall inside the round (0 < call_at < minutes)")
                 t.clock = settings
             moved: list[ScoreTable] = []
             if archived and t.archived_at is None:
@@ -444,7 +440,7 @@ class Tourneys:
             try:
                 event = parse_event(probe)
             except EventFileError as exc:
-                raise ServiceError(422, _one_line(exc)) from exc
+                raise Invalid(_one_line(exc)) from exc
             e = event.entries[-1]
             t.entries.append(_entry_row(len(t.entries), e))
             s.flush()
@@ -461,7 +457,7 @@ class Tourneys:
             self._no_draft(t, "changing an entry")
             row = next((e for e in t.entries if e.code == code), None)
             if row is None:
-                raise ServiceError(404, f"no entry {code!r} in this event")
+                raise NotFound(f"no entry {code!r} in this event")
             probe = self.event_json(t)
             index = [e["id"] for e in probe["entries"]].index(code)
             entry = probe["entries"][index]
@@ -474,7 +470,7 @@ class Tourneys:
             try:
                 event = parse_event(probe)
             except EventFileError as exc:
-                raise ServiceError(422, _one_line(exc)) from exc
+                raise Invalid(_one_line(exc)) from exc
             e = event.entries[index]
             row.name, row.unit, row.rating, row.group_name = e.name, e.unit, e.rating, e.group
             row.pairs, row.withdrawn = list(e.pairs), e.withdrawn
@@ -488,7 +484,7 @@ class Tourneys:
     def _no_draft(t: Tournament, what: str) -> None:
         draft = next((r for r in t.rounds if r.status == "draft"), None)
         if draft is not None:
-            raise ServiceError(409, f"round {draft.number} is a draft: publish or discard it before {what}")
+            raise Conflict(f"round {draft.number} is a draft: publish or discard it before {what}")
 
     def _new_match(
         self, k: int, item: dict[str, Any], t: Tournament, boards: int, at: datetime
@@ -524,13 +520,13 @@ class Tourneys:
     def _check_tables(s: Session, tables: Sequence[str | None]) -> None:
         wanted = [x for x in tables if x is not None]
         if len(set(wanted)) != len(wanted):
-            raise ServiceError(422, "tables: a scoreboard table is named twice")
+            raise Invalid("tables: a scoreboard table is named twice")
         if not wanted:
             return
         found = set(s.scalars(select(ScoreTable.id).where(ScoreTable.id.in_(wanted))).all())
         for x in wanted:
             if x not in found:
-                raise ServiceError(422, f"tables: no scoreboard table {x!r}")
+                raise Invalid(f"tables: no scoreboard table {x!r}")
 
     # --- pairing -------------------------------------------------------------------------------
 
@@ -540,18 +536,18 @@ class Tourneys:
         try:
             return self._pair(tid)
         except IntegrityError as exc:  # two organisers paired at once: the other one's round stands
-            raise ServiceError(409, "the round was paired meanwhile: reload it") from exc
+            raise Conflict("the round was paired meanwhile: reload it") from exc
 
     def _pair(self, tid: str) -> dict[str, Any]:
         with self.db.write() as s:
             t = self._live(s, tid)
             draft = next((r for r in t.rounds if r.status == "draft"), None)
             if draft is not None:
-                raise ServiceError(409, f"round {draft.number} is a draft: publish it (or change it) first")
+                raise Conflict(f"round {draft.number} is a draft: publish it (or change it) first")
             try:
                 pairing = pair_next(self.event(t))
             except PairingError as exc:
-                raise ServiceError(409, _one_line(exc)) from exc
+                raise Conflict(_one_line(exc)) from exc
             event = self.event(t)
             r = TourneyRound(
                 number=pairing.round, status="draft", relaxed=[x.to_json() for x in pairing.relaxed]
@@ -572,7 +568,7 @@ class Tourneys:
             t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "draft":
-                raise ServiceError(409, f"round {number} is published: only a draft can be discarded")
+                raise Conflict(f"round {number} is published: only a draft can be discarded")
             t.rounds.remove(r)  # an orphan: deleted with its matches
             s.flush()
             out = self.summary(s, t)
@@ -587,7 +583,7 @@ class Tourneys:
             t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status == "published":
-                raise ServiceError(409, f"round {number} is published already")
+                raise Conflict(f"round {number} is published already")
             r.status = "published"
             s.flush()
             moved = self._open_games(s, t, r)
@@ -630,9 +626,9 @@ class Tourneys:
 
     def _tables_changed(self, s: Session, tables: Sequence[ScoreTable]) -> None:
         """Each table's new state on its feed (its page and the all-tables page follow)."""
-        if self.board is None or not tables:
+        if not tables:
             return
-        feed.append(self.db, s, [(x.id, "table", self.board.summary(s, x, slim=True)) for x in tables])
+        feed.append(self.db, s, [(x.id, "table", summary(s, x, slim=True)) for x in tables])
 
     def override(self, tid: str, number: int, items: list[dict[str, Any]]) -> dict[str, Any]:
         """A referee's or organiser's own pairing of a round without results: accepted; the answer
@@ -642,12 +638,11 @@ class Tourneys:
             t = self._live(s, tid)
             r = self.round_of(t, number)
             if any(m.results for m in r.matches):
-                raise ServiceError(409, f"round {number} has results: correct those instead")
+                raise Conflict(f"round {number} has results: correct those instead")
             before = sorted(x for m in r.matches for x in (m.home, m.away, m.bye) if x is not None)
             after = sorted(x for i in items for x in (i.get("home"), i.get("away"), i.get("bye")) if x)
             if before != after:
-                raise ServiceError(
-                    422,
+                raise Invalid(
                     f"an override rearranges round {number}'s entries: each of them exactly once, no other",
                 )
             for i in items:
@@ -659,16 +654,15 @@ class Tourneys:
             try:
                 event = parse_event(probe)
             except EventFileError as exc:
-                raise ServiceError(422, _one_line(exc)) from exc
+                raise Invalid(_one_line(exc)) from exc
             if any(i.get("tables") is not None and len(i["tables"]) != event.boards for i in items):
-                raise ServiceError(422, f"tables: give one scoreboard table per board ({event.boards})")
+                raise Invalid(f"tables: give one scoreboard table per board ({event.boards})")
             relaxed = breaks(event, number)
             old_games = [g for m in r.matches for g in self._games_of(s, m)]
             played = sorted({g.table_id for g in old_games if g.deals or self._has_deals(s, g)})
             if played:
                 names = dict(s.execute(select(ScoreTable.id, ScoreTable.name)).all())
-                raise ServiceError(
-                    409,
+                raise Conflict(
                     f"deals were played in round {number} at {', '.join(names.get(x, x) for x in played)}: "
                     "move or void them before pairing the round again",
                 )
@@ -763,7 +757,7 @@ class Tourneys:
             t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "published":
-                raise ServiceError(409, f"round {number} is a draft: publish it before results")
+                raise Conflict(f"round {number} is a draft: publish it before results")
             m = self.match_of(r, table_no)
             probe = self.event_json(t, drafts=True)
             idx = [x["round"] for x in probe["rounds"]].index(number)
@@ -772,7 +766,7 @@ class Tourneys:
             try:
                 event = parse_event(probe)
             except EventFileError as exc:
-                raise ServiceError(422, _one_line(exc)) from exc
+                raise Invalid(_one_line(exc)) from exc
             parsed = event.rounds[idx].items[pos]
             assert not isinstance(parsed, str)
             boards = [b.to_json() for b in parsed.result or ()]  # type: ignore[union-attr]
@@ -795,7 +789,7 @@ class Tourneys:
                 if any("in play" in x for x in doubts)
                 else "Give a reason to close the match as it stands, or enter its result"
             )
-            raise ServiceError(409, f"table {table_no}: {'; '.join(doubts)}. {advice}")
+            raise Conflict(f"table {table_no}: {'; '.join(doubts)}. {advice}")
 
     @staticmethod
     def _note(doubts: list[str], reason: str | None) -> str:
@@ -834,16 +828,13 @@ class Tourneys:
             t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "published":
-                raise ServiceError(409, f"round {number} is a draft: publish it before results")
+                raise Conflict(f"round {number} is a draft: publish it before results")
             m = self.match_of(r, table_no)
             played = self._games_of(s, m)
             if not m.tables or any(x is None for x in m.tables):
-                raise ServiceError(
-                    409, f"table {table_no} is not bound to a scoreboard table: enter the result"
-                )
+                raise Conflict(f"table {table_no} is not bound to a scoreboard table: enter the result")
             if len(played) != len(m.tables):
-                raise ServiceError(
-                    409,
+                raise Conflict(
                     f"table {table_no} has no game at its scoreboard tables for this round: enter the result",
                 )
             doubts = self._still_playing(s, m)
@@ -959,33 +950,33 @@ class Tourneys:
             t = self._live(s, tid)
             r = self.round_of(t, number)
             if r.status != "published":
-                raise ServiceError(409, f"round {number} is a draft: publish it before its clock")
+                raise Conflict(f"round {number} is a draft: publish it before its clock")
             now = self.clock()
             if action == "start":
                 if r.clock_started_at is not None:
-                    raise ServiceError(409, f"round {number}'s clock started already")
+                    raise Conflict(f"round {number}'s clock started already")
                 r.clock_started_at, r.clock_started_by = now, author
             elif r.clock_started_at is None:
-                raise ServiceError(409, f"round {number}'s clock has not started")
+                raise Conflict(f"round {number}'s clock has not started")
             elif action == "pause":
                 if r.clock_paused_at is not None:
-                    raise ServiceError(409, f"round {number}'s clock is paused already")
+                    raise Conflict(f"round {number}'s clock is paused already")
                 if self._elapsed(r, now) >= t.clock["minutes"] * 60:
-                    raise ServiceError(409, f"round {number}'s time is up")
+                    raise Conflict(f"round {number}'s time is up")
                 r.clock_paused_at = now
             elif action == "resume":
                 if r.clock_paused_at is None:
-                    raise ServiceError(409, f"round {number}'s clock is not paused")
+                    raise Conflict(f"round {number}'s clock is not paused")
                 r.clock_paused_s = int(r.clock_paused_s or 0) + int(
                     (now - _aware(r.clock_paused_at)).total_seconds()
                 )
                 r.clock_paused_at = None
             elif action == "call":
                 if r.call_sent_at is not None:
-                    raise ServiceError(409, f"round {number}'s last-deal call was sent already")
+                    raise Conflict(f"round {number}'s last-deal call was sent already")
                 self._send_call(s, t, r, now)
             else:  # the API's schema allows no other
-                raise ServiceError(422, f"unknown clock action {action!r}")
+                raise Invalid(f"unknown clock action {action!r}")
             s.flush()
             out = self.clock_dict(t, r)
             self._announce(s, t, "clock", round=number, action=action)

@@ -245,7 +245,7 @@ def test_failed_logins_slow_the_guesser_without_locking_out_the_referee(client):
 def test_login_throttle_backs_off_and_forgets():
     """The wait doubles after the free failures and ends after its time: no permanent lock."""
     from scoreboard.auth import LoginThrottle
-    from scoreboard.errors import ServiceError
+    from scoreboard.errors import TooManyAttempts
 
     throttle = LoginThrottle(free=2, cap=8.0)
     clock = [1000.0]
@@ -259,9 +259,9 @@ def test_login_throttle_backs_off_and_forgets():
             try:
                 throttle.check("dan", "address:x", "x")
                 waits.append(0)
-            except ServiceError as exc:
-                waits.append(int(exc.headers["Retry-After"]))
-                clock[0] += int(exc.headers["Retry-After"])
+            except TooManyAttempts as exc:
+                waits.append(exc.retry_after)
+                clock[0] += exc.retry_after
                 throttle.check("dan", "address:x", "x")  # after the wait, allowed
             throttle.failed("dan", "address:x", "x")
         assert waits == [0, 0, 2, 3, 5, 9]  # 1, 2, 4, 8 s (+1 s rounding), capped at 8
