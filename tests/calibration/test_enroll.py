@@ -313,6 +313,7 @@ def test_a_learned_classifier_that_reads_the_decks_photos_worse_is_set_aside(tmp
     assert json.loads((deck / "checked.json").read_text())["kept"] == "shipped"
 
 
+@pytest.mark.slow
 def test_fine_tuning_can_run_a_set_number_of_steps_whatever_the_time(tmp_path: Path) -> None:
     """``fine_tune(..., steps=N)`` (comparisons on a busy machine) runs exactly N steps even with
     no time given; without ``steps`` no time means no step. Either way the classifier is written."""

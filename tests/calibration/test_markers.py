@@ -269,6 +269,7 @@ def _rms_mm(geometry: TableGeometry, truth: TableGeometry) -> float:
     return float(np.sqrt(np.mean(np.sum(err**2, axis=1))))
 
 
+@pytest.mark.slow
 def test_a_tilted_camera_through_a_wide_lens_is_calibrated_to_two_millimetres() -> None:
     """A rendered frame (the renderer's truth: camera turned from straight down, barrel distortion
     k1 = -0.06): the lens is found from the markers, and the table is right to 2 mm everywhere,

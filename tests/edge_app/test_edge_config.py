@@ -187,6 +187,7 @@ def _table_and_frames(tmp_path: Path) -> tuple[Path, Path, TableGeometry]:
     return table, frames, geometry
 
 
+@pytest.mark.slow
 def test_run_reads_source_and_table_from_the_file(tmp_path: Path) -> None:
     table, frames, _ = _table_and_frames(tmp_path)
     cfg = tmp_path / "table.toml"
@@ -213,6 +214,7 @@ def test_run_refuses_a_bad_file_or_a_bad_override_before_any_frame(tmp_path: Pat
     assert r.exit_code == 2 and "no source" in r.output
 
 
+@pytest.mark.slow
 def test_doctor_passes_a_ready_table(tmp_path: Path) -> None:
     table, frames, geometry = _table_and_frames(tmp_path)
     r = runner.invoke(app, ["doctor", "--source", str(frames), "--table", str(table)])

@@ -11,6 +11,7 @@ from tests.edge_app.misreads import read_deal
 
 
 @pytest.mark.parametrize("rules", ["national-1deck", "national-2deck"])
+@pytest.mark.slow
 def test_one_confident_misread_raises_no_false_alert(rules: str) -> None:
     deals = [read_deal(rules, seed, 1) for seed in range(30)]
     assert [(d.seed, d.misread, sorted(d.false_alerts)) for d in deals if d.false_alerts] == []

@@ -190,6 +190,7 @@ def test_sigint_stops_at_the_next_frame_keeps_the_log_and_restores_the_handlers(
     assert {s: signal.getsignal(s) for s in before} == before
 
 
+@pytest.mark.slow
 def test_sigterm_to_a_running_service_exits_0_with_the_log_written(tmp_path: Path) -> None:
     """A real ``tractorcam run`` on a folder of 5,000 frames (links to one small picture, so the
     shipped reader reads it once): SIGTERM once it says it is reading, and it stops long before the

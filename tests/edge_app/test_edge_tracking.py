@@ -710,6 +710,7 @@ def test_a_single_hand_short_is_not_an_unseen_trick() -> None:
     assert deal.unseen == ()
 
 
+@pytest.mark.slow
 def test_a_leader_the_inventory_rules_out_is_replaced_where_the_engine_names_it() -> None:
     """d6 as the general reader read it (guyenne-classic, whose court corners print no rank): S's
     lead of two kings in trick 6 was never seen, so E's play settled first and the decoder guessed E

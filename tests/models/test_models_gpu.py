@@ -145,6 +145,7 @@ def test_a_tile_example_labels_lie_on_the_tile():
     assert labelled > 0
 
 
+@pytest.mark.slow
 def test_a_tile_job_writes_labelled_face_tiles_and_negatives_for_the_localisers(tmp_path):
     job = gpu.TileJob(7, ("anglo", "proc1"), 12, str(tmp_path), "val")
     assert gpu.tile_job(job) == 12
@@ -244,6 +245,7 @@ def test_classifiers_learn_from_a_growing_pool(monkeypatch: pytest.MonkeyPatch):
     assert acc == 1.0
 
 
+@pytest.mark.slow
 def test_the_joker_head_learns_its_three_classes_from_the_55(monkeypatch: pytest.MonkeyPatch):
     """The pool keeps the 55 classes; ``labels`` maps them to the joker head's: a card (5) and
     background are "not a joker" (0), the small joker 1, the big joker 2."""
@@ -456,6 +458,7 @@ def test_bank_crops_weight_the_art_decks_as_asked():
     assert dark_share(0.0) < 0.1
 
 
+@pytest.mark.slow
 def test_bank_crops_draw_jokers_as_asked_from_the_same_decks():
     """Two decks, the first counted as art. With joker_share 0.5 about half the crops are jokers
     (classes 52 and 53), of both decks; with 0 about 2 in 54."""

@@ -158,6 +158,7 @@ def test_an_enrolled_folder_with_faces_turns_the_faces_step_on(tmp_path: Path, e
         FaceMatchConfig(min_matches=2)
 
 
+@pytest.mark.slow
 def test_the_reader_with_an_enrolled_deck_names_a_court_card_its_corners_cannot(guyenne, enrolled):
     """The whole chain on a guyenne king of clubs and a 7 of hearts: without the faces step the
     king's corners (a lone club sign) do not name it; with it the king is read, once, and the 7
@@ -308,6 +309,7 @@ def test_court_cards_side_by_side_have_no_covered_copies(guyenne, matcher):
     assert sorted(f.card for f in matcher.match(image, (CARD_W, CARD_H))) == ["JS", "KH", "KH"]
 
 
+@pytest.mark.slow
 def test_a_faces_folder_without_every_card_looks_for_no_covered_copies(guyenne, enrolled, tmp_path):
     folder = tmp_path / "faces"
     folder.mkdir()
@@ -604,6 +606,7 @@ def test_a_card_is_corner_named_only_when_every_lay_reads_it_and_nothing_else():
     assert lays[0].shape[0] >= CARD_H and lays[0].shape[1] >= 3 * CARD_H  # each face whole, apart
 
 
+@pytest.mark.slow
 def test_a_deck_whose_courts_print_a_suit_sign_alone_has_no_court_its_corners_name(guyenne, enrolled):
     """The reader's view of a rectified table learns which art cards the deck's corners name, once
     per card size: none of guyenne-classic's courts (a lone suit sign in their corners), each of
