@@ -214,6 +214,8 @@ def eval_command(
         options["conf"] = conf
     elif no_classifier:
         options["conf"] = 0.25
+    if det_conf is not None and sweep:
+        raise _fail("--det-conf with --sweep: the sweep tries its own (--sweep-det-conf)")
     if det_conf is not None:
         options["det_conf"] = det_conf
     if joker_conf is not None:

@@ -20,7 +20,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,9 @@ from models.metrics import (
     multiset_tally,
     real_photo_tally,
 )
-from vision.classifier import JOKER_IDS
-from vision.instances import CardInstance, count_cards, group_corners
+from vision.instances import CardInstance, count_cards
 from vision.labels import class_name
-from vision.reader import CardReader, Reading
+from vision.reader import CardReader, Reading, Thresholds
 
 REAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "real" / "edje-train" / "images" / "train"
 #: The card-labelled phone photos: ``labels.jsonl`` (one photo a line) and ``images/``.
@@ -437,15 +436,16 @@ def _add_scene(report: SceneReport, cards: list[CardInstance], scene: SyntheticS
 def sweep_confidence(
     reader: CardReader, scenes: Iterable[SyntheticScene], confs: Iterable[float]
 ) -> dict[float, SceneReport]:
-    """Reports at several confidence thresholds from one pass (reader built with the lowest conf)."""
+    """Reports at several ``conf`` thresholds (the reader's other thresholds kept), each the reading
+    of :meth:`CardReader.decide` over one :meth:`CardReader.stages` per image (the reader built with
+    the lowest conf)."""
     confs = sorted(confs)
     reports = {c: SceneReport() for c in confs}
+    own = reader.thresholds
     for scene in scenes:
-        corners = reader.read(scene.image).corners
+        stages = reader.stages(scene.image)
         for c in confs:
-            _add_scene(
-                reports[c], group_corners(corners.filter_confidence(c), reader.config.instances), scene
-            )
+            _add_scene(reports[c], reader.decide(stages, replace(own, conf=c)).cards, scene)
     return reports
 
 
@@ -460,8 +460,11 @@ def sweep_thresholds(
     reader; ``joker_conf`` None (always tried) holds jokers to ``conf`` like every card, and each of
     ``joker_confs`` above ``conf`` is tried as the probability a joker needs.
 
-    The tiled localiser runs once per image (the reader's detector must keep boxes down to the lowest
-    ``det_conf``); only the naming and grouping are repeated per setting.
+    The shipped reading is scored: the expensive stages (:meth:`CardReader.stages`: look, tiled
+    localiser, heads) run once per image, the reader built with the lowest ``det_conf`` (its other
+    thresholds do not matter), and each setting's cards are :meth:`CardReader.decide`'s at that
+    setting, the very steps :meth:`CardReader.read` takes after the stages (pair naming, the
+    thresholds, the second look for jokers, grouping, unknown cards, faces).
     """
     if reader.classifier is None:
         raise ValueError("sweep_thresholds needs a reader with the index classifier")
@@ -473,17 +476,14 @@ def sweep_thresholds(
         for j in (None, *sorted(joker_confs))
         if j is None or j > c
     ]
+    least = reader.config.detector.det_conf
+    if det_confs and det_confs[0] < least:
+        raise ValueError(f"det_conf {det_confs[0]} is below the reader's det_conf {least}")
     reports = {key: SceneReport() for key in settings}
     for scene in scenes:
-        proposals = reader.tiled.detect(scene.image)
-        named_at = reader.classifier.name_boxes_at(
-            scene.image, proposals, det_confs, confs[0], adjust=reader.adjust
-        )
-        for d, c, j in settings:
-            named = named_at[d].filter_confidence(c)
-            if j is not None:
-                named = named.filter_class_confidence(JOKER_IDS, j)
-            _add_scene(reports[(d, c, j)], group_corners(named, reader.config.instances), scene)
+        stages = reader.stages(scene.image)
+        for setting in settings:
+            _add_scene(reports[setting], reader.decide(stages, Thresholds(*setting)).cards, scene)
     return reports
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -262,6 +263,11 @@ class CardReader:
         :attr:`ReaderConfig.despeckle`."""
         return self.tiled.detect(despeckle(image, self.config.despeckle))
 
+    @property
+    def thresholds(self) -> Thresholds:
+        """The thresholds :meth:`read` decides with: its detector config's."""
+        return Thresholds.of(self.config.detector)
+
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
         """Corners and cards of one image, step by step on :class:`~vision.detections.Detections`:
         the image shown in the deck's **look** (:mod:`vision.look`) → **localise** (the tiled
@@ -272,33 +278,76 @@ class CardReader:
         **faces** (court cards and jokers found by their whole face: :mod:`vision.faces`). With the second look
         for jokers (:attr:`ReaderConfig.joker_det_conf`), the weaker boxes the proposals leave are
         read by the heads too and kept only as sure jokers. With ``seconds``, the time of
-        ``localise``, ``name`` (proposals to decide), ``group`` and ``faces`` is added to it."""
-        clock = time.perf_counter()
+        ``localise``, ``name`` (proposals to decide), ``group`` and ``faces`` is added to it.
 
-        def lap(step: str) -> None:
-            nonlocal clock
-            if seconds is not None:
-                now = time.perf_counter()
-                seconds[step] = seconds.get(step, 0.0) + now - clock
-                clock = now
+        The expensive steps (look to heads) are :meth:`stages`, the rest :meth:`decide` at the
+        reader's own :attr:`thresholds`: ``read(image)`` is ``decide(stages(image), thresholds)``."""
+        return self.decide(self.stages(image, seconds), self.thresholds, seconds)
 
+    def stages(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Stages:
+        """The expensive steps of :meth:`read` on one image: look, localise, proposals (from the
+        detector's ``det_conf``) and heads, and with the second look for jokers the heads' reading of
+        the weaker boxes; nothing thresholded by ``conf`` or ``joker_conf``. With ``seconds``, the
+        time of ``localise`` and ``name`` is added to it."""
+        lap = _laps(seconds)
         image = apply_look(image, self.config.look)
         corners = self.localise(image)
         lap("localise")
+        d = self.config.detector
+        if self.classifier is None:
+            return Stages(image, corners, d.conf)
+        boxes, p = self.classifier.read(image, proposals(corners, d.det_conf))
+        weak, weak_p = Detections.empty(), np.zeros((0, p.shape[1]), np.float32)
+        if self._joker_look() is not None:
+            weak = weak_boxes(corners, d.det_conf)
+            if len(weak):
+                weak, weak_p = self.classifier.read(image, weak)
+        lap("name")
+        return Stages(image, corners, d.det_conf, boxes, p, weak, weak_p)
+
+    def decide(
+        self, stages: Stages, thresholds: Thresholds | None = None, seconds: dict[str, float] | None = None
+    ) -> Reading:
+        """The rest of :meth:`read` after :meth:`stages`, at ``thresholds`` (None: the reader's own):
+        the proposals scoring ``det_conf`` or more (those of the stages, the others dropped: greedy
+        NMS and the contained filter keep a box for the higher-scoring boxes alone) → **pair** →
+        **decide** (:func:`decide`: ``conf``, ``joker_conf``, the unknown cards' floor) → the
+        second look's sure jokers (the boxes from :attr:`ReaderConfig.joker_det_conf` up to
+        ``det_conf``) → **group** → the unknown cards → **faces**. Cheap but for the faces step:
+        selection (:func:`models.evaluate.sweep_thresholds`) scores every setting with it over one
+        :class:`Stages` per image. Without the classifier, the detector's corners scoring ``conf`` or
+        more are grouped. Raises ``ValueError`` for a threshold below the stages' :attr:`Stages.least`.
+        With ``seconds``, the time of ``name``, ``group`` and ``faces`` is added to it."""
+        t = thresholds or self.thresholds
+        lap = _laps(seconds)
         unsure: Detections | None = None
         forms: npt.NDArray[np.float32] | None = None  # the unsure boxes' class probabilities
-        if self.classifier is not None:
-            d = self.config.detector
-            low = self._joker_look()
-            weak = Detections.empty() if low is None else weak_boxes(corners, d.det_conf)
-            boxes = proposals(corners, d.det_conf)
-            boxes, p = self.classifier.read(image, boxes)
+        if stages.p is None:  # the detector named the corners
+            if t.conf < stages.least:
+                raise ValueError(f"conf {t.conf} is below the stages' {stages.least}")
+            corners = stages.corners if t.conf == stages.least else stages.corners.filter_confidence(t.conf)
+        else:
+            if t.det_conf < stages.least:
+                raise ValueError(f"det_conf {t.det_conf} is below the stages' {stages.least}")
+            boxes, p = stages.boxes, stages.p
+            keep = boxes.confidence >= t.det_conf
+            weak, weak_p = stages.weak, stages.weak_p
+            low = self.config.joker_det_conf
+            if low is not None and low < t.det_conf:  # the second look reads from ``low`` up
+                below = ~keep & (boxes.confidence >= low)
+                if below.any():
+                    weak = Detections.concat([boxes[below], weak])
+                    weak_p = np.concatenate([p[below], weak_p])
+            else:
+                weak = Detections.empty()
+            if not keep.all():
+                boxes, p = boxes[keep], p[keep]
             if self.adjust is not None:
                 p = self.adjust(boxes, p)
             floor = None if self.config.unknown_cards is None else self.config.unknown_cards.floor
-            corners, unsure, forms = _decide(boxes, p, d.conf, d.joker_conf, floor)
+            corners, unsure, forms = _decide(boxes, p, t.conf, t.joker_conf, floor)
             if len(weak):
-                corners = Detections.concat([corners, sure_jokers(*self.classifier.read(image, weak), d)])
+                corners = Detections.concat([corners, sure_jokers(weak, weak_p, t)])
         lap("name")
         cards = group_corners(corners, self.config.instances)
         if unsure is not None and len(unsure):
@@ -306,10 +355,67 @@ class CardReader:
         lap("group")
         if self.faces is not None:
             cards = place_faces(
-                cards, self.faces.match(image, self.config.instances.card_size_px, self.config.decks, cards)
+                cards,
+                self.faces.match(stages.image, self.config.instances.card_size_px, self.config.decks, cards),
             )
             lap("faces")
         return Reading(corners, cards)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The thresholds of :meth:`CardReader.decide`, those selection sweeps (:mod:`models.selection`):
+    the localiser's score a box needs to be named (``det_conf``), the probability a card needs
+    (``conf``) and a joker (``joker_conf``; None: ``conf``)."""
+
+    det_conf: float
+    conf: float
+    joker_conf: float | None = None
+
+    @classmethod
+    def of(cls, detector: DetectorConfig) -> Thresholds:
+        """The thresholds of a detector config.
+
+        >>> Thresholds.of(DetectorConfig(det_conf=0.1, conf=0.6, joker_conf=0.8))
+        Thresholds(det_conf=0.1, conf=0.6, joker_conf=0.8)
+        """
+        return cls(detector.det_conf, detector.conf, detector.joker_conf)
+
+
+@dataclass(frozen=True, eq=False)
+class Stages:
+    """What the expensive steps of :meth:`CardReader.read` make of one image
+    (:meth:`CardReader.stages`), for :meth:`CardReader.decide` at any thresholds from :attr:`least`
+    up: the image in the deck's look (the faces step reads it), the localiser's boxes, the
+    proposals with their reading directions and their fused class probabilities (before pair
+    naming), and the boxes of the second look for jokers (below the proposals' ``det_conf``) with
+    theirs. Without the classifier, only the image and the detector's named corners."""
+
+    image: npt.NDArray[np.uint8]
+    corners: Detections
+    #: the least threshold the stages hold: the proposals' ``det_conf`` (without the classifier, the
+    #: detector's ``conf``)
+    least: float
+    boxes: Detections = field(default_factory=Detections.empty)
+    #: the proposals' class probabilities, one row each; None without the classifier
+    p: npt.NDArray[np.float32] | None = None
+    weak: Detections = field(default_factory=Detections.empty)
+    weak_p: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, BACKGROUND + 1), np.float32))
+
+
+def _laps(seconds: dict[str, float] | None) -> Callable[[str], None]:
+    """A stopwatch adding the time since its last lap (or its start) to ``seconds[step]`` (none
+    without ``seconds``)."""
+    clock = time.perf_counter()
+
+    def lap(step: str) -> None:
+        nonlocal clock
+        if seconds is not None:
+            now = time.perf_counter()
+            seconds[step] = seconds.get(step, 0.0) + now - clock
+            clock = now
+
+    return lap
 
 
 def weak_boxes(boxes: Detections, det_conf: float) -> Detections:
@@ -320,7 +426,7 @@ def weak_boxes(boxes: Detections, det_conf: float) -> Detections:
     return kept[kept.confidence < det_conf]
 
 
-def sure_jokers(boxes: Detections, p: npt.NDArray[np.float32], d: DetectorConfig) -> Detections:
+def sure_jokers(boxes: Detections, p: npt.NDArray[np.float32], d: DetectorConfig | Thresholds) -> Detections:
     """The boxes of the second look named jokers at ``conf`` and ``joker_conf`` or more.
 
     >>> from vision.labels import class_id

@@ -289,3 +289,13 @@ def test_packed_atlases_are_webp_of_the_quality_asked(
         assert cv2.imread(str(atlases[0]), cv2.IMREAD_UNCHANGED) is not None
         sizes[q] = sum(p.stat().st_size for p in atlases)
     assert sizes[60] < 0.8 * sizes[92]
+
+
+def test_eval_refuses_a_det_conf_beside_the_sweep_in_one_line(tmp_path):
+    """The sweep tries its own localiser thresholds from its lowest up; one given beside it would
+    leave the stages above the lowest swept and is refused before anything runs."""
+    from tractorcam_cli.main import app
+
+    result = CliRunner().invoke(app, ["eval", "--sweep", "--det-conf", "0.3", "--heldout", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "--det-conf with --sweep" in result.output

@@ -1,4 +1,5 @@
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -321,3 +322,107 @@ def test_report_keeps_figures_per_card_size():
     assert rows[0].startswith("120-160 px: 2 images, 2 plays, exact 100.00%, cards P 66.67% R 100.00%")
     assert rows[1].startswith("300 px and more: 1 images")  # smallest cards first
     assert "per card size" not in format_scene_report(report)
+
+
+def _reader_at(setting, **config):
+    """A reader of the scripted two-stage kind at ``setting`` (det_conf, conf, joker_conf)."""
+    from vision.reader import CardReader, ReaderConfig
+
+    det_conf, conf, joker_conf = setting
+    detector = config.pop("detector")
+    return CardReader(
+        ReaderConfig(
+            detector=replace(detector, det_conf=det_conf, conf=conf, joker_conf=joker_conf), **config
+        )
+    )
+
+
+def test_the_sweep_scores_the_shipped_read_at_every_setting(tmp_path):
+    """The sweep's report at a setting is the report of ``CardReader.read`` at that setting, with
+    every step of the read: pair naming, unknown cards (the unsure SJ and KS written ``?J``/``??``
+    at conf 0.8) and the second look for jokers (the weak bright-blue box, score 0.05, kept as a sure
+    SJ at det_conf 0.1, where the weak dim-red KS at 0.06 is not)."""
+    import numpy as np
+
+    from models.evaluate import SyntheticScene, annotation_plays, evaluate_synthetic, sweep_thresholds
+    from tests.vision.test_vision_classifier import joker_classifier
+    from vision.detections import Detections
+    from vision.detectors import DetectorConfig
+    from vision.instances import InstanceConfig
+    from vision.reader import UnknownCards
+    from vision.tiling import TilingConfig
+
+    img = np.zeros((400, 400, 3), np.uint8)
+    img[0:100, 0:100] = (255, 0, 0)  # sure SJ (localiser 0.9)
+    img[0:100, 150:250] = (128, 0, 0)  # unsure SJ (0.9)
+    img[150:250, 0:100] = (0, 0, 128)  # unsure KS (0.9)
+    img[150:250, 150:250] = (255, 0, 0)  # sure SJ the localiser barely sees (0.05)
+    img[150:250, 280:380] = (0, 0, 128)  # unsure KS it barely sees (0.06)
+    img[280:380, 280:380] = (255, 0, 0)  # sure SJ below the second look (0.025)
+    xyxy = [
+        [30, 30, 60, 70],
+        [180, 30, 210, 70],
+        [30, 180, 60, 220],
+        [180, 180, 210, 220],
+        [310, 180, 340, 220],
+        [310, 310, 340, 350],
+    ]
+    every = Detections(xyxy, [0.9, 0.9, 0.9, 0.05, 0.06, 0.025], [0] * 6)
+    script = (every, every[[0, 2, 3]])  # scene a, scene b
+    config = {
+        "detector": DetectorConfig(
+            type="fake", script=script, classifier=joker_classifier(tmp_path / "j.onnx")
+        ),
+        "tiling": TilingConfig(tile=400, levels=(1.0,)),
+        "instances": InstanceConfig(card_size_px=(10.0, 15.0)),  # tiny cards: no two corners pair up
+        "unknown_cards": UnknownCards(),
+        "joker_det_conf": 0.03,
+    }
+    ann = {"cards": [_card("SJ", "S", SQ, [1.0]), _card("KS", "N", SQ2, [1.0])]}
+    scenes = [SyntheticScene(n, img, annotation_truth(ann), annotation_plays(ann)) for n in "ab"]
+    reports = sweep_thresholds(
+        _reader_at((0.02, 0.05, None), **config), scenes, [0.02, 0.1], [0.5, 0.8], [0.9]
+    )
+    assert len(reports) == 8
+    for setting, report in reports.items():
+        assert report == evaluate_synthetic(_reader_at(setting, **config), scenes), setting
+    # the steps the sweep must not skip are taken in this scene
+    names = {s: sorted(c.card for c in _reader_at(s, **config).read(img).cards) for s in reports}
+    assert names[(0.1, 0.5, None)] == ["KS", "SJ", "SJ", "SJ"]  # the second look's SJ, not its KS
+    assert names[(0.02, 0.5, None)] == ["KS", "KS", "SJ", "SJ", "SJ", "SJ"]  # all named in the first
+    assert any("?" in card for card in names[(0.1, 0.8, None)])  # unknown cards
+
+
+def test_the_sweep_needs_the_stages_of_its_lowest_det_conf(tmp_path):
+    from models.evaluate import sweep_thresholds
+    from tests.vision.test_vision_classifier import colour_classifier
+    from vision.detectors import DetectorConfig
+
+    config = {
+        "detector": DetectorConfig(type="fake", script=(), classifier=colour_classifier(tmp_path / "c.onnx"))
+    }
+    with pytest.raises(ValueError, match="below the reader's det_conf 0.1"):
+        sweep_thresholds(_reader_at((0.1, 0.5, None), **config), [], [0.05, 0.1], [0.5])
+
+
+@pytest.mark.slow
+def test_the_sweep_scores_the_shipped_reader_as_it_reads():
+    """With the committed networks on rendered held-out tables, as the table service reads them
+    (unknown cards, the second look for jokers): the sweep's report at the shipped thresholds is
+    the report of the shipped reader's ``read``."""
+    from models.evaluate import evaluate_synthetic, render_heldout_scenes, sweep_thresholds
+    from vision.reader import CardReader, default_reader_config
+    from vision.settings import SHIPPED
+
+    scenes = list(render_heldout_scenes(2, width=640, height=480))
+    shipped = (SHIPPED.det_conf, SHIPPED.conf, SHIPPED.joker_conf)
+
+    def reader(**thresholds):
+        config = default_reader_config(unknown_cards=True, **thresholds)
+        return CardReader(replace(config, joker_det_conf=SHIPPED.joker_det_conf))
+
+    sweep = reader(det_conf=0.3, conf=0.05, joker_conf=None)
+    reports = sweep_thresholds(sweep, scenes, [0.3, SHIPPED.det_conf], [SHIPPED.conf], [SHIPPED.joker_conf])
+    read = evaluate_synthetic(reader(), scenes)
+    assert read.cards.tp > 0
+    assert reports[shipped] == read
