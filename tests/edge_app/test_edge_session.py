@@ -300,6 +300,7 @@ def test_a_new_game_at_the_table_starts_from_two(three: list[dict[str, Any]], to
     assert len([x for x in looks if "not the level the match expected (6)" in x]) == (0 if told else 1)
 
 
+@pytest.mark.slow
 def test_a_deal_whose_trump_was_given_reads_no_declaration(three: list[dict[str, Any]]) -> None:
     """The operator gave trump and level; a pair shown and taken back before the first lead (a
     misread or a player's slip) changes neither."""

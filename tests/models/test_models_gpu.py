@@ -186,6 +186,7 @@ def test_learning_rate_warms_up_then_falls_to_two_percent():
     assert trainers._lr(0.3, peak) > trainers._lr(0.6, peak) > trainers._lr(0.9, peak)
 
 
+@pytest.mark.slow
 def test_one_training_step_is_the_hand_written_one():
     """Every crop trainer (the epochs of ``heads``, the GPU run's variants, enrolment's fine-tune)
     takes its steps through ``train_step``: the learning rate set, the label-smoothed loss, zeroed
@@ -439,6 +440,7 @@ def test_bank_background_is_cut_where_the_localiser_proposed():
     assert red_share(gpu.FaceBank(faces, boxes, np.ones(54, bool), "cpu")) < 0.05
 
 
+@pytest.mark.slow
 def test_bank_crops_weight_the_art_decks_as_asked():
     """Two decks, the first counted as art: art faces black, the other deck's white. With art_share
     0.9 most crops are dark; with every face alike about half."""

@@ -46,6 +46,7 @@ def test_onnx_and_pytorch_agree_on_a_tile():
     assert onnx_det.confidence[0] == pytest.approx(torch_det.confidence[0], abs=0.02)
 
 
+@pytest.mark.slow
 def test_reads_some_cards_of_rendered_closeups():
     from models.evaluate import annotation_truth
     from models.metrics import multiset_tally

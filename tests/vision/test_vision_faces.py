@@ -198,6 +198,7 @@ def test_jokers_whose_corners_print_only_a_star_are_read_by_their_face(tmp_path)
     assert abs(cards[0][1] - 200) < 10 and abs(cards[1][1] - 480) < 10
 
 
+@pytest.mark.slow
 def test_jokers_the_colours_do_not_tell_apart_are_a_joker_of_unknown_size(guyenne, tmp_path):
     """Enrolled jokers whose faces are the same picture (here: the small joker's face twice): the
     card found is a joker, ``?J``, never a guess at its size (a big joker read wrongly is a wrong
@@ -534,6 +535,7 @@ def test_a_fanned_court_pair_whose_corners_name_both_cards_keeps_both(plastic, p
     assert [c.card for c in place_faces(read, found)] == [card, card]
 
 
+@pytest.mark.slow
 def test_a_joker_of_unknown_size_beside_a_number_card_is_looked_round(guyenne, tmp_path):
     """A joker found without its size (``?J``, its twin's face the same picture) and a number card
     the corners named, in one area: looking under the number card masks what shows of the joker
