@@ -43,6 +43,7 @@ from edge_app.compare import DealComparison, compare_deals  # noqa: E402
 from edge_app.deal import DealInfo, RecognisedDeal  # noqa: E402
 from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
+from engine.cards import parse_any  # noqa: E402
 from engine.deal_log import parse_deal_log  # noqa: E402
 from engine.rules import get_rule_set  # noqa: E402
 from vision.capture import VideoFileSource  # noqa: E402
@@ -62,7 +63,7 @@ def oracle(timeline: dict[str, Any], visible: float) -> Any:
                 q = np.array(c["quad"])
                 x1, y1 = q.min(axis=0)
                 x2, y2 = q.max(axis=0)
-                out.append(CardInstance(c["card"], 0, 1.0, (x1, y1, x2, y2), 2))
+                out.append(CardInstance(parse_any(c["card"]), 0, 1.0, (x1, y1, x2, y2), 2))
         return out
 
     return read, state
@@ -87,14 +88,16 @@ def recorded(
             key = str(state["frame"])
             if key not in saved:
                 raise SystemExit(f"{path} has no reading of frame {key} (recorded with another --every?)")
-            return [CardInstance(c, k, s, tuple(b), n) for c, k, s, b, n in saved[key]]
+            return [CardInstance(parse_any(c), k, s, tuple(b), n) for c, k, s, b, n in saved[key]]
 
         return replayed, None
     record: dict[str, list[Any]] = {}
 
     def recording(image: np.ndarray) -> list[CardInstance]:
         out = list(read_fn(image))
-        record[str(state["frame"])] = [[c.card, c.class_id, c.score, list(c.box), c.corners] for c in out]
+        record[str(state["frame"])] = [
+            [str(c.card), c.class_id, c.score, list(c.box), c.corners] for c in out
+        ]
         return out
 
     return recording, lambda: path.write_text(json.dumps(record))

@@ -52,7 +52,7 @@ def _reader(decks: int, model: Path | None = None) -> Any:
 
 
 def _row(c: CardInstance) -> list[Any]:
-    return [c.card, c.class_id, c.score, list(c.box), c.corners]
+    return [str(c.card), c.class_id, c.score, list(c.box), c.corners]
 
 
 def service_outputs(folder: Path, read_fn: Any, state: dict[str, int]) -> list[dict[str, Any]]:

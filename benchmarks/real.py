@@ -99,7 +99,7 @@ def main(
             "image": photo.path.name,
             "view": photo.view,
             "labels": list(photo.cards),
-            "read": [c.card for c in reading.cards],
+            "read": [str(c.card) for c in reading.cards],
             "boxes": int((boxes.confidence >= d.det_conf).sum()),
             "proposals": len(named_here),
             "named": named,

@@ -32,7 +32,7 @@ tricks either side says it lay (:func:`unseen_trick_places`), and kept where the
 the log; it and the tricks beside it are doubtful (no alert rests on them), and the engine's
 unknown cards raise the looks a referee settles (:attr:`RecognisedDeal.unseen`).
 
->>> from vision.tracking import TrackedPlay, TrackedTrick
+>>> from vision.tracking import UNKNOWN, Cards, TrackedPlay, TrackedTrick, in_order
 >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
 >>> t = TrackedTrick((p("S", "AH"), p("E", "3H"), p("N", "2H"), p("W", "QH")), True)
 >>> deal = build_deal([t], (), DealInfo("national-2deck", "5", "H", "S"))
@@ -50,12 +50,12 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from engine.cards import SUITS, AnyCard, parse_any, parse_rank
+from engine.cards import SUITS, AnyCard, UnknownCard, format_any, parse_any, parse_rank
 from engine.deal_log import DealLog, DealLogError, LeaderError, Play, Trick
 from engine.rules import get_rule_set
 from engine.score import evaluate
 from engine.seats import SEAT_BY_NAME, SEAT_NAMES, SeatName, parse_seat
-from vision.tracking import TrackedPlay, TrackedTrick
+from vision.tracking import UNKNOWN, Cards, TrackedPlay, TrackedTrick, in_order
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,15 @@ class RecognisedDeal:
     finished_at: int | None = None
     #: (trick, cards): the centre (the defenders' won point cards) read most often while that trick
     #: lay on the table, i.e. what they had won before it
-    centre: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    centre: tuple[tuple[int, Cards], ...] = ()
     #: tricks (1-based, in the log) the camera never saw, put in as unknown cards so that the log
     #: accounts for every hand (:func:`unseen_trick_places`); the tracker's trick ``t`` is the log's
     #: :meth:`log_trick` ``(t)``
     unseen: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if any(isinstance(c, str) for _, cards in self.centre for c in cards):
+            object.__setattr__(self, "centre", tuple((k, in_order(cards)) for k, cards in self.centre))
 
     def log_trick(self, tracked: int) -> int:
         """The log's number of the tracker's trick ``tracked`` (1-based), past the unseen tricks.
@@ -193,23 +197,31 @@ class _Doubt:
 #: A trick while the deal is decoded: its plays as ``(seat, cards)``, lead first, the cards a list
 #: because fitting the inventory changes earlier tricks' cards (:func:`_fit_inventory`); the log
 #: gets the engine's :class:`~engine.deal_log.Trick` (:func:`_typed`).
-_Trick = list[tuple[str, list[str]]]
+_Trick = list[tuple[str, list[AnyCard]]]
 
 
 def _typed(tricks: Sequence[_Trick]) -> tuple[Trick, ...]:
     """The engine's tricks of decoded ones.
 
-    >>> _typed([[("S", ["AH"]), ("E", ["??"])]])[0].plays[1]
+    >>> from engine.cards import parse_any
+    >>> _typed([[("S", [parse_any("AH")]), ("E", [parse_any("??")])]])[0].plays[1]
     Play(seat=Seat.E, cards=(UnknownCard('??'),), split=None)
     """
-    return tuple(
-        Trick(tuple(Play(SEAT_BY_NAME[seat], tuple(parse_any(c) for c in cards)) for seat, cards in t))
-        for t in tricks
-    )
+    return tuple(Trick(tuple(Play(SEAT_BY_NAME[seat], tuple(cards)) for seat, cards in t)) for t in tricks)
 
 
-def _cards(cards: Sequence[str] | None) -> tuple[AnyCard, ...] | None:
-    return None if cards is None else tuple(parse_any(c) for c in cards)
+def _cards(cards: Sequence[AnyCard] | None) -> tuple[AnyCard, ...] | None:
+    return None if cards is None else tuple(cards)
+
+
+def _named(card: AnyCard) -> bool:
+    """Whether a card was named in full (not ``??``, ``K?``, ``?H``, ``?J``)."""
+    return not isinstance(card, UnknownCard)
+
+
+def _listed(tricks: Sequence[_Trick]) -> list[list[tuple[str, list[str]]]]:
+    """Decoded tricks with their cards as text (for reading them in examples)."""
+    return [[(seat, format_any(cards)) for seat, cards in t] for t in tricks]
 
 
 def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
@@ -226,8 +238,8 @@ def in_turn(trick: TrackedTrick) -> list[TrackedPlay]:
 
 
 def _bottom(
-    tricks: list[TrackedTrick], loose: Sequence[str], dealer: str, size: int, hand_size: int | None = None
-) -> list[str] | None:
+    tricks: list[TrackedTrick], loose: Sequence[AnyCard], dealer: str, size: int, hand_size: int | None = None
+) -> list[AnyCard] | None:
     """The bottom, if the end of the film shows it: once every hand is played out (``hand_size``),
     the cards on the table; else, after at least one complete trick, either a
     trailing incomplete "trick" whose plays all settled in the same reading (the bottom is turned up
@@ -249,18 +261,21 @@ def _bottom(
     return None
 
 
-def _fit_bottom(cards: list[str], tricks: Sequence[_Trick], size: int, decks: int) -> list[str] | None:
+def _fit_bottom(
+    cards: list[AnyCard], tricks: Sequence[_Trick], size: int, decks: int
+) -> list[AnyCard] | None:
     """The bottom from more named cards than it holds: the cards the plays already hold as often as
     there are decks go first (a card read twice, a neighbour's index), then :func:`_fit`.
 
-    >>> plays = [[("S", ["5S"]), ("E", ["5S"])]]
-    >>> _fit_bottom(["3S", "5S", "4C"], plays, 2, 2)
+    >>> from engine.cards import parse_any
+    >>> plays = [[("S", [parse_any("5S")]), ("E", [parse_any("5S")])]]
+    >>> format_any(_fit_bottom(list(in_order(["3S", "5S", "4C"])), plays, 2, 2) or [])
     ['3S', '4C']
     """
-    held = Counter(c for t in tricks for _, cs in t for c in cs if "?" not in c)
-    kept: list[str] = []
+    held = Counter(c for t in tricks for _, cs in t for c in cs if _named(c))
+    kept: list[AnyCard] = []
     for card in cards:
-        if "?" not in card and held[card] >= decks:
+        if _named(card) and held[card] >= decks:
             continue
         kept.append(card)
         held[card] += 1
@@ -277,21 +292,23 @@ def _rounds(tricks: Sequence[TrackedTrick]) -> int:
     return total
 
 
-def _fit(cards: list[str], size: int, *, pad: bool = False) -> list[str] | None:
-    """``cards`` as a bottom of ``size`` cards: as many, or more only by unknown ones (an index the
-    reader could not name beside a card it did: the same card's other corner), which are dropped;
-    with ``pad``, fewer (at least half) filled up with ``??``.
+def _fit(cards: list[AnyCard], size: int, *, pad: bool = False) -> list[AnyCard] | None:
+    """``cards`` as a bottom of ``size`` cards (sorted by their text): as many, or more only by
+    unknown ones (an index the reader could not name beside a card it did: the same card's other
+    corner), which are dropped; with ``pad``, fewer (at least half) filled up with ``??``.
 
-    >>> _fit(["3S", "??", "4C"], 2), _fit(["3S", "4C", "5C"], 2), _fit(["3S"], 2), _fit(["3S"], 2, pad=True)
+    >>> from engine.cards import parse_any
+    >>> fit = lambda cards, size, pad=False: (r := _fit([parse_any(c) for c in cards], size, pad=pad)) and format_any(r)
+    >>> fit(["3S", "??", "4C"], 2), fit(["3S", "4C", "5C"], 2), fit(["3S"], 2), fit(["3S"], 2, pad=True)
     (['3S', '4C'], None, None, ['3S', '??'])
     """
-    named = [c for c in cards if "?" not in c]
+    named = [c for c in cards if _named(c)]
     if len(cards) == size:
-        return sorted(cards)
+        return list(in_order(cards))
     if pad and 2 * len(cards) >= size and len(cards) < size:
-        return sorted(cards) + ["??"] * (size - len(cards))
+        return [*in_order(cards), *[UNKNOWN] * (size - len(cards))]
     if len(cards) > size and len(named) <= size:
-        return sorted(named + [c for c in cards if "?" in c][: size - len(named)])
+        return list(in_order(named + [c for c in cards if not _named(c)][: size - len(named)]))
     return None
 
 
@@ -309,7 +326,7 @@ def hands_played_out(tricks: Sequence[TrackedTrick], rules_id: str) -> bool:
     return _rounds(tricks) >= get_rule_set(rules_id).hand_size
 
 
-def _lead_length(seen: dict[str, list[str]], leader: str) -> int:
+def _lead_length(seen: Mapping[str, Sequence[object]], leader: str) -> int:
     """The lead's length: the leader's play if seen, unless at least two followers agree on a longer
     one (a card of the lead the camera missed is likelier than two follows read long), or all three
     followers were seen and agree on a shorter one (a card read into the lead is likelier than
@@ -363,7 +380,7 @@ def decode_tricks(
     tricks: Sequence[TrackedTrick],
     head: DealLog,
     doubtful: set[int] | None = None,
-    swaps: list[tuple[str, int, int, int]] | None = None,
+    swaps: list[tuple[AnyCard, int, int, int]] | None = None,
     leads: Mapping[int, SeatName] | None = None,
     guesses: list[tuple[int, list[SeatName]]] | None = None,
     doubtful_plays: set[tuple[int, str]] | None = None,
@@ -391,11 +408,11 @@ def decode_tricks(
     ``leads`` gives such a trick's leader instead (one of those seats), for :func:`build_deal` to
     try when the engine refuses the guess once the whole deal is read.
 
-    >>> from vision.tracking import TrackedPlay, TrackedTrick
+    >>> from vision.tracking import UNKNOWN, Cards, TrackedPlay, TrackedTrick, in_order
     >>> p = lambda seat, *cards: TrackedPlay(seat, tuple(cards), 3, 3, 0)
     >>> from engine.deal_log import parse_deal_log
     >>> head = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"})
-    >>> decode_tricks([TrackedTrick((p("S", "AS", "AS"), p("E", "3S"), p("W", "4S", "4S")), True)], head)
+    >>> _listed(decode_tricks([TrackedTrick((p("S", "AS", "AS"), p("E", "3S"), p("W", "4S", "4S")), True)], head))
     [[('S', ['AS', 'AS']), ('E', ['3S', '??']), ('N', ['??', '??']), ('W', ['4S', '4S'])]]
     """
     out: list[_Trick] = []
@@ -404,12 +421,12 @@ def decode_tricks(
     leaders: list[SeatName] = [head.dealer.letter]
     decks = head.rules.decks
     agreement: dict[tuple[int, str], float] = {}
-    counts: Counter[str] = Counter()
+    counts: Counter[AnyCard] = Counter()
     # every named card as often as the whole deal's readings hold it: a card read more often than
     # there are decks is the likeliest extra card of a follow read longer than its lead
-    totals: Counter[str] = Counter(c for t in tricks for p in t.plays for c in p.cards if "?" not in c)
+    totals: Counter[AnyCard] = Counter(c for t in tricks for p in t.plays for c in p.cards if _named(c))
     for t in tricks:
-        seen: dict[str, list[str]] = {p.seat: within_decks(p.cards, decks) for p in in_turn(t)}
+        seen: dict[str, list[AnyCard]] = {p.seat: within_decks(p.cards, decks) for p in in_turn(t)}
         beyond = {p.seat: p.beyond for p in t.plays}
         if not seen:
             continue
@@ -447,7 +464,7 @@ def decode_tricks(
                     doubt.add(number)
                     plays_doubt.add((number, seat))
                 known = beyond.get(seat, ())[: max(0, size - len(cards))]  # what readings knew of them
-                cards = cards + list(known) + ["??"] * max(0, size - len(cards) - len(known))
+                cards = cards + list(known) + [UNKNOWN] * max(0, size - len(cards) - len(known))
             plays.append((seat, cards))
         for p in t.plays:
             agreement[(len(out), p.seat)] = p.agreement
@@ -459,19 +476,20 @@ def decode_tricks(
     return out
 
 
-def within_decks(cards: Sequence[str], decks: int) -> list[str]:
+def within_decks(cards: Sequence[AnyCard], decks: int) -> list[AnyCard]:
     """``cards`` with no card more often than ``decks`` copies (a play read with one card's two
     corners as two cards holds a copy no deck has; the extra copies go).
 
-    >>> within_decks(["2D", "SJ", "SJ"], 1)
+    >>> from engine.cards import parse_any
+    >>> format_any(within_decks([parse_any(c) for c in ("2D", "SJ", "SJ")], 1))
     ['2D', 'SJ']
-    >>> within_decks(["SJ", "SJ", "??", "??"], 2)
+    >>> format_any(within_decks([parse_any(c) for c in ("SJ", "SJ", "??", "??")], 2))
     ['SJ', 'SJ', '??', '??']
     """
-    kept: Counter[str] = Counter()
+    kept: Counter[AnyCard] = Counter()
     out = []
     for c in cards:
-        if "?" in c or kept[c] < decks:
+        if not _named(c) or kept[c] < decks:
             kept[c] += 1
             out.append(c)
     return out
@@ -510,15 +528,15 @@ def _marked_unknown(tricks: Sequence[TrackedTrick], place: tuple[int, int, int])
     """The tracker's tricks with the card at ``place`` (trick, play, card: 0-based) read ``??``."""
     t, i, j = place
     play = tricks[t].plays[i]
-    cards = (*play.cards[:j], "??", *play.cards[j + 1 :])
+    cards = (*play.cards[:j], UNKNOWN, *play.cards[j + 1 :])
     plays = (*tricks[t].plays[:i], replace(play, cards=cards), *tricks[t].plays[i + 1 :])
     return [*tricks[:t], replace(tricks[t], plays=plays), *tricks[t + 1 :]]
 
 
 def _place_misreads(
     tricks: Sequence[TrackedTrick],
-    swaps: Sequence[tuple[str, int, int, int]],
-    decode: Callable[[list[TrackedTrick]], tuple[DealLog, _Doubt, list[tuple[str, int, int, int]]]],
+    swaps: Sequence[tuple[AnyCard, int, int, int]],
+    decode: Callable[[list[TrackedTrick]], tuple[DealLog, _Doubt, list[tuple[AnyCard, int, int, int]]]],
 ) -> tuple[DealLog, _Doubt, dict[str, Any]] | None:
     """Where the cards read more often than the decks hold them were misread. For each such card
     (``swaps``, the inventory's), the deal is decoded with each of its places read ``??`` in turn
@@ -573,10 +591,10 @@ def _fit_inventory(
     out: list[_Trick],
     size: int,
     decks: int,
-    counts: Counter[str],
+    counts: Counter[AnyCard],
     agreement: dict[tuple[int, str], float],
-    totals: Counter[str] | None = None,
-    swaps: list[tuple[str, int, int, int]] | None = None,
+    totals: Counter[AnyCard] | None = None,
+    swaps: list[tuple[AnyCard, int, int, int]] | None = None,
 ) -> set[tuple[int, str]]:
     """Make the newest trick fit the deck inventory: a play longer than the lead's length (a follow,
     or a lead the follows all read shorter) drops an unknown card, else a card the log already holds
@@ -590,18 +608,18 @@ def _fit_inventory(
     for k, play in enumerate(newest):
         while len(play[1]) > size:
             extra = (
-                next((c for c in play[1] if "?" in c), None)
+                next((c for c in play[1] if not _named(c)), None)
                 or next((c for c in play[1] if counts[c] + play[1].count(c) > decks), None)
                 or next((c for c in play[1] if totals is not None and totals[c] > decks), None)
             )
             if extra is None:
                 if k == 0:  # a lead read longer than every follow: which card was not there is open
-                    play[1][:] = ["??"] * size
+                    play[1][:] = [UNKNOWN] * size
                     changed.add((len(out), play[0]))
                 break
             play[1].remove(extra)
             changed.add((len(out), play[0]))
-    counts.update(c for _, cards in newest for c in cards if "?" not in c)
+    counts.update(c for _, cards in newest for c in cards if _named(c))
     for card in [c for c, n in counts.items() if n > decks]:
         while counts[card] > decks:
             places = [
@@ -613,13 +631,13 @@ def _fit_inventory(
             ]
             *_, k, i, j = min(places)
             changed.update((place[4] + 1, out[place[4]][place[5]][0]) for place in places)  # which: open
-            out[k][i][1][j] = "??"
+            out[k][i][1][j] = UNKNOWN
             if swaps is not None:
                 swaps.append((card, k, i, j))
             counts[card] -= 1
             lead, cards = len(out[k][0][1]), out[k][i][1]
             if i and len(cards) > lead:  # a follow read long: the card now unknown was the extra one
-                cards.remove("??")
+                cards.remove(UNKNOWN)
     return changed
 
 
@@ -647,7 +665,7 @@ def unseen_trick_places(tricks: Sequence[TrackedTrick]) -> list[int]:
     between the first plays of the tricks either side, longest first (a missed trick leaves about
     one trick's time more there); the ends last, the last place before the first.
 
-    >>> from vision.tracking import TrackedPlay, TrackedTrick
+    >>> from vision.tracking import UNKNOWN, Cards, TrackedPlay, TrackedTrick, in_order
     >>> t = lambda frame: TrackedTrick((TrackedPlay("S", ("3H",), 3, 3, frame),), True)
     >>> unseen_trick_places([t(0), t(40), t(120), t(160)])
     [2, 1, 3, 4, 0]
@@ -661,31 +679,32 @@ def _unseen_trick(cards: int, tricks: Sequence[TrackedTrick], place: int) -> Tra
     """A cleared trick of ``cards`` unknown cards from every seat, put in at ``place`` (its plays
     never read: no agreement, the first frame the trick before's last)."""
     frame = max((p.first_frame for t in tricks[:place] for p in t.plays), default=0)
-    return TrackedTrick(tuple(TrackedPlay(s, ("??",) * cards, 0, 0, frame) for s in TURN), True)
+    return TrackedTrick(tuple(TrackedPlay(s, (UNKNOWN,) * cards, 0, 0, frame) for s in TURN), True)
 
 
 def build_deal(
-    tricks: Sequence[TrackedTrick], loose: Sequence[str], info: DealInfo, *, so_far: bool = False
+    tricks: Sequence[TrackedTrick], loose: Sequence[AnyCard | str], info: DealInfo, *, so_far: bool = False
 ) -> RecognisedDeal:
     """Assemble the deal log (see the module docstring); ``so_far``: the deal while the source goes
-    on, never ``finished``. Raises ``UnknownRuleSetError`` (a ``ValueError``) for a rule set id that
-    is not one of the engine's."""
+    on, never ``finished``. Text given for a loose card is parsed. Raises ``UnknownRuleSetError`` (a
+    ``ValueError``) for a rule set id that is not one of the engine's."""
+    on_table: list[AnyCard] = [parse_any(c) if isinstance(c, str) else c for c in loose]
     rules = get_rule_set(info.rules)
     if info.level is None or info.trump is None:
         raise ValueError("build_deal needs the level and trump (DealInfo with None fills them in first)")
     tricks = list(tricks)
-    post: list[str] = []  # cards of "tricks" cleared after every hand was played out: the bottom
+    post: list[AnyCard] = []  # cards of "tricks" cleared after every hand was played out: the bottom
     if not so_far:
         n = next((k for k in range(1, len(tricks) + 1) if _rounds(tricks[:k]) >= rules.hand_size), None)
         if n is not None and n < len(tricks):
             post = [c for t in tricks[n:] for p in t.plays for c in p.cards]
-            tricks, loose = tricks[:n], [*post, *loose]
+            tricks, on_table = tricks[:n], [*post, *on_table]
     dealer = info.dealer or (tricks[0].plays[0].seat if tricks and tricks[0].plays else "S")
-    bottom = _bottom(tricks, loose, dealer, rules.bottom_size, rules.hand_size)
+    bottom = _bottom(tricks, on_table, dealer, rules.bottom_size, rules.hand_size)
     hands_done = _rounds([t for t in tricks if t.complete]) >= rules.hand_size
-    after: list[str] = list(loose) if post else []  # on the table after the last hand: the bottom
+    after: list[AnyCard] = list(on_table) if post else []  # on the on_table after the last hand: the bottom
     if tricks and not tricks[-1].complete and (bottom is not None or hands_done):
-        after = [c for p in tricks.pop().plays for c in p.cards] + list(loose)  # never a play
+        after = [c for p in tricks.pop().plays for c in p.cards] + list(on_table)  # never a play
     if info.trump not in (*SUITS, "NT"):
         raise ValueError(f"trump: unknown trump {info.trump!r} (S, H, D, C or NT)")
     head = DealLog(
@@ -696,10 +715,10 @@ def build_deal(
         tracked: list[TrackedTrick],
         leads: Mapping[int, SeatName] | None = None,
         guesses: list[tuple[int, list[SeatName]]] | None = None,
-    ) -> tuple[DealLog, _Doubt, list[tuple[str, int, int, int]]]:
+    ) -> tuple[DealLog, _Doubt, list[tuple[AnyCard, int, int, int]]]:
         doubtful: set[int] = set()
         doubtful_plays: set[tuple[int, str]] = set()
-        swaps: list[tuple[str, int, int, int]] = []
+        swaps: list[tuple[AnyCard, int, int, int]] = []
         decoded = decode_tricks(tracked, head, doubtful, swaps, leads, guesses, doubtful_plays)
         cards = bottom
         if bottom is None and hands_done and after:

@@ -28,7 +28,7 @@ from typing import Any
 from contract.base import Trump
 from contract.events import AlertIn, DealStart, EvidenceImage, Play, TrickResult
 from edge_app.deal import RecognisedDeal
-from engine.cards import RANK_NAME, UnknownCard, format_any, parse_card
+from engine.cards import RANK_NAME, Card, UnknownCard, format_any
 from engine.seats import parse_seat
 
 Event = DealStart | Play | TrickResult | AlertIn
@@ -280,12 +280,9 @@ def centre_mismatches(deal: RecognisedDeal, result: dict[str, Any]) -> list[tupl
     used = False
     for k, cards in deal.centre:
         used = used or bool(cards)
-        if not used or k not in before or any("?" in c for c in cards):
+        if not used or k not in before or any(isinstance(c, UnknownCard) for c in cards):
             continue
-        try:
-            seen = sum(parse_card(c).points for c in cards)
-        except ValueError:
-            continue
+        seen = sum(c.points for c in cards if isinstance(c, Card))
         if seen != before[k]:
             out.append((k, seen, before[k]))
     return out

@@ -36,7 +36,7 @@ from edge_app.session import TRUMPS, MatchProgress, read_declaration
 from engine.rules import get_rule_set
 from vision.capture import Frame
 from vision.instances import CardInstance
-from vision.tracking import TableState, TrickTracker, table_state
+from vision.tracking import Cards, TableState, TrickTracker, table_state
 
 ReadCards = Callable[[npt.NDArray[np.uint8]], Sequence[CardInstance]]
 THUMB = (48, 36)  # blocks of the still-picture test (width, height)
@@ -134,9 +134,9 @@ class _DealRun:
     declared_by: str | None = None
     level_doubt: str | None = None
     started: bool = False  # a trick (not a declaration) was laid
-    centre_votes: Counter[tuple[str, ...]] = field(default_factory=Counter)  # since the last clear
-    centre_seen: dict[tuple[str, ...], npt.NDArray[np.uint8]] = field(default_factory=dict)  # a frame of each
-    centre: dict[int, tuple[str, ...]] = field(default_factory=dict)  # trick → centre seen meanwhile
+    centre_votes: Counter[Cards] = field(default_factory=Counter)  # since the last clear
+    centre_seen: dict[Cards, npt.NDArray[np.uint8]] = field(default_factory=dict)  # a frame of each
+    centre: dict[int, Cards] = field(default_factory=dict)  # trick → centre seen meanwhile
 
     def see_centre(self, state: TableState, image: npt.NDArray[np.uint8]) -> None:
         self.centre_votes[state.centre] += 1
@@ -227,7 +227,9 @@ class _DealRun:
         return replace(
             deal,
             crops=crops,
-            centre=tuple(sorted((deal.log_trick(t), cards) for t, cards in self.centre.items())),
+            centre=tuple(
+                sorted(((deal.log_trick(t), c) for t, c in self.centre.items()), key=lambda tc: tc[0])
+            ),
             number=self.number,
             trump_inferred=inferred,
             declared_by=self.declared_by,

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.cards import JOKER_NAMES, RANK_NAME, parse_rank
+from engine.cards import RANK_NAME, AnyCard, Card, parse_any, parse_rank
 from engine.deal_log import DealLog
 from engine.match import MatchState, MatchStateError
 from engine.seats import parse_seat
@@ -39,22 +39,23 @@ from engine.seats import parse_seat
 TRUMPS = ("S", "H", "D", "C", "NT")
 
 
-def read_declaration(cards: Sequence[str], level: str | None, decks: int) -> tuple[str, str | None] | None:
-    """``(trump, level)`` that ``cards`` shown alone declare: one to ``decks`` copies of one ranked
-    card of the level (any rank when ``level`` is None: the declaration then tells the level), or
-    two or more of one joker (no trump, level untold); None for anything else."""
-    if not cards or len(cards) > decks or len(set(cards)) != 1 or "?" in cards[0]:
+def read_declaration(
+    cards: Sequence[AnyCard | str], level: str | None, decks: int
+) -> tuple[str, str | None] | None:
+    """``(trump, level)`` that ``cards`` shown alone declare (text given for a card is parsed): one
+    to ``decks`` copies of one ranked card of the level (any rank when ``level`` is None: the
+    declaration then tells the level), or two or more of one joker (no trump, level untold); None
+    for anything else."""
+    shown = [parse_any(c) if isinstance(c, str) else c for c in cards]
+    if not shown or len(shown) > decks or len(set(shown)) != 1 or not isinstance(shown[0], Card):
         return None
-    card = cards[0]
-    if card in JOKER_NAMES:
+    card = shown[0]
+    if card.suit is None:  # a joker
         return "NT", None
-    try:
-        rank = RANK_NAME[parse_rank(card[:-1])]
-    except ValueError:
-        return None
+    rank = RANK_NAME[card.rank]
     if level is not None and RANK_NAME[parse_rank(level)] != rank:
         return None
-    return card[-1], rank
+    return card.suit, rank
 
 
 @dataclass(frozen=True)

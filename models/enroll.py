@@ -258,7 +258,7 @@ def photo_f1(reader: Any, photos: Sequence[tuple[npt.NDArray[np.uint8], Sequence
     cards read)."""
     tp = fp = fn = 0
     for image, cards in photos:
-        read = Counter(c.card for c in reader.read(image).cards)
+        read = Counter(str(c.card) for c in reader.read(image).cards)
         truth = Counter(cards)
         hit = sum((read & truth).values())
         tp, fp, fn = tp + hit, fp + sum(read.values()) - hit, fn + sum(truth.values()) - hit

@@ -107,7 +107,7 @@ def evaluate_real(reader: CardReader, photos: Iterable[RealPhoto]) -> RealReport
     report = RealReport()
     for photo in photos:
         cards = reader.read(read_image(photo.path)).cards
-        preds = [RealPrediction(card_rank(c.card), c.score, c.box) for c in cards]
+        preds = [RealPrediction(card_rank(str(c.card)), c.score, c.box) for c in cards]
         report.add(real_photo_tally(preds, photo.boxes))
     return report
 
@@ -393,7 +393,7 @@ def assign_to_plays(cards: list[CardInstance], plays: tuple[PlayTruth, ...]) -> 
         centre = ((card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2)
         for k, quads in enumerate(polys):
             if any(cv2.pointPolygonTest(q, centre, False) >= 0 for q in quads):
-                out[k][card.card] += 1
+                out[k][str(card.card)] += 1
                 break
     return out
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
+from engine.cards import AnyCard, parse_any
 from vision.detections import Detections
 from vision.labels import class_id, class_name
 from vision.settings import SHIPPED
@@ -105,17 +106,28 @@ class InstanceConfig:
 
 @dataclass(frozen=True)
 class CardInstance:
-    """One physical card: identity, confidence, box (x1, y1, x2, y2) and how many corners were seen."""
+    """One physical card: identity, confidence, box (x1, y1, x2, y2) and how many corners were seen.
 
-    card: str
+    ``card`` is the engine's :data:`~engine.cards.AnyCard`: a named card or one not named in full
+    (``??``, ``K?``, ``?H``, ``?J``); text in the notation given for it is parsed.
+
+    >>> CardInstance("10h", 21, 0.9, (0.0, 0.0, 1.0, 1.0), 2).card
+    Card('10H')
+    """
+
+    card: AnyCard
     class_id: int
     score: float
     box: tuple[float, float, float, float]
     corners: int
 
+    def __post_init__(self) -> None:
+        if isinstance(self.card, str):
+            object.__setattr__(self, "card", parse_any(self.card))
+
     def to_json(self) -> dict[str, object]:
         """The ``detect --json`` entry."""
-        return {"card": self.card, "score": round(self.score, 4), "box": [round(v, 1) for v in self.box]}
+        return {"card": str(self.card), "score": round(self.score, 4), "box": [round(v, 1) for v in self.box]}
 
 
 def _box_sides(det: Detections) -> np.ndarray:
@@ -334,9 +346,11 @@ def _instance(det: Detections, members: list[int]) -> CardInstance:
         float(boxes[:, 3].max()),
     )
     cid = int(det.class_id[members[0]])
-    return CardInstance(class_name(cid), cid, float(det.confidence[members].max()), box, len(members))
+    return CardInstance(
+        parse_any(class_name(cid)), cid, float(det.confidence[members].max()), box, len(members)
+    )
 
 
 def count_cards(cards: list[CardInstance]) -> Counter[str]:
-    """Multiset of card names (duplicates counted)."""
-    return Counter(c.card for c in cards)
+    """Multiset of card names (duplicates counted), in the notation: for comparing with labels."""
+    return Counter(str(c.card) for c in cards)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.cards import parse_any
 from vision.classifier import BACKGROUND, Adjust, IndexClassifier, named_boxes, proposals
 from vision.detections import Detections
 from vision.detectors.base import (
@@ -574,5 +575,5 @@ def unknown_cards(
             if lone.class_id[k] == card.class_id and x1 <= centres[k, 0] <= x2 and y1 <= centres[k, 1] <= y2
         }
         form = members.pop() if len(members) == 1 else "??"
-        out.append(CardInstance(form, -1, card.score, card.box, card.corners))
+        out.append(CardInstance(parse_any(form), -1, card.score, card.box, card.corners))
     return out

@@ -23,6 +23,9 @@ Two steps, each a small typed piece:
 
 The tracker knows nothing of the rules; the table service turns its tricks into a deal log.
 
+Cards are the engine's :data:`~engine.cards.AnyCard` throughout (text given for them is parsed);
+where they are ordered, they are ordered by their text (``10H`` before ``2H``), as the log shows them.
+
 >>> from vision.tracking import TableState, TrickTracker
 >>> t = TrickTracker(inertia=2)
 >>> def state(**zones):
@@ -30,24 +33,43 @@ The tracker knows nothing of the rules; the table service turns its tricks into 
 >>> for s in [state(S=["AH"]), state(S=["AH"]), state(S=["AH"], W=["3H"]), state(S=["AH"], W=["3H"]),
 ...           state(), state()]:
 ...     t.update(s)
->>> [(p.seat, p.cards) for p in t.tricks()[0].plays]
-[('S', ('AH',)), ('W', ('3H',))]
+>>> [(p.seat, format_any(p.cards)) for p in t.tricks()[0].plays]
+[('S', ['AH']), ('W', ['3H'])]
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 
 from calibration.table import Seat, TableGeometry
-from engine.cards import BY_SPELLING, Card, UnknownCard, parse_any
+from engine.cards import AnyCard, Card, UnknownCard, format_any, parse_any
 from engine.seats import SEAT_NAMES
 from vision.instances import CardInstance
 
 SEATS: tuple[Seat, ...] = SEAT_NAMES
+#: A card the readings could not name at all.
+UNKNOWN: Final = UnknownCard()
+#: Cards of one reading or play, in the order of their text.
+Cards = tuple[AnyCard, ...]
+
+
+def in_order(cards: Iterable[AnyCard | str]) -> Cards:
+    """``cards`` (text parsed) sorted by their text, the order readings and plays keep.
+
+    >>> format_any(in_order(["2H", "10H", "??", "AS"]))
+    ['10H', '2H', '??', 'AS']
+    """
+    return tuple(sorted((parse_any(c) if isinstance(c, str) else c for c in cards), key=str))
+
+
+def _parsed(cards: Iterable[AnyCard | str]) -> Cards:
+    """``cards`` with text parsed, in their order."""
+    return tuple(parse_any(c) if isinstance(c, str) else c for c in cards)
 
 
 class TrackerConfigError(ValueError):
@@ -56,13 +78,21 @@ class TrackerConfigError(ValueError):
 
 @dataclass(frozen=True)
 class TableState:
-    """The face-up cards of one reading, by where they lie: ``zones`` per seat (sorted card names),
-    ``centre`` and ``loose`` (anywhere else on the table)."""
+    """The face-up cards of one reading, by where they lie: ``zones`` per seat (sorted by their
+    text), ``centre`` and ``loose`` (anywhere else on the table). Text given for a card is parsed."""
 
-    zones: dict[Seat, tuple[str, ...]]
-    centre: tuple[str, ...] = ()
-    loose: tuple[str, ...] = ()
+    zones: dict[Seat, Cards]
+    centre: Cards = ()
+    loose: Cards = ()
     frame: int = 0
+
+    def __post_init__(self) -> None:
+        if any(
+            isinstance(c, str) for cards in (*self.zones.values(), self.centre, self.loose) for c in cards
+        ):
+            object.__setattr__(self, "zones", {s: _parsed(c) for s, c in self.zones.items()})
+            object.__setattr__(self, "centre", _parsed(self.centre))
+            object.__setattr__(self, "loose", _parsed(self.loose))
 
     def empty(self) -> bool:
         """Whether no seat's zone holds a card."""
@@ -75,9 +105,9 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
     A card read from one corner has only that index's box; its centre still lies on the card, and
     play zones are far larger than a card, so the zone is right unless the card straddles a border.
     """
-    zones: dict[Seat, list[str]] = {s: [] for s in SEATS}
-    centre: list[str] = []
-    loose: list[str] = []
+    zones: dict[Seat, list[AnyCard]] = {s: [] for s in SEATS}
+    centre: list[AnyCard] = []
+    loose: list[AnyCard] = []
     if cards:
         px = np.array([[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2] for c in cards])
         for card, (x, y) in zip(cards, geometry.pixel_to_table(px), strict=True):
@@ -90,9 +120,9 @@ def table_state(cards: Sequence[CardInstance], geometry: TableGeometry, frame: i
             else:
                 loose.append(card.card)
     return TableState(
-        zones={s: tuple(sorted(v)) for s, v in zones.items()},
-        centre=tuple(sorted(centre)),
-        loose=tuple(sorted(loose)),
+        zones={s: in_order(v) for s, v in zones.items()},
+        centre=in_order(centre),
+        loose=in_order(loose),
         frame=frame,
     )
 
@@ -104,14 +134,19 @@ class TrackedPlay:
     saw more cards than :attr:`cards` (all of them and others) knew of the others, a card, or a rank
     or a suit alone (``?C``, ``K?``, ``?J``), read in at least :data:`MIN_SUPPORT` readings, the most
     read first (:func:`beyond_cards`): a play read short of its lead is filled up with these before
-    ``??`` (and its trick is doubtful: no alert rests on it)."""
+    ``??`` (and its trick is doubtful: no alert rests on it). Text given for a card is parsed."""
 
     seat: Seat
-    cards: tuple[str, ...]
+    cards: Cards
     readings: int
     agreeing: int
     first_frame: int
-    beyond: tuple[str, ...] = ()
+    beyond: Cards = ()
+
+    def __post_init__(self) -> None:
+        if any(isinstance(c, str) for c in (*self.cards, *self.beyond)):
+            object.__setattr__(self, "cards", _parsed(self.cards))
+            object.__setattr__(self, "beyond", _parsed(self.beyond))
 
     @property
     def agreement(self) -> float:
@@ -133,7 +168,7 @@ class _Open:
     seat: Seat
     first_frame: int
     #: every reading of the play, (frame, cards), in order
-    history: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    history: list[tuple[int, Cards]] = field(default_factory=list)
     #: the frame at which the seat's zone last went empty while the play was open (None: it shows
     #: cards), how many readings it has been empty since, and whether another play's zone was
     #: empty in one of them too
@@ -143,11 +178,11 @@ class _Open:
     #: the frames at which the seat's zone read empty while the play was open
     empty: list[int] = field(default_factory=list)
 
-    def add(self, frame: int, cards: tuple[str, ...]) -> None:
+    def add(self, frame: int, cards: Cards) -> None:
         self.history.append((frame, cards))
 
     @property
-    def votes(self) -> Counter[tuple[str, ...]]:
+    def votes(self) -> Counter[Cards]:
         """How many readings read each multiset, in the order first read."""
         return Counter(cards for _, cards in self.history)
 
@@ -167,41 +202,43 @@ class _Open:
         return _decide_with_unknown(self.seat, votes, self.first_frame)
 
 
-def beyond_cards(cards: tuple[str, ...], votes: Counter[tuple[str, ...]]) -> tuple[str, ...]:
+def beyond_cards(cards: Cards, votes: Counter[Cards]) -> Cards:
     """What the readings of a play that hold every card of ``cards`` and more say of the others:
     each card, or rank or suit alone (``?C``, ``K?``, ``?J``; not ``??``), read in at least
     :data:`MIN_SUPPORT` such readings, as many copies as one reading held, the most read first (a
     fanned play whose lower card a later reading lost, or paired with the card over it: the
     readings that saw it name it).
 
-    >>> v = Counter({("JC",): 9, ("??", "JC"): 1, ("?C", "JC"): 2, ("?D", "QS"): 3})
-    >>> beyond_cards(("JC",), v)
-    ('?C',)
-    >>> beyond_cards(("8H", "8H"), Counter({("8H", "8H"): 40, ("8H", "8H", "8H"): 5}))
-    ('8H',)
-    >>> beyond_cards(("JC",), Counter({("JC",): 9, ("?C", "JC"): 1}))
+    >>> v = Counter({in_order(["JC"]): 9, in_order(["??", "JC"]): 1, in_order(["?C", "JC"]): 2,
+    ...              in_order(["?D", "QS"]): 3})
+    >>> format_any(beyond_cards(in_order(["JC"]), v))
+    ['?C']
+    >>> eights = in_order(["8H", "8H"])
+    >>> format_any(beyond_cards(eights, Counter({eights: 40, in_order(["8H", "8H", "8H"]): 5})))
+    ['8H']
+    >>> beyond_cards(in_order(["JC"]), Counter({in_order(["JC"]): 9, in_order(["?C", "JC"]): 1}))
     ()
     """
     have = Counter(cards)
-    support: Counter[str] = Counter()
-    copies: Counter[str] = Counter()
+    support: Counter[AnyCard] = Counter()
+    copies: Counter[AnyCard] = Counter()
     for key, n in votes.items():
         extra = Counter(key) - have
         if len(key) <= len(cards) or have - Counter(key):
             continue
         for form, k in extra.items():
-            if form != "??":
+            if form != UNKNOWN:
                 support[form] += n
                 copies[form] = max(copies[form], k)
     return tuple(
         form
-        for form, n in sorted(support.items(), key=lambda kv: (-kv[1], kv[0]))
+        for form, n in sorted(support.items(), key=lambda kv: (-kv[1], str(kv[0])))
         if n >= MIN_SUPPORT
         for _ in range(copies[form])
     )
 
 
-def grown_votes(history: Sequence[tuple[int, tuple[str, ...]]]) -> Counter[tuple[str, ...]]:
+def grown_votes(history: Sequence[tuple[int, Cards]]) -> Counter[Cards]:
     """The votes of a play's readings (frame, cards), where a play laid one card at a time counts as
     what it grew to: the readings of cards that were all read again, with more, in at least
     :data:`MIN_SUPPORT` readings that all came later are votes for that larger play. Without it the
@@ -209,15 +246,16 @@ def grown_votes(history: Sequence[tuple[int, tuple[str, ...]]]) -> Counter[tuple
     waits. A card that goes missing later (an arm over it) is not growth: those readings vote for
     themselves.
 
-    >>> h = [(f, ("KS",)) for f in range(5)] + [(5, ("3C", "KS")), (6, ("3C", "KS"))]
-    >>> grown_votes(h)
-    Counter({('3C', 'KS'): 7, ('KS',): 0})
-    >>> grown_votes(h[:6])[("KS",)]  # the larger play read once: perhaps a misread, not yet growth
+    >>> ks, both = in_order(["KS"]), in_order(["3C", "KS"])
+    >>> h = [(f, ks) for f in range(5)] + [(5, both), (6, both)]
+    >>> [(format_any(k), n) for k, n in grown_votes(h).most_common()]
+    [(['3C', 'KS'], 7), (['KS'], 0)]
+    >>> grown_votes(h[:6])[ks]  # the larger play read once: perhaps a misread, not yet growth
     5
     """
     votes = Counter(cards for _, cards in history)
-    first: dict[tuple[str, ...], int] = {}
-    last: dict[tuple[str, ...], int] = {}
+    first: dict[Cards, int] = {}
+    last: dict[Cards, int] = {}
     for i, (_, cards) in enumerate(history):
         first.setdefault(cards, i)
         last[cards] = i
@@ -242,61 +280,62 @@ def grown_votes(history: Sequence[tuple[int, tuple[str, ...]]]) -> Counter[tuple
 MIN_SUPPORT = 2
 
 
-def _is_unknown(card: str) -> bool:
+def _is_unknown(card: AnyCard) -> bool:
     """A card the readings did not name in full (``??``, ``J?``, ``?H``, ``?J``)."""
-    return isinstance(parse_any(card), UnknownCard)
+    return isinstance(card, UnknownCard)
 
 
-def _decide_with_unknown(seat: Seat, votes: Counter[tuple[str, ...]], first_frame: int) -> TrackedPlay:
+def _decide_with_unknown(seat: Seat, votes: Counter[Cards], first_frame: int) -> TrackedPlay:
     """A play some readings saw without naming every card (``??``, ``J?``, ``?H``, ``?J``): its
     length is the length read most often (a tie: the longer); a card is named when at least
     :data:`MIN_SUPPORT` readings of that length name it (the most supported first); the rest stay
     unknown, with what every such reading agrees on (``?J`` when all say a joker), else ``??``; what
     longer readings knew of the cards beyond these is kept (:func:`beyond_cards`).
 
-    >>> v = Counter({("AH", "??"): 3, ("AH", "KH"): 2, ("QH",): 1})
-    >>> _decide_with_unknown("S", v, 0).cards
-    ('AH', 'KH')
-    >>> _decide_with_unknown("S", Counter({("??",): 3, ("QH",): 1}), 0).cards
-    ('??',)
+    >>> v = Counter({in_order(["AH", "??"]): 3, in_order(["AH", "KH"]): 2, in_order(["QH"]): 1})
+    >>> format_any(_decide_with_unknown("S", v, 0).cards)
+    ['AH', 'KH']
+    >>> format_any(_decide_with_unknown("S", Counter({in_order(["??"]): 3, in_order(["QH"]): 1}), 0).cards)
+    ['??']
     """
     lengths: Counter[int] = Counter()
     for key, n in votes.items():
         lengths[len(key)] += n
     size = max(lengths.items(), key=lambda kv: (kv[1], kv[0]))[0]
     same = {key: n for key, n in votes.items() if len(key) == size}
-    support: Counter[tuple[str, int]] = Counter()
+    support: Counter[tuple[AnyCard, int]] = Counter()
     for key, n in same.items():
-        seen: Counter[str] = Counter(c for c in key if not _is_unknown(c))
+        seen: Counter[AnyCard] = Counter(c for c in key if not _is_unknown(c))
         for card, copies in seen.items():
             for k in range(1, copies + 1):
                 support[(card, k)] += n
-    named = [ck for ck, n in sorted(support.items(), key=lambda kv: (-kv[1], kv[0])) if n >= MIN_SUPPORT][
-        :size
-    ]
-    cards = [card for card, _ in named]
+    named = [
+        ck
+        for ck, n in sorted(support.items(), key=lambda kv: (-kv[1], str(kv[0][0]), kv[0][1]))
+        if n >= MIN_SUPPORT
+    ][:size]
+    cards: list[AnyCard] = [card for card, _ in named]
     forms = {c for key in same for c in key if _is_unknown(c)}
-    filler = forms.pop() if len(forms) == 1 else "??"
+    filler = forms.pop() if len(forms) == 1 else UNKNOWN
     cards += [filler] * (size - len(cards))
     chosen = Counter(c for c in cards if not _is_unknown(c))
     agreeing = sum(
         n for key, n in same.items() if not (Counter(c for c in key if not _is_unknown(c)) - chosen)
     )
-    cards = sorted(cards)
-    return TrackedPlay(
-        seat, tuple(cards), sum(votes.values()), agreeing, first_frame, beyond_cards(tuple(cards), votes)
-    )
+    played = in_order(cards)
+    return TrackedPlay(seat, played, sum(votes.values()), agreeing, first_frame, beyond_cards(played, votes))
 
 
-def set_aside(cards: tuple[str, ...], aside: Counter[str]) -> tuple[str, ...]:
+def set_aside(cards: Cards, aside: Counter[AnyCard]) -> Cards:
     """A zone's reading without the cards set aside in it: each set-aside card takes its own name
     away, or else one partial name it fits (``10?`` or ``?S`` for ``10S``; never ``??``, which may
     be any card).
 
-    >>> set_aside(("10S", "QD"), Counter({"10S": 1}))
-    ('QD',)
-    >>> set_aside(("10?", "QD"), Counter({"10S": 1})), set_aside(("??", "QD"), Counter({"10S": 1}))
-    (('QD',), ('??', 'QD'))
+    >>> ten = Counter([parse_any("10S")])
+    >>> format_any(set_aside(in_order(["10S", "QD"]), ten))
+    ['QD']
+    >>> format_any(set_aside(in_order(["10?", "QD"]), ten)), format_any(set_aside(in_order(["??", "QD"]), ten))
+    (['QD'], ['??', 'QD'])
     """
     if not aside:
         return cards
@@ -306,15 +345,14 @@ def set_aside(cards: tuple[str, ...], aside: Counter[str]) -> tuple[str, ...]:
             if card in left:
                 left.remove(card)
                 continue
-            named = BY_SPELLING.get(card)
             fits = next(
                 (
                     c
                     for c in left
-                    if c != "??"
-                    and isinstance(named, Card)
-                    and isinstance(form := BY_SPELLING.get(c), UnknownCard)
-                    and named.code in form.candidates
+                    if c != UNKNOWN
+                    and isinstance(card, Card)
+                    and isinstance(c, UnknownCard)
+                    and card.code in c.candidates
                 ),
                 None,
             )
@@ -323,13 +361,14 @@ def set_aside(cards: tuple[str, ...], aside: Counter[str]) -> tuple[str, ...]:
     return tuple(left)
 
 
-def lying_through(readings: Sequence[tuple[str, ...]], trick: Counter[str]) -> Counter[str]:
+def lying_through(readings: Sequence[Cards], trick: Counter[AnyCard]) -> Counter[AnyCard]:
     """The cards of ``trick`` (the trick just cleared) that every one of ``readings`` (a zone's,
     from the clear to the next trick's first play) shows: cards left lying through the clear.
 
-    >>> lying_through([("10S",), ("10S", "QD")], Counter({"10S": 1, "4S": 1}))
-    Counter({'10S': 1})
-    >>> lying_through([("10S",), ()], Counter({"10S": 1}))
+    >>> ten, four = parse_any("10S"), parse_any("4S")
+    >>> lying_through([in_order(["10S"]), in_order(["10S", "QD"])], Counter({ten: 1, four: 1}))
+    Counter({Card('10S'): 1})
+    >>> lying_through([in_order(["10S"]), ()], Counter({ten: 1}))
     Counter()
     """
     if not readings:
@@ -358,14 +397,14 @@ class TrickTracker:
         self._done: list[TrackedTrick] = []
         self._open: list[_Open] = []  # plays of the current trick, in the order they were laid
         # per seat without a play yet, the consecutive readings (frame, cards) of its zone
-        self._pending: dict[Seat, list[tuple[int, tuple[str, ...]]]] = {s: [] for s in SEATS}
+        self._pending: dict[Seat, list[tuple[int, Cards]]] = {s: [] for s in SEATS}
         # per seat, the cards set aside in its zone (left lying through a clear), and for how many
         # readings since the zone has read empty
-        self._aside: dict[Seat, Counter[str]] = {s: Counter() for s in SEATS}
+        self._aside: dict[Seat, Counter[AnyCard]] = {s: Counter() for s in SEATS}
         self._aside_gap: dict[Seat, int] = {s: 0 for s in SEATS}
         self._empty_streak = 0
         self._reopen: list[_Open] = []  # the plays of the trick cleared at the last reading
-        self._loose: Counter[tuple[str, ...]] = Counter()
+        self._loose: Counter[Cards] = Counter()
 
     def in_play(self, state: TableState) -> TableState:
         """``state`` without the cards set aside in each zone (:func:`set_aside`)."""
@@ -438,7 +477,7 @@ class TrickTracker:
         self._open.append(play)
         self._pending[seat] = []
 
-    def _laid_again(self, play: _Open, cards: tuple[str, ...]) -> bool:
+    def _laid_again(self, play: _Open, cards: Cards) -> bool:
         """Whether ``cards`` in the seat's zone are a new play rather than more readings of ``play``:
         the zone was empty for at least ``inertia`` readings, another play's zone was empty with it
         (the table was cleared, though a misread elsewhere kept a reading from looking empty), and
@@ -462,7 +501,7 @@ class TrickTracker:
                 new.append(p)
                 continue
             old.append((p, _Open(p.seat, before[0][0], before)))
-        trick: Counter[str] = Counter()
+        trick: Counter[AnyCard] = Counter()
         for _, kept in old:
             trick += Counter(kept.decide().cards)
         # a seat first seen after the clear whose cards until ``seat`` laid are the trick's lay
@@ -480,7 +519,7 @@ class TrickTracker:
             after = p.history[len(kept.history) :]
             aside = self._lying(p, trick, cleared, lead) if p.seat != seat else Counter()
             cards = set(kept.decide().cards)
-            moved: list[tuple[int, tuple[str, ...]]] = []
+            moved: list[tuple[int, Cards]] = []
             for f, c in after:
                 rest = set_aside(c, aside)
                 if set(rest) & cards or (not rest and set(c) & cards):
@@ -494,14 +533,14 @@ class TrickTracker:
         self._open = sorted(new, key=lambda p: p.first_frame)
         self._open_play(seat)
 
-    def _lying(self, play: _Open, trick: Counter[str], cleared: int, lead: int) -> Counter[str]:
+    def _lying(self, play: _Open, trick: Counter[AnyCard], cleared: int, lead: int) -> Counter[AnyCard]:
         """Set aside (and return) the cards of ``trick`` lying in ``play``'s zone from some reading
         after frame ``cleared`` on until frame ``lead`` (the zone's readings in between, empty ones
         too; the run of readings with cards that reaches ``lead``)."""
-        shown: list[tuple[int, tuple[str, ...]]] = [(f, c) for f, c in play.history if cleared <= f < lead]
+        shown: list[tuple[int, Cards]] = [(f, c) for f, c in play.history if cleared <= f < lead]
         shown += [(f, ()) for f in play.empty if cleared <= f < lead]
-        shown.sort()
-        run: list[tuple[str, ...]] = []
+        shown.sort(key=lambda fc: (fc[0], format_any(fc[1])))  # a frame's cards by their text
+        run: list[Cards] = []
         for _, c in shown:
             run = [*run, c] if c else []
         aside = lying_through(run, trick)
@@ -538,7 +577,7 @@ class TrickTracker:
             return list(self._done)
         return [*self._done, TrackedTrick(tuple(p.decide() for p in self._open), False)]
 
-    def loose(self) -> tuple[str, ...]:
+    def loose(self) -> Cards:
         """The loose cards read most often since the last clear (empty when none were seen)."""
         if not self._loose:
             return ()

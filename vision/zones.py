@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableGeometry
-from engine.cards import JOKER_NAMES, Card, may_be_same, parse_any
+from engine.cards import AnyCard, Card, UnknownCard, may_be_same
 from vision.detections import box_inside, box_iou
 from vision.instances import CardInstance
 from vision.reader import CardReader
@@ -302,7 +302,9 @@ class ZoneReader:
 
     def _cards_in(self, area: _Area) -> list[str]:
         """The names of the cards remembered in an area (sorted)."""
-        return sorted(seen.card.card for seen in self._seen if _touches(area, self.config.cell_mm, seen.rect))
+        return sorted(
+            str(seen.card.card) for seen in self._seen if _touches(area, self.config.cell_mm, seen.rect)
+        )
 
     def _areas(self, changed: npt.NDArray[np.bool_], astir: npt.NDArray[np.bool_]) -> list[_Area]:
         """The connected areas of changed cells that nothing moves over (no ``astir`` cell), each
@@ -392,27 +394,28 @@ class ZoneReader:
         # a card not named whose box lies mostly on a card seen whole is a mark of that card (the
         # faces step found the card in an earlier reading; this one boxed a sign of it alone); a
         # joker of unknown size only on a joker
-        whole = [k for k in kept + read if "?" not in k.card.card and k.card.corners >= 2]
+        whole = [k for k in kept + read if isinstance(k.card.card, Card) and k.card.corners >= 2]
         on = box_inside(_rects(read), _rects(whole)) >= 0.5
-        joker = np.array([k.card.card in JOKER_NAMES for k in whole], bool)
+        joker = np.array([isinstance(k.card.card, Card) and k.card.card.is_joker for k in whole], bool)
         read = [
             k
             for k, row in zip(read, on, strict=True)
-            if "?" not in k.card.card or not (row & joker if k.card.card == "?J" else row).any()
+            if not isinstance(c := k.card.card, UnknownCard) or not (row & joker if c.joker else row).any()
         ]
         self._seen = kept + read
         if self.on_area is not None:
             self.on_area(area.rect, [seen.card for seen in read])
 
 
-def _may_be(a: str, b: str) -> bool:
-    """Whether two names the reader gave, one of them not (fully) naming its card, may be one card.
+def _may_be(a: AnyCard, b: AnyCard) -> bool:
+    """Whether two cards the reader gave, one of them not (fully) named, may be one card.
 
-    >>> _may_be("?J", "SJ"), _may_be("K?", "KC"), _may_be("??", "5H"), _may_be("?J", "KS"), _may_be("5H", "6H")
-    (True, True, True, False, False)
+    >>> from engine.cards import parse_any
+    >>> pairs = [("?J", "SJ"), ("K?", "KC"), ("??", "5H"), ("?J", "KS"), ("5H", "6H")]
+    >>> [_may_be(parse_any(a), parse_any(b)) for a, b in pairs]
+    [True, True, True, False, False]
     """
-    x, y = parse_any(a), parse_any(b)
-    return not (isinstance(x, Card) and isinstance(y, Card)) and may_be_same(x, y)
+    return not (isinstance(a, Card) and isinstance(b, Card)) and may_be_same(a, b)
 
 
 def _rects(seen: list[_Seen]) -> npt.NDArray[np.float32]:

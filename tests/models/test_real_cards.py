@@ -156,7 +156,8 @@ def test_a_joker_read_as_the_other_joker_is_one_false_and_one_missed(tmp_path: P
         def read(self, image: np.ndarray) -> SimpleNamespace:
             reading = super().read(image)
             reading.cards = [
-                CardInstance("SJ" if c.card == "BJ" else c.card, -1, 0.9, c.box, 1) for c in reading.cards
+                CardInstance("SJ" if str(c.card) == "BJ" else c.card, -1, 0.9, c.box, 1)
+                for c in reading.cards
             ]
             return reading
 

@@ -101,7 +101,7 @@ def table(
 
 
 def names(cards: list[CardInstance]) -> list[str]:
-    return sorted(c.card for c in cards)
+    return sorted(str(c.card) for c in cards)
 
 
 def test_a_card_laid_is_read_once_the_hand_has_gone_and_once_more() -> None:
@@ -328,7 +328,7 @@ class JokerReader(SquareReader):
 
     def read(self, image: npt.NDArray[np.uint8], seconds: dict[str, float] | None = None) -> Reading:
         reading = super().read(image, seconds)
-        cards = [c if c.card != "SJ" or self.named else replace(c, card="?J") for c in reading.cards]
+        cards = [c if str(c.card) != "SJ" or self.named else replace(c, card="?J") for c in reading.cards]
         return Reading(reading.corners, cards)
 
 

@@ -174,7 +174,7 @@ def corner_named(
                 if col * cell <= (k.box[0] + k.box[2]) / 2 < (col + 1) * cell
                 and row * cell <= (k.box[1] + k.box[3]) / 2 < (row + 1) * cell
             ]
-            if card not in here or not all(may_be_same(parse_any(name), parse_any(card)) for name in here):
+            if parse_any(card) not in here or not all(may_be_same(name, parse_any(card)) for name in here):
                 named.discard(card)
     return frozenset(named)
 
@@ -397,7 +397,7 @@ class FaceMatcher:
         if not self.deck_grey:
             return cards
         tops: list[FaceMatch] = []
-        named = [c for c in read if c.card in self.deck_grey and self._under(c.card)]
+        named = [c for c in read if str(c.card) in self.deck_grey and self._under(str(c.card))]
         if card_size_px is not None and named:
             shrunk = self._shrunk(full, card_size_px)
             for card in named:
@@ -407,7 +407,7 @@ class FaceMatcher:
                     for k in cards
                 ):
                     continue  # found by its face already
-                top = self.locate(card.card, card.box, card.corners, *shrunk)
+                top = self.locate(str(card.card), card.box, card.corners, *shrunk)
                 if top is not None:
                     tops.append(top)
         return self.covered_copies(cards, bgr, decks, tops) + tops

@@ -6,11 +6,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from engine.cards import JOKER_NAMES, is_any_joker, parse_any
+from engine.cards import AnyCard, Card, UnknownCard, is_any_joker, parse_any
 from vision.detections import box_inside, box_iou
 from vision.faces.matcher import FaceMatch
 from vision.instances import CardInstance
-from vision.labels import class_id
 
 
 def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardInstance]:
@@ -32,19 +31,19 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
     >>> quad = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64)
     >>> corner = CardInstance("??", -1, 0.3, (2.0, 4.0, 10.0, 14.0), 1)
     >>> other = CardInstance("5H", 16, 0.9, (40.0, 60.0, 90.0, 150.0), 2)
-    >>> [c.card for c in place_faces([corner, other], [FaceMatch("KS", 30, quad)])]
+    >>> [str(c.card) for c in place_faces([corner, other], [FaceMatch("KS", 30, quad)])]
     ['5H', 'KS']
     >>> strip = CardInstance("KS", 46, 0.9, (1.0, 62.0, 61.0, 92.0), 2)
-    >>> [c.card for c in place_faces([strip], [FaceMatch("KS", 30, quad)])]
+    >>> [str(c.card) for c in place_faces([strip], [FaceMatch("KS", 30, quad)])]
     ['KS']
     >>> inner = CardInstance("??", -1, 0.4, (20.0, 30.0, 40.0, 50.0), 1)
-    >>> [c.card for c in place_faces([inner], [FaceMatch("KS", 30, quad)])]
+    >>> [str(c.card) for c in place_faces([inner], [FaceMatch("KS", 30, quad)])]
     ['KS']
     >>> joker = CardInstance("?J", -1, 0.8, (5.0, 10.0, 50.0, 60.0), 2)
-    >>> [c.card for c in place_faces([joker], [FaceMatch("SJ", 30, quad)])]
+    >>> [str(c.card) for c in place_faces([joker], [FaceMatch("SJ", 30, quad)])]
     ['SJ']
     >>> big = CardInstance("BJ", 53, 0.9, (2.0, 4.0, 10.0, 14.0), 1)
-    >>> [c.card for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
+    >>> [str(c.card) for c in place_faces([big], [FaceMatch("?J", 30, quad)])]
     ['BJ']
     """
     over = [f.quad.astype(np.float32) for f in found if not f.covered]  # cards lying on top
@@ -68,8 +67,8 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
             k
             for k, f in enumerate(found)
             if (
-                "?" in card.card
-                and card.card != "?J"
+                isinstance(card.card, UnknownCard)
+                and not card.card.joker
                 and inside[i, k] >= 0.5
                 or (
                     (not f.covered or _same_card(card.card, f.card))
@@ -91,21 +90,20 @@ def place_faces(cards: list[CardInstance], found: list[FaceMatch]) -> list[CardI
         if not covering:
             out.append(card)
     for k, f in enumerate(found):
-        name, cid = f.card, -1 if "?" in f.card else class_id(f.card)
-        jokers = [c for c in named.get(k, []) if c.card in JOKER_NAMES]
-        if name == "?J" and jokers:
+        name = parse_any(f.card)
+        jokers = [c for c in named.get(k, []) if isinstance(c.card, Card) and c.card.is_joker]
+        if isinstance(name, UnknownCard) and name.joker and jokers:
             name = max(jokers, key=lambda c: c.score).card
-            cid = class_id(name)
-        out.append(CardInstance(name, cid, f.score, f.box, 2))
+        out.append(CardInstance(name, name.code if isinstance(name, Card) else -1, f.score, f.box, 2))
     return out
 
 
-def _same_card(read: str, face: str) -> bool:
-    """Whether a card read by its corners can be the card a face was found as: the same card, or a
-    joker of unknown size (``?J``) and a joker.
+def _same_card(read: AnyCard, face: str) -> bool:
+    """Whether a card read by its corners can be the card a face was found as (named by the
+    matcher): the same card, or a joker of unknown size (``?J``) and a joker.
 
-    >>> _same_card("KS", "KS"), _same_card("?J", "SJ"), _same_card("SJ", "?J"), _same_card("?J", "KS")
-    (True, True, True, False)
+    >>> [_same_card(parse_any(a), b) for a, b in (("KS", "KS"), ("?J", "SJ"), ("SJ", "?J"), ("?J", "KS"))]
+    [True, True, True, False]
     """
-    a, b = parse_any(read), parse_any(face)
-    return a == b or (is_any_joker(a) and is_any_joker(b))
+    b = parse_any(face)
+    return read == b or (is_any_joker(read) and is_any_joker(b))
