@@ -580,7 +580,7 @@ def test_a_card_under_another_shows_its_outline_where_the_cloth_does_not(guyenne
     top, under = FaceMatch("9H", 12, quads[1], located=True), FaceMatch("QD", 12, quads[0], covered=True)
     for picture, shows in ((cloth, True), (bare, False)):
         grey = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        assert matcher._outlined(top, under, grey, ()) is shows
+        assert matcher.under._outlined(top, under, grey, ()) is shows
 
 
 def test_a_card_is_corner_named_only_when_every_lay_reads_it_and_nothing_else():
@@ -622,7 +622,7 @@ def test_a_deck_whose_courts_print_a_suit_sign_alone_has_no_court_its_corners_na
     )
     courts = set(ART_CARDS) - {"SJ", "BJ"}
     assert not courts & view.faces.corner_named
-    assert courts <= set(view.faces._under("7S"))
+    assert courts <= set(view.faces.under._under("7S"))
     assert reader.faces.corner_named == frozenset()  # the reader itself is unchanged
     again = reader.with_view(
         TilingConfig(tile=config.detector.imgsz, levels=(1.0,)), InstanceConfig(card_size_px=(CARD_W, CARD_H))

@@ -17,10 +17,11 @@ still found from the half that shows.
 A court card fanned under another card shows a strip too narrow for its keypoints. Round each card
 found, and each card its corners named (located by its own face), the deck's faces are slid over
 what shows beside it: a copy of the same card, or an art card of another name
-(:meth:`FaceMatcher.covered_copies`). An art card is looked for under other cards only when the
-deck's corners do not name it (:func:`corner_named`, learned once from its faces laid alone): where
-the corners name the courts, the strip's corner names it, and on filmed deals the search found
-nothing there that the corners did not.
+(:meth:`UnderSearch.covered_copies`, :mod:`vision.faces.under`, which the matcher owns). An art
+card is looked for under other cards only when the deck's corners do not name it
+(:func:`corner_named`, learned once from its faces laid alone): where the corners name the courts,
+the strip's corner names it, and on filmed deals the search found nothing there that the corners
+did not.
 
 Every card found this way takes the place of whatever the corner indices made of it (a card whose
 box centre lies at the face's middle or at one of its corners, where indices are printed): a court
@@ -32,7 +33,6 @@ card its corner called "a spade", or ``??``, becomes the king of spades it is.
 
 from vision.faces.matcher import (
     ART_CARDS,
-    DIFFER,
     PROBE_CLOTH,
     PROBE_TURNS,
     FaceMatch,
@@ -42,6 +42,7 @@ from vision.faces.matcher import (
     corner_named,
 )
 from vision.faces.placing import place_faces
+from vision.faces.under import DIFFER, UnderSearch
 
 __all__ = [
     "ART_CARDS",
@@ -52,6 +53,7 @@ __all__ = [
     "FaceMatchConfig",
     "FaceMatcher",
     "FaceMatcherError",
+    "UnderSearch",
     "corner_named",
     "place_faces",
 ]

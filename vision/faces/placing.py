@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.cards import AnyCard, Card, UnknownCard, is_any_joker, parse_any
 from vision.detections import box_inside, box_iou
-from vision.faces.matcher import FaceMatch
+from vision.faces.found import FaceMatch
 from vision.instances import CardInstance
 
 
