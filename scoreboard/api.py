@@ -50,7 +50,7 @@ from scoreboard.idempotency import Outcome, Replayed
 from scoreboard.live_events import EventPosted as EventOutcome
 from scoreboard.live_events import LiveEvents
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, TableGame, User
-from scoreboard.rows import alert_dict, table_row
+from scoreboard.rows import alert_dict, deal_path, table_row
 from scoreboard.schemas import (
     MAX_ID,
     AlertClose,
@@ -237,13 +237,9 @@ def reply(status: int, body: Any, headers: dict[str, str] | None = None) -> JSON
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def deal_location(table_id: str, seq: int) -> str:
-    return f"/api/tables/{table_id}/deals/{seq}"
-
-
 def replayed(table_id: str, out: Replayed) -> JSONResponse:
     """A repeated post's answer: the first one's, marked ``Idempotent-Replayed``."""
-    headers = {"Location": deal_location(table_id, out.deal)} if out.deal is not None else {}
+    headers = {"Location": deal_path(table_id, out.deal)} if out.deal is not None else {}
     return reply(OUTCOME_STATUS[out.outcome], out.body, {**headers, "Idempotent-Replayed": "true"})
 
 
@@ -253,7 +249,7 @@ def deal_posted(table_id: str, out: DealPosted) -> JSONResponse:
         return replayed(table_id, out)
     if isinstance(out, DealRefused):
         return reply(422, out.body())
-    return reply(201, out.result, {"Location": deal_location(out.table_id, out.seq)})
+    return reply(201, out.result, {"Location": deal_path(out.table_id, out.seq)})
 
 
 def event_posted(table_id: str, out: EventOutcome) -> JSONResponse:

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from scoreboard.db import Database
 from scoreboard.errors import KeyReused
 from scoreboard.models import IdempotencyRecord
+from scoreboard.rows import deal_path
 
 
 class Outcome(enum.Enum):
@@ -39,8 +40,6 @@ class Outcome(enum.Enum):
 #: How each outcome is kept in ``idempotency.status_code`` (see the module's note).
 _STORED = {Outcome.CREATED: 201, Outcome.REFUSED: 422}
 _OUTCOME_OF = {code: outcome for outcome, code in _STORED.items()}
-#: ``headers["Location"]`` of a created deal's record: ``/api/tables/{table}/deals/{seq}``.
-_DEAL_AT = "/api/tables/{table}/deals/{seq}"
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ def columns(
         "request_hash": digest,
         "status_code": _STORED[outcome],
         "response": body,
-        "headers": {"Location": _DEAL_AT.format(table=table_id, seq=deal)} if deal is not None else {},
+        "headers": {"Location": deal_path(table_id, deal)} if deal is not None else {},
     }
     if at is not None:
         out["created_at"] = at

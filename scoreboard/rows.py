@@ -14,6 +14,16 @@ from scoreboard import games
 from scoreboard.errors import NotFound
 from scoreboard.models import Alert, Deal, DealVersion, ScoreTable, TableGame
 
+
+def deal_path(table_id: str, seq: int) -> str:
+    """A deal's address in the API (a created deal's ``Location``).
+
+    >>> deal_path("t1", 3)
+    '/api/tables/t1/deals/3'
+    """
+    return f"/api/tables/{table_id}/deals/{seq}"
+
+
 #: A feed event to append: the table it is about (or none), its kind and its payload.
 FeedEvent = tuple[str | None, str, dict[str, Any]]
 #: The statuses of an alert still waiting for a referee.

@@ -362,27 +362,6 @@ class FaceMatcher:
         out.under = self.under.with_corner_named(named)
         return out
 
-    def covered_copies(
-        self,
-        found: list[FaceMatch],
-        image: npt.NDArray[np.uint8],
-        decks: int | None = None,
-        tops: Sequence[FaceMatch] = (),
-    ) -> list[FaceMatch]:
-        """``found`` and the cards found partly under them (:meth:`UnderSearch.covered_copies`)."""
-        return self.under.covered_copies(found, image, decks, tops)
-
-    def locate(
-        self,
-        card: str,
-        box: tuple[float, float, float, float],
-        corners: int,
-        small: npt.NDArray[np.float32],
-        s: float,
-    ) -> FaceMatch | None:
-        """Where the card its corners named lies whole (:meth:`UnderSearch.locate`), or None."""
-        return self.under.locate(card, box, corners, small, s)
-
     def _matches(
         self, desc: npt.NDArray[np.float32]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
