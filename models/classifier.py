@@ -14,8 +14,7 @@ cosine schedule; the result is exported to ONNX (input ``crops`` (N, 3, size, si
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -24,6 +23,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from models.loop import Plan, Single, crop_optimiser
+from models.loop import train as run_plan
 from models.tiles import IMAGE_SUFFIXES, read_yolo_labels
 from vision.classifier import BACKGROUND, SUITED
 from vision.crops import CROP_PAD, CROP_SIZE, PAD_KEY, crop_boxes
@@ -246,49 +247,36 @@ def accuracy(net: Any, data: CropSet, batch: int = 1024) -> float:
     return correct / max(1, len(data.y))
 
 
-#: The crop networks' training, shared by every trainer (:func:`train_classifier`, the GPU run's
-#: :func:`models.gpu.trainers.train_classifiers`, :func:`models.enroll.fine_tune`): AdamW with this
-#: weight decay, cross-entropy with this label smoothing, one :func:`train_step` per batch.
-WEIGHT_DECAY = 5e-4
-LABEL_SMOOTHING = 0.05
+class _Epoch(Plan):
+    """One epoch of :func:`train_classifier`: the crop set in ``order``, ``batch`` crops at a
+    time, jittered by :func:`augment`; the one-cycle ``sched`` stepped after each batch."""
 
+    def __init__(
+        self, data: CropSet, order: Any, batch: int, rng: np.random.Generator, augmentation: str, sched: Any
+    ) -> None:
+        self.data, self.order, self.size, self.rng = data, order, batch, rng
+        self.augmentation, self.sched = augmentation, sched
+        self.at, self.batches = 0, 0
+        self.loss: Any = None
+        self.t0 = time.time()
 
-def crop_optimiser(net: Any, lr: float) -> Any:
-    """The crop networks' optimiser: AdamW at ``lr`` with :data:`WEIGHT_DECAY`."""
-    import torch
+    def begin_round(self, trainees: Any) -> bool:
+        return self.at < len(self.order)
 
-    return torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=WEIGHT_DECAY)
+    def batch(self, trainee: Any) -> tuple[Any, Any]:
+        import torch
 
+        idx = self.order[self.at : self.at + self.size]
+        self.at += self.size
+        x = torch.from_numpy(augment(self.data.x[idx], self.rng, self.augmentation))
+        return x, torch.from_numpy(self.data.y[idx])
 
-def crop_loss() -> Any:
-    """The crop networks' loss: cross-entropy with :data:`LABEL_SMOOTHING`."""
-    import torch
-
-    return torch.nn.CrossEntropyLoss(label_smoothing=LABEL_SMOOTHING)
-
-
-def train_step(
-    net: Any,
-    opt: Any,
-    loss_fn: Any,
-    x: Any,
-    y: Any,
-    lr: float | None = None,
-    autocast: Callable[[], AbstractContextManager[Any]] = nullcontext,
-) -> Any:
-    """One optimiser step of a crop network on a batch already jittered (``x`` float, ``y``
-    classes): the learning rate set to ``lr`` when given (else the optimiser's or its scheduler's),
-    the loss under ``autocast()`` (bf16 on a GPU), gradients zeroed, backward, step. Returns the
-    loss (a tensor)."""
-    if lr is not None:
-        for g in opt.param_groups:
-            g["lr"] = lr
-    with autocast():
-        loss = loss_fn(net(x), y)
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
-    return loss
+    def stepped(self, trainee: Any, loss: Any) -> None:
+        self.sched.step()
+        self.loss = loss
+        if self.batches % 50 == 0:
+            print(f"  batch {self.batches} loss {loss.item():.3f} {time.time() - self.t0:.0f}s", flush=True)
+        self.batches += 1
 
 
 def train_classifier(
@@ -331,23 +319,15 @@ def train_classifier(
             own.update(state)
             state = own
         net.load_state_dict(state)
-    opt = crop_optimiser(net, lr)
+    one = Single(net, crop_optimiser(net, lr))
     steps = epochs * ((len(train.y) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    loss_fn = crop_loss()
+    sched = torch.optim.lr_scheduler.OneCycleLR(one.opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     rng = np.random.default_rng(seed)
     best, best_state, scores = -1.0, None, {}
     for epoch in range(epochs):
-        net.train()
-        order = rng.permutation(len(train.y))
-        t0 = time.time()
-        for i in range(0, len(order), batch):
-            idx = order[i : i + batch]
-            xt = torch.from_numpy(augment(train.x[idx], rng, augmentation))
-            loss = train_step(net, opt, loss_fn, xt, torch.from_numpy(train.y[idx]))
-            sched.step()
-            if (i // batch) % 50 == 0:
-                print(f"  batch {i // batch} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+        plan = _Epoch(train, rng.permutation(len(train.y)), batch, rng, augmentation, sched)
+        run_plan([one], plan)
+        t0, loss = plan.t0, plan.loss
         scores = {name: accuracy(net, data) for name, data in val}
         print(
             f"epoch {epoch + 1}/{epochs} {time.time() - t0:.0f}s loss {loss.item():.3f} "

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.cards import CARD_NAMES
+from models.loop import Plan
 
 #: Crops per step, the peak learning rate and the share of bare-table crops.
 BATCH = 128
@@ -100,6 +101,52 @@ def face_set(folder: Path) -> Any:
     return FaceSet("enrolled", faces, back, box, card_boxes=joker_index_boxes(faces))
 
 
+class _FineTune(Plan):
+    """:func:`fine_tune`'s plan: ``steps`` steps, or (``steps`` 0) until ``minutes`` have passed;
+    the batches jittered by :func:`models.gpu.trainers.augment_torch`, the learning rate from
+    :data:`LR` down to a tenth, a log line a minute."""
+
+    def __init__(
+        self,
+        batches: Callable[[Any], tuple[Any, Any]],
+        gen: Any,
+        minutes: float,
+        steps: int,
+        log: Callable[[str], None],
+    ) -> None:
+        self.batches, self.gen, self.steps, self.log = batches, gen, steps, log
+        self.start = self.last = time.monotonic()
+        self.end = self.start + 60 * minutes
+        self.done = self.seen = 0
+        self.frac = 0.0
+
+    def begin_round(self, trainees: Sequence[Any]) -> bool:
+        self.done = trainees[0].steps
+        if not (self.done < self.steps if self.steps else time.monotonic() < self.end):
+            return False
+        now = time.monotonic()
+        self.frac = self.done / self.steps if self.steps else (now - self.start) / (self.end - self.start)
+        return True
+
+    def lr(self, trainee: Any) -> float:
+        return LR * (0.1 + 0.9 * (1 - self.frac))
+
+    def batch(self, trainee: Any) -> tuple[Any, Any]:
+        from models.gpu.trainers import augment_torch
+
+        x, y = self.batches(self.gen)
+        self.seen += len(y)
+        return augment_torch(x, self.gen), y
+
+    def stepped(self, trainee: Any, loss: Any) -> None:
+        if time.monotonic() - self.last > 60:
+            self.last = time.monotonic()
+            self.log(
+                f"  {trainee.steps} steps, {self.seen} crops, loss {float(loss.detach()):.3f}, "
+                f"{(self.last - self.start) / 60:.1f} min"
+            )
+
+
 def fine_tune(
     folder: Path,
     batch: Callable[[Any], tuple[Any, Any]],
@@ -117,37 +164,20 @@ def fine_tune(
     ``folder/classifier.pt`` and ``folder/classifier.onnx`` and returns the steps."""
     import torch
 
-    from models.classifier import build_net, crop_loss, crop_optimiser, export_onnx, train_step
-    from models.gpu.trainers import augment_torch
+    from models.classifier import build_net, export_onnx
+    from models.loop import Single, crop_optimiser, train
     from vision.crops import CROP_PAD, CROP_SIZE
     from vision.settings import CHECKPOINTS_DIR
 
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
     net = build_net(width=2.0)
     net.load_state_dict(torch.load(init or CHECKPOINTS_DIR / "classifier.pt", map_location="cpu"))
-    opt = crop_optimiser(net, LR)
-    loss_fn = crop_loss()
-    start = time.monotonic()
-    end = start + 60 * minutes
-    done, seen, last = 0, 0, start
-    net.train()
-    while done < steps if steps else time.monotonic() < end:
-        frac = done / steps if steps else (time.monotonic() - start) / (end - start)
-        lr = LR * (0.1 + 0.9 * (1 - frac))
-        x, y = batch(gen)
-        loss = train_step(net, opt, loss_fn, augment_torch(x, gen), y, lr)
-        done += 1
-        seen += len(y)
-        if time.monotonic() - last > 60:
-            last = time.monotonic()
-            log(
-                f"  {done} steps, {seen} crops, loss {float(loss.detach()):.3f}, {(last - start) / 60:.1f} min"
-            )
+    one = Single(net, crop_optimiser(net, LR))
+    train([one], _FineTune(batch, torch.Generator().manual_seed(seed), minutes, steps, log))
     folder.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), folder / "classifier.pt")
     export_onnx(net, CROP_SIZE, folder / "classifier.onnx", CROP_PAD)
-    return done
+    return one.steps
 
 
 def learn(

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from models.classifier import CropSet
 from models.gpu.common import WEIGHTS, GpuRunError
+from models.loop import Plan
 from vision.crops import CROP_PAD, CROP_SIZE
 
 if TYPE_CHECKING:
@@ -110,7 +111,8 @@ def build_variants(specs: list[str], device: Any, classes: int = 55, size: int =
     its shape must match)."""
     import torch
 
-    from models.classifier import build_net, crop_optimiser
+    from models.classifier import build_net
+    from models.loop import crop_optimiser
 
     out: list[Variant] = []
     for spec in specs:
@@ -169,61 +171,104 @@ def train_classifiers(
     the time left. Once ``bank`` gives a :class:`FaceBank`, ``bank_share`` of each batch is cut from
     it on the device (with the window ``pad``). ``labels`` maps the 55 classes to the nets' own
     (the joker head's: :data:`vision.heads.JOKER_HEAD_LABELS`)."""
-    import contextlib
-
     import torch
 
-    from models.classifier import crop_loss, train_step
+    from models.loop import train
 
-    loss_fn = crop_loss()
-    gen = torch.Generator(device=device)
-    gen.manual_seed(0)
-    cuda = torch.device(device).type == "cuda"
-    autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if cuda else contextlib.nullcontext
-    last_poll = last_log = last_save = time.time()
-    to_net = None if labels is None else torch.as_tensor(labels).to(device)
-    for v in variants:
-        v.net.train()
-    while time.time() < end:
-        now = time.time()
-        if now - last_poll > 5:
-            poll()
-            pool.flush()
-            last_poll = now
-        n = len(pool)
-        frac = (now - start) / max(1e-6, end - start)
-        faces = bank() if bank_share > 0 else None
-        made = int(round(batch * bank_share)) if faces is not None and len(faces) else 0
-        for v in variants:
-            idx = torch.randint(0, n, (batch - made,), generator=gen, device=device)
-            xb, yb = pool.x[idx], pool.y[idx]
-            if made:
-                xs, ys = faces.crops(  # type: ignore[union-attr]
-                    made,
-                    gen,
-                    size=int(xb.shape[-1]),
-                    background_share=bank_background,
-                    art_share=bank_art_share,
-                    joker_share=bank_joker_share,
-                    pad=pad,
-                )
-                xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
-            if to_net is not None:
-                yb = to_net[yb]
-            x = augment_torch(xb, gen).contiguous(memory_format=torch.channels_last)
-            loss = train_step(v.net, v.opt, loss_fn, x, yb, _lr(frac, v.lr), autocast)
-            v.steps += 1
-            if v.steps % 50 == 0:
-                v.loss = float(loss.item())
-        if now - last_save > 90:  # a run cut short still leaves weights
-            checkpoint()
-            last_save = now
-        if now - last_log > 20:
-            log(
-                f"[{now - start:5.0f}s] pool {n} crops; "
-                + "; ".join(f"{v.name} step {v.steps} loss {v.loss:.3f}" for v in variants)
+    plan = _ToDeadline(pool, poll, start, end, device, batch, log, checkpoint, bank, pad, labels)
+    plan.shares = (bank_share, bank_art_share, bank_background, bank_joker_share)
+    if torch.device(device).type == "cuda":
+        plan.autocast = lambda: torch.autocast("cuda", dtype=torch.bfloat16)
+    train(variants, plan)
+
+
+class _ToDeadline(Plan):
+    """:func:`train_classifiers`' plan: rounds until ``end``; before a round, new crops taken in
+    every 5 s and the progress read off the clock; after one, a checkpoint every 90 s and a log
+    line every 20 s. ``shares`` are the face bank's: of the batch, and within it of art, bare
+    table and jokers (see :meth:`FaceBank.crops`)."""
+
+    def __init__(
+        self,
+        pool: CropPool,
+        poll: Callable[[], None],
+        start: float,
+        end: float,
+        device: Any,
+        batch: int,
+        log: Callable[[str], None],
+        checkpoint: Callable[[], None],
+        bank: Callable[[], FaceBank | None],
+        pad: float,
+        labels: npt.NDArray[np.int64] | None,
+    ) -> None:
+        import torch
+
+        self.pool, self.poll, self.start, self.end, self.device = pool, poll, start, end, device
+        self.size, self.log, self.checkpoint, self.bank, self.pad = batch, log, checkpoint, bank, pad
+        self.shares: tuple[float, float | None, float, float] = (0.0, None, 0.12, 0.0)
+        self.gen = torch.Generator(device=device)
+        self.gen.manual_seed(0)
+        self.to_net = None if labels is None else torch.as_tensor(labels).to(device)
+        self.last_poll = self.last_log = self.last_save = time.time()
+        self.now = self.frac = 0.0
+        self.n = self.made = 0
+        self.faces: FaceBank | None = None
+
+    def begin_round(self, trainees: Sequence[Any]) -> bool:
+        if time.time() >= self.end:
+            return False
+        self.now = now = time.time()
+        if now - self.last_poll > 5:
+            self.poll()
+            self.pool.flush()
+            self.last_poll = now
+        self.n = len(self.pool)
+        self.frac = (now - self.start) / max(1e-6, self.end - self.start)
+        share = self.shares[0]
+        self.faces = self.bank() if share > 0 else None
+        self.made = int(round(self.size * share)) if self.faces is not None and len(self.faces) else 0
+        return True
+
+    def lr(self, trainee: Any) -> float:
+        return _lr(self.frac, trainee.lr)
+
+    def batch(self, trainee: Any) -> tuple[Any, Any]:
+        import torch
+
+        idx = torch.randint(0, self.n, (self.size - self.made,), generator=self.gen, device=self.device)
+        xb, yb = self.pool.x[idx], self.pool.y[idx]
+        if self.made:
+            _share, art, background, joker = self.shares
+            xs, ys = self.faces.crops(  # type: ignore[union-attr]
+                self.made,
+                self.gen,
+                size=int(xb.shape[-1]),
+                background_share=background,
+                art_share=art,
+                joker_share=joker,
+                pad=self.pad,
             )
-            last_log = now
+            xb, yb = torch.cat([xb, xs]), torch.cat([yb, ys])
+        if self.to_net is not None:
+            yb = self.to_net[yb]
+        return augment_torch(xb, self.gen).contiguous(memory_format=torch.channels_last), yb
+
+    def stepped(self, trainee: Any, loss: Any) -> None:
+        if trainee.steps % 50 == 0:
+            trainee.loss = float(loss.item())
+
+    def end_round(self, trainees: Sequence[Any]) -> None:
+        now = self.now
+        if now - self.last_save > 90:  # a run cut short still leaves weights
+            self.checkpoint()
+            self.last_save = now
+        if now - self.last_log > 20:
+            self.log(
+                f"[{now - self.start:5.0f}s] pool {self.n} crops; "
+                + "; ".join(f"{v.name} step {v.steps} loss {v.loss:.3f}" for v in trainees)
+            )
+            self.last_log = now
 
 
 # --------------------------------------------------------------------------- localiser (subprocess)

@@ -193,7 +193,8 @@ def test_one_training_step_is_the_hand_written_one():
     gradients, backward, AdamW's step; the same weights as that step written out."""
     import copy
 
-    from models.classifier import build_net, crop_loss, crop_optimiser, train_step
+    from models.classifier import build_net
+    from models.loop import crop_loss, crop_optimiser, train_step
 
     torch.manual_seed(0)
     a = build_net(width=0.25)
