@@ -588,6 +588,16 @@ def run(
             line = f"camera back in place at frame {frame.index}: reading again"
         typer.echo(line, err=True)
 
+    def on_lag(behind: bool, frame: Any, lag: Any) -> None:
+        if behind:
+            line = (
+                f"warning: falling behind the camera at frame {frame.index} ({lag.dropped} frames not read "
+                "so far): reading on from the newest frame"
+            )
+        else:
+            line = f"caught up with the camera at frame {frame.index}"
+        typer.echo(line, err=True)
+
     keys = None
     if client is not None and checked.outbox is not None:
         typer.echo(_send_leftovers(client, checked.outbox), err=True)
@@ -626,6 +636,7 @@ def run(
                 watch=watch,
                 on_camera=on_camera,
                 new_game=games,
+                on_lag=on_lag,
             )
     except CameraUnavailableError as exc:
         raise _fail(str(exc)) from None

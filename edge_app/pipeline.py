@@ -1,7 +1,9 @@
 """The per-table pipeline: frames → card readings → table states → tricks → a deal log.
 
 :func:`run_pipeline` reads every ``every``-th frame of a source (a full-table reading takes
-seconds on a Pi-class CPU, and a play lies on the table for several of them). A sampled frame
+seconds on a Pi-class CPU, and a play lies on the table for several of them): the first frame, then
+each frame at least ``every`` frames after the last one read, so a camera that dropped frames while
+the reader was busy (:class:`vision.capture.NewestFrames`) is read from its newest frame. A sampled frame
 that shows the same picture as the last one read (:func:`same_picture`: no block of the frame
 changed its mean brightness by more than ``still_threshold`` levels) is not read again: its
 reading is the last one's, and it still counts as a vote. With ``still_threshold=None`` every
@@ -280,6 +282,7 @@ def run_pipeline(
     last_thumb: npt.NDArray[np.float32] | None = None
     last_cards: Sequence[CardInstance] = ()
     n = sampled = nread = 0
+    last_sampled: int | None = None
     stopped = False
     source = iter(frames)
     while True:
@@ -290,8 +293,9 @@ def run_pipeline(
         if frame is None:
             break
         n += 1
-        if frame.index % every:
+        if last_sampled is not None and frame.index - last_sampled < every:
             continue
+        last_sampled = frame.index
         sampled += 1
         thumb = thumbnail(frame.image) if still_threshold is not None else None
         if thumb is None or not same_picture(last_thumb, thumb, still_threshold or 0.0):

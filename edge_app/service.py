@@ -20,6 +20,12 @@ the finished deal sent to the scoreboard.
   are read: the scoreboard keeps its time as the table's last reading and shows the table online.
   It is sent best effort (``Poster.beat``), never through the outbox: a stale report is worth
   nothing after a restart, and one must not pass the posts queued before it.
+* Falling behind the camera (:class:`LagWatch`): a live camera is read from its newest frame
+  (:class:`vision.capture.NewestFrames`), so when reading takes longer than the camera waits the
+  frames in between are dropped. Once more than :data:`BEHIND_GAP_S` of camera time passes between
+  two frames taken, the service says so (a ``degraded`` health report and ``on_lag``, the ``run``
+  command's warning line) and goes on from the newest frame; after :data:`CAUGHT_UP_S` without such
+  a gap it says it has caught up (``ok``).
 * ``stop()`` (the ``run`` command's SIGTERM / SIGINT) ends the run at the next frame boundary like
   the source's end, except that the last posts get at most :data:`STOP_FLUSH_S` seconds.
 """
@@ -48,6 +54,53 @@ from vision.tracking import TableState
 HEALTH_EVERY_S = 30.0
 #: How often (in frames) the corner markers are looked for, to see that the camera moved.
 WATCH_EVERY = 10
+#: Camera seconds between two frames taken beyond which the service has fallen behind: the frames
+#: between were never looked at, and a card laid and taken up in that time would be missed.
+BEHIND_GAP_S = 1.0
+#: Camera seconds without such a gap after which it has caught up.
+CAUGHT_UP_S = 10.0
+
+
+@dataclass
+class LagWatch:
+    """Whether the service keeps up with its camera, from the frames it takes (their camera
+    timestamps and indices; see the module docstring).
+
+    A camera at 10 fps; the reader misses frames 2 to 14, then takes every frame again:
+
+    >>> from types import SimpleNamespace as F
+    >>> lag = LagWatch()
+    >>> taken = [0, 1, *range(15, 130)]
+    >>> [(i, c) for i in taken if (c := lag.see(F(index=i, timestamp=i / 10))) is not None]
+    [(15, True), (115, False)]
+    >>> lag.dropped, lag.episodes
+    (13, 1)
+    """
+
+    gap_s: float = BEHIND_GAP_S
+    calm_s: float = CAUGHT_UP_S
+    behind: bool = False
+    dropped: int = 0  # frames the camera gave that were never taken
+    episodes: int = 0  # times it fell behind
+    _last: tuple[int, float] | None = None
+    _gap_at: float = 0.0  # camera time of the last gap
+
+    def see(self, frame: Any) -> bool | None:
+        """Take in the next frame taken: True when the service has just fallen behind, False when it
+        has just caught up, None when nothing changed."""
+        change = None
+        if self._last is not None:
+            index, at = self._last
+            self.dropped += max(0, frame.index - index - 1)
+            if frame.timestamp - at > self.gap_s:
+                self._gap_at = frame.timestamp
+                if not self.behind:
+                    self.behind, change = True, True
+                    self.episodes += 1
+            elif self.behind and frame.timestamp - self._gap_at >= self.calm_s:
+                self.behind, change = False, False
+        self._last = (frame.index, frame.timestamp)
+        return change
 
 
 class Watch(Protocol):
@@ -133,6 +186,8 @@ class ServiceResult:
     stopped: bool = False  # stop() ended the run before the source did
     deals: tuple[RecognisedDeal, ...] = ()
     paused_frames: int = 0  # frames not read because the camera had moved (CameraWatch)
+    dropped_frames: int = 0  # frames the camera gave while the service was busy (LagWatch)
+    fell_behind: int = 0  # times the service fell behind the camera
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -158,6 +213,8 @@ def run_service(
     watch: Watch | None = None,
     on_camera: Callable[[bool, Frame], None] | None = None,
     new_game: Callable[[], bool] | None = None,
+    on_lag: Callable[[bool, Frame, LagWatch], None] | None = None,
+    lag: LagWatch | None = None,
 ) -> ServiceResult:
     """Run the pipeline over ``frames`` (until they end or ``stop()``) as the table's configuration
     says (``config``, whole frames read every 5th by default: how often, the zones' inertia, the
@@ -168,7 +225,9 @@ def run_service(
     new place (then the pipeline reads with its new geometry); each change is reported to the
     scoreboard as health and to ``on_camera``. ``new_game`` as for
     :func:`edge_app.pipeline.run_pipeline` (the scoreboard's word that the table began an event's next
-    round)."""
+    round). Falling behind the camera and catching up are reported to the scoreboard as health and
+    to ``on_lag(behind, frame, lag)`` (``lag``: a :class:`LagWatch`, by default one with
+    :data:`BEHIND_GAP_S` and :data:`CAUGHT_UP_S`)."""
     config = config or TableConfig(read="frame")
     every, inertia, log_out = config.frames_every, config.inertia, config.log_out
     # a frame like the last is not read again (whole frames); the zone reader keeps its own watch
@@ -283,14 +342,40 @@ def run_service(
             on_camera(moved, frame)
 
     last_index = [0]
+    lag = lag or LagWatch()
 
     def counted(source: Iterable[Frame]) -> Iterator[Frame]:
         for frame in source:
             last_index[0] = frame.index
+            change = lag.see(frame)
+            if change is not None:
+                lag_changed(change, frame)
             yield frame
 
+    def lag_changed(behind: bool, frame: Frame) -> None:
+        if client is not None:
+            if behind:
+                message = (
+                    f"falling behind the camera at frame {frame.index}: {lag.dropped} frames not read "
+                    "so far; reading on from the newest frame"
+                )
+            else:
+                message = f"caught up with the camera at frame {frame.index}"
+            client.beat(
+                {
+                    "type": "health",
+                    "status": "degraded" if behind else "ok",
+                    "message": message,
+                    **({"camera": camera[:100]} if camera else {}),
+                },
+                within(),
+            )
+        if on_lag is not None:
+            on_lag(behind, frame, lag)
+
+    frames = counted(frames)
     if watch is not None:
-        frames = watched(counted(frames), watch, camera_changed)
+        frames = watched(frames, watch, camera_changed)
     result = run_pipeline(
         frames,
         read,
@@ -319,6 +404,8 @@ def run_service(
         stopped=result.stopped,
         deals=result.deals,
         paused_frames=paused[0],
+        dropped_frames=lag.dropped,
+        fell_behind=lag.episodes,
     )
     if client is not None:
         out.all_sent = client.flush(within())

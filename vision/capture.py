@@ -3,12 +3,19 @@
 All yield :class:`Frame` objects (BGR uint8 images). ``open_source(spec)`` parses the ``--source``
 argument of ``tractorcam run``: a camera index (``0``), ``picamera2``, a folder, or a video file.
 cv2 and picamera2 are imported inside the classes that use them.
+
+A camera does not wait for its reader. ``open_source`` therefore reads a camera on a thread of its
+own (:class:`NewestFrames`): the reader always gets the newest frame, and the frames it had no time
+for are dropped (their indices are skipped, so the table service can tell it fell behind). A video
+file or a folder is read frame by frame whatever the reader's speed; :class:`PacedSource` replays
+one at camera speed, to see what a live table would do.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
@@ -194,6 +201,98 @@ class Picamera2Source:
         self._cam.stop()
 
 
+class PacedSource:
+    """A recorded source replayed as a camera gives it: each frame is ready at its ``timestamp``
+    after the first was taken (on ``clock``), and the source waits for it, never for its reader.
+    Wrapped in :class:`NewestFrames`, a reader slower than the film drops frames as it would at a
+    table."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.source, self.clock, self.sleep = source, clock, sleep
+
+    def __iter__(self) -> Iterator[Frame]:
+        start: float | None = None
+        for frame in self.source:
+            if start is None:
+                start = self.clock() - frame.timestamp
+            wait = start + frame.timestamp - self.clock()
+            if wait > 0:
+                self.sleep(wait)
+            yield frame
+
+    def close(self) -> None:
+        """Close the recorded source."""
+        self.source.close()
+
+
+class NewestFrames:
+    """A live source read on a thread of its own; iterating gives the newest frame each time, waiting
+    only when the reader has already had it. Frames that came and went while the reader was busy are
+    dropped (:attr:`dropped` counts them) and their indices are skipped. An error of the source
+    (the camera gone) is raised to the reader, after the frames it had delivered.
+
+    >>> frames = [Frame(np.zeros((2, 2, 3), np.uint8), i, i / 10, "t") for i in range(5)]
+    >>> src = NewestFrames(frames)
+    >>> taken = [f.index for f in src]
+    >>> taken[-1], src.dropped + len(taken)
+    (4, 5)
+    """
+
+    def __init__(self, source: FrameSource | list[Frame]) -> None:
+        self.source = source
+        self.dropped = 0
+        self._cond = threading.Condition()
+        self._newest: Frame | None = None
+        self._ended = False
+        self._error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._pull, name="camera", daemon=True)
+        self._thread.start()
+
+    def _pull(self) -> None:
+        try:
+            for frame in self.source:
+                with self._cond:
+                    if self._newest is not None:
+                        self.dropped += 1
+                    self._newest = frame
+                    self._cond.notify()
+                if self._stop.is_set():
+                    break
+        except BaseException as exc:  # handed to the reader's thread
+            with self._cond:
+                self._error = exc
+        finally:
+            with self._cond:
+                self._ended = True
+                self._cond.notify()
+
+    def __iter__(self) -> Iterator[Frame]:
+        while True:
+            with self._cond:
+                while self._newest is None and not self._ended:
+                    self._cond.wait()
+                frame, self._newest = self._newest, None
+                if frame is None:
+                    if self._error is not None:
+                        raise self._error
+                    return
+            yield frame
+
+    def close(self) -> None:
+        """Stop taking frames (the thread ends with the camera's next frame) and close the source."""
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+
+
 def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSource:
     """A source from a ``--source`` string: camera index, ``picamera2``, folder, or video file.
     ``controls`` (picamera2's, e.g. ``{"LensPosition": 1.0}``) go to the Raspberry Pi camera; any other
@@ -201,9 +300,9 @@ def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSo
     if controls and spec != "picamera2":
         raise SourceNotFoundError(f"camera controls are for the picamera2 source, not {spec}")
     if spec.strip().isdigit():
-        return OpenCVCameraSource(int(spec))
+        return NewestFrames(OpenCVCameraSource(int(spec)))
     if spec == "picamera2":
-        return Picamera2Source(controls=controls)
+        return NewestFrames(Picamera2Source(controls=controls))
     path = Path(spec)
     if path.is_dir():
         return ImageFolderSource(path)
