@@ -15,6 +15,10 @@ instead:
   moves (a hand over a zone leaves that zone as it was last read: occluded, never empty), then once
   more on the next frame (each play read at least twice while it lies there). Its cards replace
   the ones remembered there; the rest of the table keeps its cards.
+* **Bare needs no reading.** Each cell also keeps its colour when a reading last found it bare
+  (no card's box on it). An area whose cells, and the boxes of the cards remembered on them, all
+  show that colour again (the trick taken up, a card lifted) holds no card: its cards are
+  forgotten without a reading. A card laid there changes its cells and is read as before.
 
 Its :meth:`ZoneReader.read` answers like :meth:`vision.reader.CardReader.read`'s cards (boxes in
 the frame's pixels), so the tracker and the deal builder are the same with either reader;
@@ -97,8 +101,8 @@ class ZoneConfig:
 
 @dataclass
 class ReadStats:
-    """What :class:`ZoneReader` did: frames it was given, areas it read, areas it put off because
-    something moved over them, and seconds by step (``signature``: rectified cells and the change
+    """What :class:`ZoneReader` did: frames it was given, areas it read (and of them, those it knew
+    bare without reading), areas it put off because something moved over them, and seconds by step (``signature``: rectified cells and the change
     test; ``rectify``: cutting an area at the reader's scale; ``localise``, ``name``, ``group``: the
     reader's steps)."""
 
@@ -106,6 +110,7 @@ class ReadStats:
     areas: int = 0
     confirmations: int = 0
     deferred: int = 0
+    empty: int = 0  # of the areas and confirmations, those known bare without a reading
     seconds: dict[str, float] = field(default_factory=dict)
 
     def add(self, step: str, seconds: float) -> None:
@@ -177,13 +182,18 @@ class TableMaps:
         )
         return out.astype(np.float32)
 
-    def area(self, image: npt.NDArray[np.uint8], rect: Rect) -> tuple[npt.NDArray[np.uint8], int, int]:
-        """The table area ``rect`` (mm) at the reader's scale, and its top-left rectified pixel."""
+    def window(self, rect: Rect) -> tuple[int, int, int, int]:
+        """The rectified pixels (x1, y1, x2, y2) of the table area ``rect`` (mm)."""
         s = self.config.px_per_mm
         x1 = max(0, int(np.floor(rect[0] * s)))
         y1 = max(0, int(np.floor(rect[1] * s)))
         x2 = min(self.width, int(np.ceil(rect[2] * s)))
         y2 = min(self.height, int(np.ceil(rect[3] * s)))
+        return x1, y1, x2, y2
+
+    def area(self, image: npt.NDArray[np.uint8], rect: Rect) -> tuple[npt.NDArray[np.uint8], int, int]:
+        """The table area ``rect`` (mm) at the reader's scale, and its top-left rectified pixel."""
+        x1, y1, x2, y2 = self.window(rect)
         crop = cv2.remap(
             image,
             self.map_x[y1:y2, x1:x2],
@@ -252,6 +262,7 @@ class ZoneReader:
         self._reference: npt.NDArray[np.float32] | None = None  # each cell as last read
         self._recent: list[npt.NDArray[np.float32]] = []
         self._confirm: list[_Area] = []
+        self._bare: npt.NDArray[np.float32] | None = None  # each cell as last read bare (NaN: never)
 
     def maps(self) -> TableMaps:
         """The maps of the current calibration (made again when it changes)."""
@@ -278,6 +289,7 @@ class ZoneReader:
         self.stats.frames += 1
         if self._reference is None:  # the first frame: every cell is new
             self._reference = np.full_like(sig, -1000.0)
+            self._bare = np.full_like(sig, np.nan)
         changed = np.abs(sig - self._reference).max(-1) > self.config.change
         moving = np.zeros_like(changed)
         for earlier in self._recent[-self.config.motion_frames :]:
@@ -290,15 +302,56 @@ class ZoneReader:
         self.stats.add("signature", time.perf_counter() - t)
         for area in areas:
             before = self._cards_in(area)
-            self._read_area(image, area)
+            self._read_or_know(image, area, sig)
             self._reference[area.owned] = sig[area.owned]
             self.stats.areas += 1
             if self.config.confirm and self._cards_in(area) != before:
                 self._confirm.append(area)
         for area in confirm:
-            self._read_area(image, area)
+            self._read_or_know(image, area, sig)
             self.stats.confirmations += 1
         return [s.card for s in self._seen]
+
+    def _cells(self, rect: Rect, whole: bool) -> tuple[slice, slice]:
+        """The cells (rows, columns) that ``rect`` overlaps, or (``whole``) that lie wholly in it."""
+        assert self._maps is not None
+        cell = self.config.cell_mm
+        if whole:
+            c1, r1 = int(np.ceil(rect[0] / cell)), int(np.ceil(rect[1] / cell))
+            c2, r2 = int(np.floor(rect[2] / cell)), int(np.floor(rect[3] / cell))
+        else:
+            c1, r1 = int(rect[0] // cell), int(rect[1] // cell)
+            c2, r2 = int(rect[2] // cell) + 1, int(rect[3] // cell) + 1
+        rows, cols = self._maps.rows, self._maps.cols
+        return slice(max(0, r1), min(rows, max(0, r2))), slice(max(0, c1), min(cols, max(0, c2)))
+
+    def _read_or_know(self, image: npt.NDArray[np.uint8], area: _Area, sig: npt.NDArray[np.float32]) -> None:
+        """Read an area, or know it holds no card: when each of its cells, and of the boxes of the
+        cards remembered on them, shows the colour it had when last read bare (a card still lying
+        there would not); then note the cells this reading found bare."""
+        assert self._bare is not None and self._maps is not None
+        need = area.owned.copy()  # the area's cells, and those of the cards a reading could forget
+        for seen in self._seen:
+            if _touches(area, self.config.cell_mm, seen.rect):
+                need[self._cells(seen.rect, whole=False)] = True
+        if np.all(np.abs(sig[need] - self._bare[need]) <= self.config.change):  # NaN: never bare
+            self._place(area, [], self._maps.window(area.rect))
+            self.stats.empty += 1
+            return
+        covered = self._read_area(image, area)
+        rows, cols = self._cells(area.rect, whole=True)
+        free = np.ones((self._bare.shape[0], self._bare.shape[1]), bool)
+        geometry = self._maps.geometry
+        for seen in covered + self._seen:
+            # the card's box, and round it as far as its face may reach: a cell (a card seen whole:
+            # its box ends a little inside its edge), a card's length (seen from one corner)
+            grow = self.config.cell_mm if seen.card.corners >= 2 else geometry.card_height_mm
+            x1, y1, x2, y2 = seen.rect
+            free[self._cells((x1 - grow, y1 - grow, x2 + grow, y2 + grow), whole=False)] = False
+        mask = np.zeros_like(free)
+        mask[rows, cols] = True
+        mask &= free
+        self._bare[mask] = sig[mask]
 
     def _cards_in(self, area: _Area) -> list[str]:
         """The names of the cards remembered in an area (sorted)."""
@@ -335,17 +388,28 @@ class ZoneReader:
             out.append(_Area(owned, rect))
         return out
 
-    def _read_area(self, image: npt.NDArray[np.uint8], area: _Area) -> None:
-        """Read one area and put its cards in place of those remembered in it."""
+    def _read_area(self, image: npt.NDArray[np.uint8], area: _Area) -> list[_Seen]:
+        """Read one area and put its cards in place of those remembered in it; every card the
+        reading saw, the area's own and those beside it."""
         maps = self._maps
         assert maps is not None
         t = time.perf_counter()
         crop, x0, y0 = maps.area(image, area.rect)
         self.stats.add("rectify", time.perf_counter() - t)
         cards = self._reader.read(crop, seconds=self.stats.seconds).cards
+        return self._place(area, cards, (x0, y0, x0 + crop.shape[1], y0 + crop.shape[0]))
+
+    def _place(
+        self, area: _Area, cards: list[CardInstance], window: tuple[int, int, int, int]
+    ) -> list[_Seen]:
+        """Put the cards an area's reading found (boxes in the pixels of its crop, which is
+        ``window`` of the rectified table) in place of those remembered in it; those cards."""
+        maps = self._maps
+        assert maps is not None
+        x0, y0 = window[0], window[1]
         s = self.config.px_per_mm
         cell = self.config.cell_mm
-        h, w = crop.shape[:2]
+        h, w = window[3] - window[1], window[2] - window[0]
         x_lo, y_lo = (2 if x0 > 0 else -1), (2 if y0 > 0 else -1)
         x_hi, y_hi = (w - 2 if x0 + w < maps.width else w + 1), (h - 2 if y0 + h < maps.height else h + 1)
         inner = (x0 + x_lo) / s, (y0 + y_lo) / s, (x0 + x_hi) / s, (y0 + y_hi) / s
@@ -405,6 +469,7 @@ class ZoneReader:
         self._seen = kept + read
         if self.on_area is not None:
             self.on_area(area.rect, [seen.card for seen in read])
+        return read + beside
 
 
 def _may_be(a: AnyCard, b: AnyCard) -> bool:

@@ -158,6 +158,32 @@ def test_a_card_taken_away_is_forgotten_and_the_rest_of_the_table_kept() -> None
     assert reads and all(rect[0] > 100 and rect[1] > 100 for rect, _ in reads)
 
 
+def test_a_card_taken_up_from_a_bare_table_is_forgotten_without_a_reading() -> None:
+    """The cells a reading found bare keep that colour: when an area shows it again in each of its
+    cells and under each card remembered there, nothing lies there and nothing is read; anything
+    else laid there (here a blank white face the reader names no card in) is read."""
+    reader = SquareReader()
+    zr = ZoneReader(reader, geometry())
+    for _ in range(4):
+        zr.read(table())  # the bare table, read whole once
+    for _ in range(4):
+        out = zr.read(table(("AH", 120, 30)))
+    assert names(out) == ["AH"]
+    before = len(reader.images)
+    for _ in range(4):
+        out = zr.read(table())
+    assert out == [] and len(reader.images) == before and zr.stats.empty >= 1
+    blank = table()
+    blank[60:172, 240:320] = 240
+    for _ in range(4):
+        assert zr.read(blank) == []
+    assert len(reader.images) > before
+    # a card laid on a spot read bare is read as before
+    for _ in range(4):
+        out = zr.read(table(("KS", 120, 30)))
+    assert names(out) == ["KS"]
+
+
 def test_a_card_seen_first_from_a_corner_then_whole_is_one_card() -> None:
     """A hand resting on one corner: the card is read from the other; when the hand goes, only its
     part of the table changed, and the card read whole there replaces the corner read before."""
