@@ -23,6 +23,7 @@ reason, for the referee to look at; its tricks are sent as plays without a resul
 from __future__ import annotations
 
 import base64
+from collections import Counter
 from typing import Any
 
 from contract.base import Trump
@@ -115,13 +116,14 @@ class EventStream:
         return [AlertIn(type="alert", kind="look", reasoning=reasoning)]
 
     def _centre(self, deal: RecognisedDeal, result: dict[str, Any] | None) -> list[AlertIn]:
-        """One ``look`` per deal when the defenders' point cards in the centre disagree with the
-        points the log gives them (:func:`centre_mismatches`) at two tricks in a row: a misread
-        winner or point card the referee can settle with the pictures."""
+        """One ``look`` per deal when the centre holds point cards the log gives the defenders in
+        no trick (:func:`centre_mismatches`) at two tricks in a row: a misread winner or point card
+        the referee can settle with the pictures. Points missing from the centre ask nothing: a
+        card lying under another hides them."""
         if result is None or ("centre", 0) in self.looks:
             return []
-        bad = centre_mismatches(deal, result)
-        for (k, seen, counted), (k2, seen2, counted2) in zip(bad, bad[1:], strict=False):
+        bad = [m for m in centre_mismatches(deal, result) if m[3]]
+        for (k, seen, counted, _), (k2, seen2, counted2, extra) in zip(bad, bad[1:], strict=False):
             if k2 == k + 1:
                 self.looks.add(("centre", 0))
                 return [
@@ -131,8 +133,9 @@ class EventStream:
                         trick=k2,
                         reasoning=f"the defenders' point cards in the centre add up to {seen2} while "
                         f"trick {k2} lay on the table, but the log gives them {counted2} by then "
-                        f"({seen} against {counted} at trick {k}): a trick's winner or a point card "
-                        "may be misread; look at the pictures",
+                        f"({seen} against {counted} at trick {k}), and no trick they won holds "
+                        f"{', '.join(format_any(extra))}: a trick's winner or a point "
+                        "card may be misread; look at the pictures",
                         images=_images(deal, [(k, "centre"), (k2, "centre")]),
                     )
                 ]
@@ -252,30 +255,45 @@ def violation_alert(deal: RecognisedDeal, v: dict[str, Any], whole: bool = True)
     )
 
 
-def centre_mismatches(deal: RecognisedDeal, result: dict[str, Any]) -> list[tuple[int, int, int]]:
-    """``(trick, points seen, points counted)`` for each trick during which the centre (the point
-    cards the defenders had won, :attr:`RecognisedDeal.centre`) held other points than the engine's
-    trick results give the defenders before it; a centre with an unknown card, or a trick after one
-    whose winner or points are open, is not compared. Nor is anything before the centre first held
-    a card: a table whose defenders keep their point cards elsewhere is never asked about it.
+def centre_mismatches(
+    deal: RecognisedDeal, result: dict[str, Any]
+) -> list[tuple[int, int, int, tuple[Card, ...]]]:
+    """``(trick, points seen, points counted, cards unexplained)`` for each trick during which the
+    centre (the point cards the defenders had won, :attr:`RecognisedDeal.centre`) held other points
+    than the engine's trick results give the defenders before it; ``cards unexplained`` are the
+    point cards seen there that no trick the log gives the defenders holds (a copy more than those
+    tricks hold counts too). Points missing from the centre are explained by a card lying under
+    another; a point card the defenders never won is not. A centre with an unknown card, or a trick
+    after one whose winner or points are open, is not compared. Nor is anything before the centre
+    first held a card: a table whose defenders keep their point cards elsewhere is never asked
+    about it.
 
     >>> from engine.deal_log import parse_deal_log
-    >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S"})
-    >>> r = {"tricks": [{"winner": "E", "points": 15}, {"winner": "N", "points": 10}, {"winner": "W", "points": 0}]}
-    >>> deal = RecognisedDeal(log, None, (), centre=((2, ("5H", "KS")), (3, ("KS",)), (4, ("5H", "KS"))))
-    >>> centre_mismatches(deal, r)
-    [(3, 10, 15)]
-    >>> centre_mismatches(RecognisedDeal(log, None, (), centre=((2, ()), (3, ()), (4, ()))), r)
-    []
+    >>> log = parse_deal_log({"rules": "national-2deck", "level": "5", "trump": "H", "dealer": "S",
+    ...     "tricks": [{"plays": [["S", ["3S"]], ["E", ["KS"]], ["N", ["4S"]], ["W", ["5H"]]]},
+    ...                {"plays": [["E", ["3C"]], ["N", ["10C"]], ["W", ["4C"]], ["S", ["6C"]]]}]})
+    >>> r = {"tricks": [{"winner": "W", "points": 15}, {"winner": "N", "points": 10}]}
+    >>> centre = ((2, ("5H", "KS")), (3, ("KS",)))
+    >>> centre_mismatches(RecognisedDeal(log, None, (), centre=centre), r)
+    [(3, 10, 15, ())]
+    >>> centre_mismatches(RecognisedDeal(log, None, (), centre=((2, ("10C", "KS")),)), r)
+    [(2, 20, 15, (Card('10C'),))]
     """
     dealer_side = deal.log.dealer.side
     counted, before = 0, {1: 0}
-    for r in result.get("tricks", []):
+    won: Counter[Card] = Counter()
+    won_before: dict[int, Counter[Card]] = {1: Counter()}
+    for i, r in enumerate(result.get("tricks", [])):
         if r.get("winner") is None or r.get("points") is None:
             break
         if parse_seat(r["winner"]).side != dealer_side:
             counted += int(r["points"])
-        before[int(r["trick"]) + 1 if "trick" in r else len(before) + 1] = counted
+            if i < len(deal.log.tricks):
+                won.update(
+                    c for p in deal.log.tricks[i].plays for c in p.cards if isinstance(c, Card) and c.points
+                )
+        k = int(r["trick"]) + 1 if "trick" in r else len(before) + 1
+        before[k], won_before[k] = counted, Counter(won)
     out = []
     used = False
     for k, cards in deal.centre:
@@ -284,7 +302,8 @@ def centre_mismatches(deal: RecognisedDeal, result: dict[str, Any]) -> list[tupl
             continue
         seen = sum(c.points for c in cards if isinstance(c, Card))
         if seen != before[k]:
-            out.append((k, seen, before[k]))
+            shown = Counter(c for c in cards if isinstance(c, Card) and c.points)
+            out.append((k, seen, before[k], tuple(sorted((shown - won_before[k]).elements(), key=str))))
     return out
 
 

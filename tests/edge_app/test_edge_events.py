@@ -440,8 +440,8 @@ def test_no_alert_rests_on_a_trick_the_decoding_questioned():
 
 def test_point_cards_in_the_centre_cross_check_the_log() -> None:
     """Issue 39: the defenders' point cards lying in the centre against the engine's count: a look
-    (with the centre's pictures) when they disagree at two tricks in a row, once; one odd reading
-    asks nothing."""
+    (with the centre's pictures) when the centre holds a point card no trick of theirs holds at two
+    tricks in a row, once; one odd reading, or points missing (a card under another), ask nothing."""
     log = {
         "rules": "national-2deck",
         "level": "2",
@@ -475,6 +475,14 @@ def test_point_cards_in_the_centre_cross_check_the_log() -> None:
         for e in EventStream().update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=unused))
         if e.type == "alert"
     ]
+    # points missing from the centre at two tricks in a row: a card lying under another hides
+    # them, and a deal read exactly must send no referee to the table
+    hidden = ((1, ()), (2, ("KS",)), (3, ()), (4, ()))
+    assert not [
+        e
+        for e in EventStream().update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=hidden))
+        if e.type == "alert"
+    ]
     # the centre holds a five, never the king: E's KS did not win trick 1 (or was misread)
     wrong = ((1, ()), (2, ("5C",)), (3, ("5C",)), (4, ("5C",)))
     stream = EventStream()
@@ -485,5 +493,6 @@ def test_point_cards_in_the_centre_cross_check_the_log() -> None:
     ]
     assert [(e.kind, e.trick) for e in looks] == [("look", 3)]
     assert "add up to 5" in looks[0].reasoning and "gives them 10" in looks[0].reasoning
+    assert "no trick they won holds 5C" in looks[0].reasoning
     assert [i.caption for i in looks[0].images] == ["trick 2, centre", "trick 3, centre"]
     assert stream.update(RecognisedDeal(as_read(log), None, (), crops=crops, centre=wrong)) == []
