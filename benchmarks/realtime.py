@@ -22,9 +22,10 @@ Prints per film and in total:
 * **trick latency**: film seconds from the trick's last card landing to the first frame at which
   the tracker holds all four plays as finally decided (the trick's result is known; the service
   publishes it when the table is cleared, once no further reading can change it);
-* plays exact, outcome, false and missed alerts (as ``benchmarks/deal.py``);
+* plays exact, outcome, false and missed alerts (as ``benchmarks/deal.py``), and the looks the
+  table service would send a referee for (each listed; on a deal read exactly there should be none);
 * milliseconds by step: decoding, the change test per frame, and per area read (rectify,
-  localise, name, group; faces with an enrolled deck).
+  localise, name, group; faces with an enrolled deck), with the areas known bare and not read.
 """
 
 from __future__ import annotations
@@ -142,6 +143,7 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     film_s = int(timeline["frames"]) / fps
     deal = result.deals[0]
     events = [e for e in EventStream().update(deal) if e.type == "alert"]
+    referee = [e for e in EventStream().update(deal, ended=True) if e.type == "alert" and e.kind == "look"]
     alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
     comparison = compare_deals(deal.log, parse_deal_log(truth), alerted)
 
@@ -200,11 +202,13 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
         "outcome": comparison.outcome_right,
         "false": len(comparison.false_alerts),
         "missed": len(comparison.missed_alerts),
+        "referee_looks": [f"{e.trick or '-'}: {e.reasoning[:90]}" for e in referee],
         "decode_ms": 1000 * decode[0] / max(result.stats.frames, 1),
         "frames": result.stats.frames,
         "sampled": result.stats.sampled,
         "areas": st.areas,
         "again": st.confirmations,
+        "bare": st.empty,
         "per_frame": st.ms_per_frame(),
         "per_area": st.ms_per_area(),
     }
@@ -251,8 +255,11 @@ def main(
             f"trick latency median {np.median(lat) if lat else float('nan'):.1f} s, worst "
             f"{max(lat, default=float('nan')):.1f} s, within 1 s {sum(x <= 1.0 for x in lat)}/{len(r['latency'])}; "
             f"plays exact {r['exact']}/{r['plays']}, outcome {'right' if r['outcome'] else 'wrong'}, "
-            f"false alerts {r['false']}, missed {r['missed']}"
+            f"false alerts {r['false']}, missed {r['missed']}; looks {len(r['referee_looks'])}"
+            + (" (the deal read exactly)" if r["exact"] == r["plays"] else "")
         )
+        for line in r["referee_looks"]:
+            print(f"  look at trick {line}")
         for trick_no, seat, landed, cleared, n, looked in r["thin"]:
             print(
                 f"  trick {trick_no + 1} seat {seat} (frames {landed}–{cleared}): its area read {looked}×, "
@@ -261,10 +268,13 @@ def main(
         steps = ", ".join(f"{k} {v:.0f}" for k, v in sorted(r["per_area"].items()))
         print(
             f"  ms per frame: decode {r['decode_ms']:.1f}, change test {r['per_frame'].get('signature', 0):.1f}; "
-            f"{r['areas']} areas read + {r['again']} read again, ms per area: {steps}"
+            f"{r['areas']} areas read + {r['again']} read again ({r['bare']} of them known bare, not read), "
+            f"ms per area: {steps}"
         )
         for key in ("film_s", "wall_s", "plays", "exact", "false", "missed"):
             total[key] += r[key]
+        total["looks"] += len(r["referee_looks"])
+        total["looks_exact"] += len(r["referee_looks"]) if r["exact"] == r["plays"] else 0
         total["films"] += 1
         total["outcome"] += int(r["outcome"])
         all_readings += r["readings"]
@@ -277,7 +287,8 @@ def main(
         f"{sum(n >= 2 for n in all_readings)}/{len(all_readings)} (their area read twice or more "
         f"{sum(n >= 2 for n in all_looks)}); tricks known within 1 s "
         f"{sum(x <= 1.0 for x in lat)}/{len(all_latency)}; plays exact {total['exact']}/{total['plays']}, "
-        f"outcome right {total['outcome']}/{total['films']}, false alerts {total['false']}"
+        f"outcome right {total['outcome']}/{total['films']}, false alerts {total['false']}, "
+        f"looks {total['looks']} ({total['looks_exact']} on deals read exactly)"
     )
 
 
