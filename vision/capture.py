@@ -171,7 +171,12 @@ class Picamera2Source:
         except ImportError as exc:
             raise CameraUnavailableError(
                 "picamera2 is not installed (Raspberry Pi only: apt install python3-picamera2, "
-                "or pip install 'tractorcam[pi]')"
+                "and a venv made with --system-site-packages)"
+            ) from exc
+        except ValueError as exc:  # apt's simplejpeg built for another numpy than the venv's
+            raise CameraUnavailableError(
+                f"picamera2 cannot be imported ({exc}): apt's python3-simplejpeg is built for "
+                "another numpy than the venv's; pip install simplejpeg in the venv (docs/pi.md)"
             ) from exc
         try:
             self._cam = Picamera2()

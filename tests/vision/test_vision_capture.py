@@ -62,6 +62,23 @@ def test_picamera2_missing_is_a_camera_error(monkeypatch):
         Picamera2Source()
 
 
+def test_picamera2_built_for_another_numpy_is_a_camera_error_that_says_the_remedy(monkeypatch):
+    """Raspberry Pi OS's python3-simplejpeg is built for numpy 1.24; beside the venv's numpy 2 the
+    import raises ValueError (picamera2 issues 1088, 1211): one line with the remedy."""
+    import importlib.abc
+
+    class Broken(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name == "picamera2":
+                raise ValueError("numpy.dtype size changed, may indicate binary incompatibility")
+            return None
+
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
+    with pytest.raises(CameraUnavailableError, match="pip install simplejpeg"):
+        Picamera2Source()
+
+
 def test_read_image_errors(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"not an image")
