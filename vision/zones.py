@@ -163,21 +163,20 @@ class TableMaps:
         full = cv2.remap(coarse_px, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         self.map_x = np.ascontiguousarray(full[..., 0])
         self.map_y = np.ascontiguousarray(full[..., 1])
-        # the signature's sampling: the frame shrunk by a whole factor so a cell is about 2 px (a
-        # cell's side taken at the middle of the table; a whole factor is OpenCV's fast area
-        # averaging), the cells' middles in the shrunk frame's cv2 coordinates
+        # the signature's sampling: the frame shrunk so a cell is about 2 px (a cell's side taken
+        # at the middle of the table), the cells' middles in the shrunk frame's cv2 coordinates
         r, c = self.rows // 2, self.cols // 2
         cell_px = max(1.0, float(np.linalg.norm(self.cells[r, min(c + 1, self.cols - 1)] - self.cells[r, c])))
-        self._factor = max(1, round(cell_px / 2))
+        self._factor = max(1.0, cell_px / 2)
         self._sample_x = np.ascontiguousarray(self.cells[..., 0] / self._factor - 0.5)
         self._sample_y = np.ascontiguousarray(self.cells[..., 1] / self._factor - 0.5)
 
     def signature(self, image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
         """Mean colour of each cell (rows, cols, 3): the frame blurred to about a cell, sampled at
         the cells' middles."""
-        f = self._factor
-        h, w = (image.shape[0] // f) * f, (image.shape[1] // f) * f
-        small = cv2.blur(cv2.resize(image[:h, :w], (w // f, h // f), interpolation=cv2.INTER_AREA), (3, 3))
+        h, w = image.shape[:2]
+        size = (max(1, int(w / self._factor)), max(1, int(h / self._factor)))
+        small = cv2.blur(cv2.resize(image, size, interpolation=cv2.INTER_AREA), (3, 3))
         out = cv2.remap(
             small, self._sample_x, self._sample_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
