@@ -589,14 +589,7 @@ def run(
         typer.echo(line, err=True)
 
     def on_lag(behind: bool, frame: Any, lag: Any) -> None:
-        if behind:
-            line = (
-                f"warning: falling behind the camera at frame {frame.index} ({lag.dropped} frames not read "
-                "so far): reading on from the newest frame"
-            )
-        else:
-            line = f"caught up with the camera at frame {frame.index}"
-        typer.echo(line, err=True)
+        typer.echo(("warning: " if behind else "") + lag.said(behind, frame), err=True)
 
     keys = None
     if client is not None and checked.outbox is not None:

@@ -102,6 +102,15 @@ class LagWatch:
         self._last = (frame.index, frame.timestamp)
         return change
 
+    def said(self, behind: bool, frame: Any) -> str:
+        """What the service says when it has just fallen behind (or caught up) at ``frame``."""
+        if behind:
+            return (
+                f"falling behind the camera at frame {frame.index}: {self.dropped} frames not read "
+                "so far; reading on from the newest frame"
+            )
+        return f"caught up with the camera at frame {frame.index}"
+
 
 class Watch(Protocol):
     """What :func:`watched` asks of a camera watch (:class:`calibration.markers.CameraWatch`): the
@@ -305,6 +314,14 @@ def run_service(
         if on_frame is not None:
             on_frame(frame, state)
 
+    def tell(status: str, message: str) -> None:
+        """A health report of a change (the camera moved or back, reading behind or caught up)."""
+        assert client is not None
+        body: dict[str, object] = {"type": "health", "status": status, "message": message}
+        if camera:
+            body["camera"] = camera[:100]
+        client.beat(body, within())
+
     paused = [0]
     moved_at: list[int] = []
     calibrated = [watch.recalibrations if watch is not None else 0]
@@ -329,15 +346,7 @@ def run_service(
                 message = f"camera calibrated again from the markers in its new place at frame {frame.index}: reading again"
             else:
                 message = f"camera back in place at frame {frame.index}: reading again"
-            client.beat(
-                {
-                    "type": "health",
-                    "status": "degraded" if moved else "ok",
-                    "message": message,
-                    **({"camera": camera[:100]} if camera else {}),
-                },
-                within(),
-            )
+            tell("degraded" if moved else "ok", message)
         if on_camera is not None:
             on_camera(moved, frame)
 
@@ -354,22 +363,7 @@ def run_service(
 
     def lag_changed(behind: bool, frame: Frame) -> None:
         if client is not None:
-            if behind:
-                message = (
-                    f"falling behind the camera at frame {frame.index}: {lag.dropped} frames not read "
-                    "so far; reading on from the newest frame"
-                )
-            else:
-                message = f"caught up with the camera at frame {frame.index}"
-            client.beat(
-                {
-                    "type": "health",
-                    "status": "degraded" if behind else "ok",
-                    "message": message,
-                    **({"camera": camera[:100]} if camera else {}),
-                },
-                within(),
-            )
+            tell("degraded" if behind else "ok", lag.said(behind, frame))
         if on_lag is not None:
             on_lag(behind, frame, lag)
 

@@ -117,15 +117,15 @@ class _FineTune(Plan):
         self.batches, self.gen, self.steps, self.log = batches, gen, steps, log
         self.start = self.last = time.monotonic()
         self.end = self.start + 60 * minutes
-        self.done = self.seen = 0
+        self.seen = 0
         self.frac = 0.0
 
     def begin_round(self, trainees: Sequence[Any]) -> bool:
-        self.done = trainees[0].steps
-        if not (self.done < self.steps if self.steps else time.monotonic() < self.end):
+        done = trainees[0].steps
+        if not (done < self.steps if self.steps else time.monotonic() < self.end):
             return False
         now = time.monotonic()
-        self.frac = self.done / self.steps if self.steps else (now - self.start) / (self.end - self.start)
+        self.frac = done / self.steps if self.steps else (now - self.start) / (self.end - self.start)
         return True
 
     def lr(self, trainee: Any) -> float:

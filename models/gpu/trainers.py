@@ -175,8 +175,8 @@ def train_classifiers(
 
     from models.loop import train
 
-    plan = _ToDeadline(pool, poll, start, end, device, batch, log, checkpoint, bank, pad, labels)
-    plan.shares = (bank_share, bank_art_share, bank_background, bank_joker_share)
+    shares = (bank_share, bank_art_share, bank_background, bank_joker_share)
+    plan = _ToDeadline(pool, poll, start, end, device, batch, log, checkpoint, bank, shares, pad, labels)
     if torch.device(device).type == "cuda":
         plan.autocast = lambda: torch.autocast("cuda", dtype=torch.bfloat16)
     train(variants, plan)
@@ -199,6 +199,7 @@ class _ToDeadline(Plan):
         log: Callable[[str], None],
         checkpoint: Callable[[], None],
         bank: Callable[[], FaceBank | None],
+        shares: tuple[float, float | None, float, float],
         pad: float,
         labels: npt.NDArray[np.int64] | None,
     ) -> None:
@@ -206,7 +207,7 @@ class _ToDeadline(Plan):
 
         self.pool, self.poll, self.start, self.end, self.device = pool, poll, start, end, device
         self.size, self.log, self.checkpoint, self.bank, self.pad = batch, log, checkpoint, bank, pad
-        self.shares: tuple[float, float | None, float, float] = (0.0, None, 0.12, 0.0)
+        self.shares = shares
         self.gen = torch.Generator(device=device)
         self.gen.manual_seed(0)
         self.to_net = None if labels is None else torch.as_tensor(labels).to(device)
