@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from engine.cards import SUITS, AnyCard, UnknownCard, format_any, parse_any, parse_rank
@@ -354,14 +354,21 @@ def _lead_length(seen: Mapping[str, Sequence[object]], leader: str) -> int:
 def _winners(head: DealLog, tricks: Sequence[_Trick]) -> list[SeatName]:
     """Who may have taken the last of ``tricks`` as the engine reads the log so far: one seat, the
     seats the unknown cards leave possible, or none (the engine refuses the log)."""
+    return list(_last_winners(replace(head, tricks=_typed(tricks), finished=False)))
+
+
+@lru_cache(maxsize=1024)
+def _last_winners(log: DealLog) -> tuple[SeatName, ...]:
+    """:func:`_winners` of a log (kept: a deal is decoded again at every trick and for every place
+    of a misread card, and its first tricks come out the same each time; the engine is pure)."""
     try:
-        result = evaluate(replace(head, tricks=_typed(tricks), finished=False).checked())
+        result = evaluate(log.checked())
     except (DealLogError, ValueError):
-        return []
+        return ()
     last = result.tricks[-1]
     if last.winner is not None:
-        return [last.winner.letter]
-    return [s.letter for s in last.winner_possible]
+        return (last.winner.letter,)
+    return tuple(s.letter for s in last.winner_possible)
 
 
 def _likeliest_leader(candidates: Sequence[SeatName], settled: Sequence[SeatName]) -> SeatName:

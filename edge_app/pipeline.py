@@ -127,6 +127,9 @@ class _DealRun:
     inertia: int
     tracker: TrickTracker = field(init=False)
     crops: dict[tuple[int, str], bytes] = field(default_factory=dict)
+    #: the latest frame (and its calibration) that showed each play as the tracker holds it; its
+    #: picture (:func:`play_crop`) is made when the deal is built (:meth:`pictures`), not at every frame
+    shown: dict[tuple[int, str], tuple[npt.NDArray[np.uint8], TableGeometry]] = field(default_factory=dict)
     finished: RecognisedDeal | None = None
     finished_at: int | None = None
     counted: int = 0  # the tracker's cleared tricks when the hands were last counted
@@ -204,8 +207,15 @@ class _DealRun:
         self.info = replace(self.info, trump=trump, level=level or self.info.level)
         self.declared_by = first.plays[0].seat
         self.tracker = TrickTracker(self.inertia)
-        self.crops = {}
+        self.crops, self.shown = {}, {}
         return True
+
+    def pictures(self) -> dict[tuple[int, str], bytes]:
+        """Each play's picture (and each centre's), those of the frames shown since last made."""
+        for (trick, seat), (image, table) in self.shown.items():
+            self.crops[(trick, seat)] = play_crop(image, table, seat)
+        self.shown = {}
+        return self.crops
 
     def build(self, so_far: bool = False) -> RecognisedDeal:
         """The deal as seen (the finished one once there is one); a trump nobody was seen declaring
@@ -225,7 +235,7 @@ class _DealRun:
         else:
             deal = build_deal(tricks, loose, info, so_far=so_far)
         # the tracker's trick numbers, as the log numbers them past the tricks nobody saw
-        crops = {(deal.log_trick(t), seat): jpeg for (t, seat), jpeg in self.crops.items()}
+        crops = {(deal.log_trick(t), seat): jpeg for (t, seat), jpeg in self.pictures().items()}
         return replace(
             deal,
             crops=crops,
@@ -328,7 +338,7 @@ def run_pipeline(
         for seat, cards in tracker.in_play(state).zones.items():
             play = tracker.current(seat) if cards else None
             if play is not None and play.cards == cards:
-                run.crops[(tracker.completed + 1, seat)] = play_crop(frame.image, table, seat)
+                run.shown[(tracker.completed + 1, seat)] = (frame.image, table)
         if run.finished is None:
             if tracker.completed > done:
                 run.started = True

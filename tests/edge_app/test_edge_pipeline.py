@@ -71,6 +71,34 @@ def test_pipeline_reads_each_picture_once_and_builds_the_trick() -> None:
     assert len(result.states) == 12
 
 
+def test_each_plays_picture_is_the_last_frame_that_showed_it() -> None:
+    """The evidence picture of a play is of the latest frame in which the tracker's play lay there
+    (made when the deal is built, not at every frame): here S's ace lay through pictures 1-4."""
+    import cv2
+
+    frames, answers = scripted(ONE_TRICK, repeat=3)
+    geometry = mm_geometry(Table(900.0, 900.0))
+    built = []
+    result = run_pipeline(
+        frames,
+        lambda image: answers[int(image[0, 0, 0])],
+        geometry,
+        DealInfo("national-2deck", "5", "H", "S"),
+        every=1,
+        still_threshold=None,
+        on_trick=built.append,
+    )
+
+    def level(jpeg: bytes) -> float:
+        return float(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).mean())
+
+    assert len(built) == 1  # the trick cleared
+    for deal in (built[0], result.deal):
+        assert {k for k in deal.crops if k[1] != "centre"} == {(1, s) for s in "SENW"}
+        assert level(deal.crops[(1, "S")]) == pytest.approx(10 + 20 * 4, abs=2)  # picture 4's grey
+        assert level(deal.crops[(1, "W")]) == pytest.approx(10 + 20 * 4, abs=2)
+
+
 def test_pipeline_refuses_bad_settings() -> None:
     geometry = mm_geometry(Table(900.0, 900.0))
     info = DealInfo("national-2deck", "5", "H", "S")
