@@ -130,6 +130,8 @@ class _DealRun:
     #: the latest frame (and its calibration) that showed each play as the tracker holds it; its
     #: picture (:func:`play_crop`) is made when the deal is built (:meth:`pictures`), not at every frame
     shown: dict[tuple[int, str], tuple[npt.NDArray[np.uint8], TableGeometry]] = field(default_factory=dict)
+    #: the last deal :func:`build_deal` made and what it was made of (tricks, loose cards, info)
+    last_built: tuple[Any, RecognisedDeal] | None = None
     finished: RecognisedDeal | None = None
     finished_at: int | None = None
     counted: int = 0  # the tracker's cleared tricks when the hands were last counted
@@ -227,13 +229,17 @@ class _DealRun:
         loose = () if so_far else self.tracker.loose()
         info = replace(self.info, level=self.info.level or DEFAULT_LEVEL)
         inferred = info.trump is None
-        if inferred:
+        key = (tuple(tricks), tuple(loose), info, so_far)
+        if self.last_built is not None and self.last_built[0] == key:
+            deal = self.last_built[1]  # nothing seen since: the same deal
+        elif inferred:
             deal = min(
                 (build_deal(tricks, loose, replace(info, trump=t), so_far=so_far) for t in TRUMPS),
                 key=_implausibility,
             )
         else:
             deal = build_deal(tricks, loose, info, so_far=so_far)
+        self.last_built = (key, deal)
         # the tracker's trick numbers, as the log numbers them past the tricks nobody saw
         crops = {(deal.log_trick(t), seat): jpeg for (t, seat), jpeg in self.pictures().items()}
         return replace(
