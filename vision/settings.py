@@ -161,6 +161,7 @@ class ZoneSettings(BaseModel):
     margin_mm: float
     edge_slack: float
     confirm: bool
+    confirm_after: int
 
 
 class TilingSettings(BaseModel):

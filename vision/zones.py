@@ -12,9 +12,11 @@ instead:
   :attr:`ZoneConfig.cell_mm`. The cells that differ from what was there when they were last read
   are *changed*; those that differ between this frame and the ones just before are *moving* (a
   hand, an arm, a card sliding). A connected area of changed cells is read once none of its cells
-  moves (a hand over a zone leaves that zone as it was last read: occluded, never empty), then once
-  more on the next frame (each play read at least twice while it lies there). Its cards replace
-  the ones remembered there; the rest of the table keeps its cards.
+  moves (a hand over a zone leaves that zone as it was last read: occluded, never empty). Its
+  cards replace the ones remembered there; the rest of the table keeps its cards. A reading that
+  changed the area's cards is confirmed by another (each play read at least twice while it lies
+  there): the hand's going, when it rested there a moment and another reading reads the cards
+  again, else the area read once more :attr:`ZoneConfig.confirm_after` frames later.
 * **Bare needs no reading.** Each cell also keeps its colour when a reading last found it bare
   (no card's box on it). An area whose cells, and the boxes of the cards remembered on them, all
   show that colour again (the trick taken up, a card lifted) holds no card: its cards are
@@ -63,7 +65,11 @@ class ZoneConfig:
     how far (a share of its width or height) a card's outline may reach past the area's edge and
     still count as the area's (the localiser's boxes end at the edge; an outline the faces step
     infers, such as a covered copy's, can pass it by a few pixels); ``confirm``:
-    read an area a second time on the next still frame when its first reading changed its cards;
+    read an area a second time when its first reading changed its cards, on the first still frame
+    ``confirm_after`` frames or more after it, unless a reading in between read its cards again (the
+    hand that laid a card often rests on the table a moment: the area is read with it there, then
+    again when it goes, and that second reading is the confirmation); a reading that left a card
+    not named in full is read again on the next still frame (another look may name it);
     ``joker_det_conf``: the localiser score from which a box is named too and kept when the
     classifier names it a joker surely (:attr:`vision.settings.ReaderSettings.joker_det_conf`: a
     joker's mark localises weakly, and one scale gives it one chance where the whole frame's pyramid
@@ -83,6 +89,7 @@ class ZoneConfig:
     margin_mm: float = SHIPPED.zones.margin_mm
     edge_slack: float = SHIPPED.zones.edge_slack
     confirm: bool = SHIPPED.zones.confirm
+    confirm_after: int = SHIPPED.zones.confirm_after
     joker_det_conf: float | None = SHIPPED.joker_det_conf
 
     def __post_init__(self) -> None:
@@ -91,6 +98,8 @@ class ZoneConfig:
                 raise ZoneConfigError(f"{name} must be positive, got {getattr(self, name)}")
         if self.motion_frames < 1:
             raise ZoneConfigError(f"motion_frames must be at least 1, got {self.motion_frames}")
+        if self.confirm_after < 1:
+            raise ZoneConfigError(f"confirm_after must be at least 1, got {self.confirm_after}")
         if self.reach_mm < 0 or self.margin_mm < 0:
             raise ZoneConfigError("reach_mm and margin_mm must not be negative")
         if not 0 <= self.edge_slack < 0.5:
@@ -233,6 +242,32 @@ class _Area:
     rect: Rect
 
 
+@dataclass(eq=False)
+class _Confirm:
+    """An area to read again (:attr:`ZoneConfig.confirm`): from frame ``due`` on (counting the
+    frames given), unless before then other readings have read again each of ``cards`` (the cards
+    its reading put there and no reading has read again yet: each is struck off as one does), or,
+    when its reading put none there (``bare``), one reading has covered each of its cells. A card
+    another reading forgot (it did not see it) still waits: the two readings disagree."""
+
+    area: _Area
+    due: int
+    cards: list[_Seen]
+    bare: bool
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """What a reading did (:meth:`ZoneReader._place`): the cards it put in the area (``read``),
+    those it saw beside it or cut by its edge and left as remembered (``beside``), and whether the
+    area's cards changed (a card of a name it did not replace was laid, or one was taken away)."""
+
+    read: list[_Seen]
+    beside: list[_Seen]
+    changed: bool
+    again: list[_Seen]  # the remembered cards a card of ``read`` claimed: read again
+
+
 class ZoneReader:
     """Reads a calibrated table's changed areas at one scale (see the module docstring).
 
@@ -261,7 +296,7 @@ class ZoneReader:
         self._seen: list[_Seen] = []
         self._reference: npt.NDArray[np.float32] | None = None  # each cell as last read
         self._recent: list[npt.NDArray[np.float32]] = []
-        self._confirm: list[_Area] = []
+        self._confirm: list[_Confirm] = []
         self._bare: npt.NDArray[np.float32] | None = None  # each cell as last read bare (NaN: never)
 
     def maps(self) -> TableMaps:
@@ -297,20 +332,33 @@ class ZoneReader:
         self._recent = [*self._recent[-self.config.motion_frames :], sig]
         astir = _grow(moving, 1)  # cells moving or beside one
         areas = self._areas(changed, astir)
-        confirm = [a for a in self._confirm if not (a.owned & astir).any()]
-        self._confirm = [a for a in self._confirm if (a.owned & astir).any()]
+        frame = self.stats.frames
         self.stats.add("signature", time.perf_counter() - t)
         for area in areas:
-            before = self._cards_in(area)
-            self._read_or_know(image, area, sig)
+            placed = self._read_or_know(image, area, sig)
             self._reference[area.owned] = sig[area.owned]
             self.stats.areas += 1
-            if self.config.confirm and self._cards_in(area) != before:
-                self._confirm.append(area)
-        for area in confirm:
-            self._read_or_know(image, area, sig)
+            self._confirm = [c for c in self._confirm if not self._served(c, area, placed)]
+            if self.config.confirm and placed.changed:
+                unsure = any(isinstance(k.card.card, UnknownCard) for k in placed.read)
+                wait = 1 if unsure else self.config.confirm_after
+                self._confirm.append(_Confirm(area, frame + wait, placed.read, not placed.read))
+        due = [c for c in self._confirm if c.due <= frame and not (c.area.owned & astir).any()]
+        self._confirm = [c for c in self._confirm if all(c is not d for d in due)]
+        for confirm in due:  # a reading that found cards is looked at again, never known bare
+            placed = self._read_or_know(image, confirm.area, sig, know=confirm.bare)
+            self._confirm = [c for c in self._confirm if not self._served(c, confirm.area, placed)]
             self.stats.confirmations += 1
         return [s.card for s in self._seen]
+
+    def _served(self, confirm: _Confirm, area: _Area, placed: _Placed) -> bool:
+        """Whether ``confirm`` has nothing left to read once ``area`` has been read (``placed``):
+        the cards it read again are struck off its list, and it is served when none is left, or,
+        for a reading that put no card there, when ``area`` covered each of its cells."""
+        if confirm.bare:
+            return bool(np.all(area.owned[confirm.area.owned]))
+        confirm.cards = [k for k in confirm.cards if all(k is not a for a in placed.again)]
+        return not confirm.cards
 
     def _cells(self, rect: Rect, whole: bool) -> tuple[slice, slice]:
         """The cells (rows, columns) that ``rect`` overlaps, or (``whole``) that lie wholly in it."""
@@ -325,24 +373,25 @@ class ZoneReader:
         rows, cols = self._maps.rows, self._maps.cols
         return slice(max(0, r1), min(rows, max(0, r2))), slice(max(0, c1), min(cols, max(0, c2)))
 
-    def _read_or_know(self, image: npt.NDArray[np.uint8], area: _Area, sig: npt.NDArray[np.float32]) -> None:
+    def _read_or_know(
+        self, image: npt.NDArray[np.uint8], area: _Area, sig: npt.NDArray[np.float32], know: bool = True
+    ) -> _Placed:
         """Read an area, or know it holds no card: when each of its cells, and of the boxes of the
         cards remembered on them, shows the colour it had when last read bare (a card still lying
-        there would not); then note the cells this reading found bare."""
+        there would not), unless ``know`` is false; then note the cells this reading found bare."""
         assert self._bare is not None and self._maps is not None
         need = area.owned.copy()  # the area's cells, and those of the cards a reading could forget
         for seen in self._seen:
             if _touches(area, self.config.cell_mm, seen.rect):
                 need[self._cells(seen.rect, whole=False)] = True
-        if np.all(np.abs(sig[need] - self._bare[need]) <= self.config.change):  # NaN: never bare
-            self._place(area, [], self._maps.window(area.rect))
+        if know and np.all(np.abs(sig[need] - self._bare[need]) <= self.config.change):  # NaN: never bare
             self.stats.empty += 1
-            return
-        covered = self._read_area(image, area)
+            return self._place(area, [], self._maps.window(area.rect))
+        placed = self._read_area(image, area)
         rows, cols = self._cells(area.rect, whole=True)
         free = np.ones((self._bare.shape[0], self._bare.shape[1]), bool)
         geometry = self._maps.geometry
-        for seen in covered + self._seen:
+        for seen in placed.read + placed.beside + self._seen:
             # the card's box, and round it as far as its face may reach: a cell (a card seen whole:
             # its box ends a little inside its edge), a card's length (seen from one corner)
             grow = self.config.cell_mm if seen.card.corners >= 2 else geometry.card_height_mm
@@ -350,14 +399,16 @@ class ZoneReader:
             free[self._cells((x1 - grow, y1 - grow, x2 + grow, y2 + grow), whole=False)] = False
         mask = np.zeros_like(free)
         mask[rows, cols] = True
+        # a cell a card now lies on that shows the colour noted as bare was noted by a reading that
+        # missed the card: not known bare (so a later reading cannot forget the card unread)
+        under = np.zeros_like(free)
+        for seen in placed.read + placed.beside:
+            under[self._cells(seen.rect, whole=False)] = True
+        under &= mask & (np.abs(sig - self._bare).max(-1) <= self.config.change)
+        self._bare[under] = np.nan
         mask &= free
         self._bare[mask] = sig[mask]
-
-    def _cards_in(self, area: _Area) -> list[str]:
-        """The names of the cards remembered in an area (sorted)."""
-        return sorted(
-            str(seen.card.card) for seen in self._seen if _touches(area, self.config.cell_mm, seen.rect)
-        )
+        return placed
 
     def _areas(self, changed: npt.NDArray[np.bool_], astir: npt.NDArray[np.bool_]) -> list[_Area]:
         """The connected areas of changed cells that nothing moves over (no ``astir`` cell), each
@@ -388,9 +439,8 @@ class ZoneReader:
             out.append(_Area(owned, rect))
         return out
 
-    def _read_area(self, image: npt.NDArray[np.uint8], area: _Area) -> list[_Seen]:
-        """Read one area and put its cards in place of those remembered in it; every card the
-        reading saw, the area's own and those beside it."""
+    def _read_area(self, image: npt.NDArray[np.uint8], area: _Area) -> _Placed:
+        """Read one area and put its cards in place of those remembered in it (:meth:`_place`)."""
         maps = self._maps
         assert maps is not None
         t = time.perf_counter()
@@ -399,11 +449,9 @@ class ZoneReader:
         cards = self._reader.read(crop, seconds=self.stats.seconds).cards
         return self._place(area, cards, (x0, y0, x0 + crop.shape[1], y0 + crop.shape[0]))
 
-    def _place(
-        self, area: _Area, cards: list[CardInstance], window: tuple[int, int, int, int]
-    ) -> list[_Seen]:
+    def _place(self, area: _Area, cards: list[CardInstance], window: tuple[int, int, int, int]) -> _Placed:
         """Put the cards an area's reading found (boxes in the pixels of its crop, which is
-        ``window`` of the rectified table) in place of those remembered in it; those cards."""
+        ``window`` of the rectified table) in place of those remembered in it; what it did."""
         maps = self._maps
         assert maps is not None
         x0, y0 = window[0], window[1]
@@ -448,11 +496,13 @@ class ZoneReader:
             if i not in claimed_new and k not in claimed:
                 claimed_new.add(i)
                 claimed[k] = i
-        kept = []
+        kept, again = [], []
         for k, old in enumerate(self._seen):
             if k in claimed:
                 if claimed[k] >= len(read):  # a card beside the area: still there as remembered
                     kept.append(old)
+                else:
+                    again.append(old)
             elif not (_touches(area, cell, old.rect) and _within(old.rect, inner)):
                 kept.append(old)
         # a card not named whose box lies mostly on a card seen whole is a mark of that card (the
@@ -466,10 +516,12 @@ class ZoneReader:
             for k, row in zip(read, on, strict=True)
             if not isinstance(c := k.card.card, UnknownCard) or not (row & joker if c.joker else row).any()
         ]
+        gone = [old for old in self._seen if all(old is not k for k in kept)]
+        changed = sorted(str(k.card.card) for k in gone) != sorted(str(k.card.card) for k in read)
         self._seen = kept + read
         if self.on_area is not None:
             self.on_area(area.rect, [seen.card for seen in read])
-        return read + beside
+        return _Placed(read, beside, changed, again)
 
 
 def _may_be(a: AnyCard, b: AnyCard) -> bool:
