@@ -255,6 +255,15 @@ class _Confirm:
     cards: list[_Seen]
     bare: bool
 
+    def served(self, area: _Area, placed: _Placed) -> bool:
+        """Strike off the cards the reading of ``area`` (``placed``) read again; whether nothing
+        is left to read: none of them left, or, for a reading that put no card there, ``area``
+        covered each of its cells."""
+        if self.bare:
+            return bool(np.all(area.owned[self.area.owned]))
+        self.cards = [k for k in self.cards if all(k is not a for a in placed.again)]
+        return not self.cards
+
 
 @dataclass(frozen=True)
 class _Placed:
@@ -338,7 +347,7 @@ class ZoneReader:
             placed = self._read_or_know(image, area, sig)
             self._reference[area.owned] = sig[area.owned]
             self.stats.areas += 1
-            self._confirm = [c for c in self._confirm if not self._served(c, area, placed)]
+            self._confirm = [c for c in self._confirm if not c.served(area, placed)]
             if self.config.confirm and placed.changed:
                 unsure = any(isinstance(k.card.card, UnknownCard) for k in placed.read)
                 wait = 1 if unsure else self.config.confirm_after
@@ -347,18 +356,9 @@ class ZoneReader:
         self._confirm = [c for c in self._confirm if all(c is not d for d in due)]
         for confirm in due:  # a reading that found cards is looked at again, never known bare
             placed = self._read_or_know(image, confirm.area, sig, know=confirm.bare)
-            self._confirm = [c for c in self._confirm if not self._served(c, confirm.area, placed)]
+            self._confirm = [c for c in self._confirm if not c.served(confirm.area, placed)]
             self.stats.confirmations += 1
         return [s.card for s in self._seen]
-
-    def _served(self, confirm: _Confirm, area: _Area, placed: _Placed) -> bool:
-        """Whether ``confirm`` has nothing left to read once ``area`` has been read (``placed``):
-        the cards it read again are struck off its list, and it is served when none is left, or,
-        for a reading that put no card there, when ``area`` covered each of its cells."""
-        if confirm.bare:
-            return bool(np.all(area.owned[confirm.area.owned]))
-        confirm.cards = [k for k in confirm.cards if all(k is not a for a in placed.again)]
-        return not confirm.cards
 
     def _cells(self, rect: Rect, whole: bool) -> tuple[slice, slice]:
         """The cells (rows, columns) that ``rect`` overlaps, or (``whole``) that lie wholly in it."""
