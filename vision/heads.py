@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from vision.crops import CROP_PAD, PAD_KEY, crop_boxes, shift_boxes, upright_crops
 from vision.labels import CARD_CLASSES, RANKS, class_id
+from vision.runtime import cpu_session
 
 
 class ClassifierNotFoundError(ValueError):
@@ -75,16 +76,9 @@ class CropHead:
     outputs (or stored pad) do not fit ``spec``."""
 
     def __init__(self, path: Path, spec: HeadSpec, threads: int = 0, rotate_tta: bool = False) -> None:
-        import onnxruntime as ort
-
         if not Path(path).is_file():
             raise ClassifierNotFoundError(f"{spec.role} not found: {path}")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self.session = cpu_session(path, threads)
         first = self.session.get_inputs()[0]
         self.input_name: str = first.name
         self.size = int(first.shape[2])

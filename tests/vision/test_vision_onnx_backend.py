@@ -83,3 +83,19 @@ def test_single_class_detector_needs_the_classifier(tmp_path):
     assert create_detector(DetectorConfig(type="onnx", weights=path)).classes == 1
     with pytest.raises(ClassifierRequiredError, match="classifier"):
         CardReader(ReaderConfig(detector=DetectorConfig(type="onnx", weights=path)))
+
+
+def test_every_reader_network_sleeps_between_runs():
+    """The localiser's and the crop heads' sessions do not spin after a run (a spinning worker takes
+    a core from the OpenCV and NumPy steps between the networks), and keep the thread count asked."""
+    from pathlib import Path
+
+    from vision.heads import SUIT, CropHead
+
+    weights = Path(__file__).resolve().parents[2] / "vision" / "weights"
+    detector = create_detector(DetectorConfig(type="onnx", weights=str(weights / "best.onnx"), threads=1))
+    head = CropHead(weights / "suit.onnx", SUIT, threads=2)
+    for session, threads in ((detector.session, 1), (head.session, 2)):
+        options = session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert options.intra_op_num_threads == threads

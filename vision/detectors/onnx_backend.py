@@ -8,22 +8,16 @@ import numpy.typing as npt
 from vision.detections import Detections
 from vision.detectors.base import DetectorConfig, resolve_weights
 from vision.detectors.preprocess import decode_yolo, letterbox, to_blob
+from vision.runtime import cpu_session
 
 
 class OnnxDetector:
     """A YOLO ``.onnx`` export (no NMS inside) run with ONNX Runtime on the CPU."""
 
     def __init__(self, config: DetectorConfig) -> None:
-        import onnxruntime as ort
-
         self.config = config
         self.weights = resolve_weights(config)
-        options = ort.SessionOptions()
-        if config.threads:
-            options.intra_op_num_threads = config.threads
-        self.session = ort.InferenceSession(
-            str(self.weights), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self.session = cpu_session(self.weights, config.threads)
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         size = inp.shape[2]
