@@ -3,9 +3,11 @@
     .venv/bin/python benchmarks/realtime.py FILM [FILM ...] [--every 1] [--inertia 2] [--model DIR]
 
 Each FILM is a ``tractorcam synth deal --seed N --out FILM`` (1920×1440, 10 fps by default). The
-film is decoded and read as ``tractorcam run --table FILM/table.json`` reads a camera: every
-``--every``-th frame through :class:`vision.zones.ZoneReader` (the changed, still areas of the
-rectified table at one scale), the tracker and the deal builder (:func:`edge_app.pipeline.run_pipeline`).
+film is decoded on a thread of its own a few frames ahead, as ``run`` decodes a file
+(:class:`vision.capture.AheadFrames`; a camera gives its frames on its own thread), and read as
+``tractorcam run --table FILM/table.json`` reads a camera: every ``--every``-th frame through
+:class:`vision.zones.ZoneReader` (the changed, still areas of the rectified table at one scale),
+the tracker and the deal builder (:func:`edge_app.pipeline.run_pipeline`).
 The deal info (rules, level, trump, dealer) comes from ``truth.json`` as an operator enters it.
 ``--model DIR`` reads with an event's enrolled deck, as ``tractorcam run --model DIR`` does; the
 reader knows the game's decks (from the rule set) and keeps cards it cannot name in full, as ``run``
@@ -24,7 +26,7 @@ Prints per film and in total:
   publishes it when the table is cleared, once no further reading can change it);
 * plays exact, outcome, false and missed alerts (as ``benchmarks/deal.py``), and the looks the
   table service would send a referee for (each listed; on a deal read exactly there should be none);
-* milliseconds by step: decoding, the change test per frame, and per area read (rectify,
+* milliseconds by step: waiting for the decoder, the change test per frame, and per area read (rectify,
   localise, name, group; faces with an enrolled deck), with the areas known bare and not read.
 """
 
@@ -51,7 +53,7 @@ from edge_app.events import EventStream  # noqa: E402
 from edge_app.pipeline import run_pipeline  # noqa: E402
 from engine.deal_log import parse_deal_log  # noqa: E402
 from engine.rules import get_rule_set  # noqa: E402
-from vision.capture import Frame, VideoFileSource  # noqa: E402
+from vision.capture import AheadFrames, Frame, VideoFileSource  # noqa: E402
 from vision.instances import CardInstance  # noqa: E402
 from vision.reader import CardReader, default_reader_config, model_options  # noqa: E402
 from vision.tracking import TableState, TrickTracker  # noqa: E402
@@ -105,7 +107,7 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     shadow = TrickTracker(inertia)  # the pipeline's tracker fed the same states: when a trick is known
     known: list[tuple[int, list[tuple[str, tuple[str, ...]]]]] = []
     decode = [0.0]
-    src = VideoFileSource(folder / "video.mp4")
+    src = AheadFrames(VideoFileSource(folder / "video.mp4"))
 
     def frames() -> Iterator[Frame]:
         while True:
@@ -267,7 +269,7 @@ def main(
             )
         steps = ", ".join(f"{k} {v:.0f}" for k, v in sorted(r["per_area"].items()))
         print(
-            f"  ms per frame: decode {r['decode_ms']:.1f}, change test {r['per_frame'].get('signature', 0):.1f}; "
+            f"  ms per frame: waiting for the decoder {r['decode_ms']:.1f}, change test {r['per_frame'].get('signature', 0):.1f}; "
             f"{r['areas']} areas read + {r['again']} read again ({r['bare']} of them known bare, not read), "
             f"ms per area: {steps}"
         )

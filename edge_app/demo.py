@@ -156,7 +156,7 @@ def run_demo(
     from edge_app.config import TableConfig
     from edge_app.deal import DealInfo
     from edge_app.service import run_service
-    from vision.capture import VideoFileSource
+    from vision.capture import AheadFrames, VideoFileSource
     from vision.reader import CardReader, default_reader_config
     from vision.zones import ZoneReader
 
@@ -183,7 +183,7 @@ def run_demo(
         table_id, table_token = r.json()["id"], r.json()["token"]
         echo(f"scoreboard on {sb.url} (table {table_id}); live page {sb.url}/")
         client = ScoreboardClient(sb.url, table_token)
-        source = VideoFileSource(folder / "video.mp4")
+        source = AheadFrames(VideoFileSource(folder / "video.mp4"))
         t1 = time.perf_counter()
         try:
             with tqdm(desc="reading the film", unit="frame", disable=not progress) as bar:

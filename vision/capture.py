@@ -7,12 +7,14 @@ cv2 and picamera2 are imported inside the classes that use them.
 A camera does not wait for its reader. ``open_source`` therefore reads a camera on a thread of its
 own (:class:`NewestFrames`): the reader always gets the newest frame, and the frames it had no time
 for are dropped (their indices are skipped, so the table service can tell it fell behind). A video
-file or a folder is read frame by frame whatever the reader's speed; :class:`PacedSource` replays
-one at camera speed, to see what a live table would do.
+file or a folder is read frame by frame whatever the reader's speed, decoded on a thread of its own
+a few frames ahead (:class:`AheadFrames`); :class:`PacedSource` replays one at camera speed, to see
+what a live table would do.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -298,6 +300,64 @@ class NewestFrames:
             close()
 
 
+class AheadFrames:
+    """A recorded source decoded on a thread of its own, up to ``ahead`` frames before its reader:
+    every frame is given, in order (a file waits for its reader, unlike a camera), and decoding one
+    frame overlaps reading the last, as a camera's own thread takes its frames. An error of the
+    source is raised to the reader after the frames it had delivered.
+
+    >>> frames = [Frame(np.zeros((2, 2, 3), np.uint8), i, i / 10, "t") for i in range(5)]
+    >>> [f.index for f in AheadFrames(frames, ahead=2)]
+    [0, 1, 2, 3, 4]
+    """
+
+    def __init__(self, source: FrameSource | list[Frame], ahead: int = 4) -> None:
+        if ahead < 1:
+            raise ValueError(f"ahead must be at least 1, got {ahead}")
+        self.source = source
+        self._queue: queue.Queue[Frame | BaseException | None] = queue.Queue(maxsize=ahead)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._pull, name="decoder", daemon=True)
+        self._thread.start()
+
+    def _put(self, item: Frame | BaseException | None) -> bool:
+        """Queue ``item`` once there is room; False when the reader has stopped taking frames."""
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _pull(self) -> None:
+        try:
+            for frame in self.source:
+                if not self._put(frame):
+                    return
+        except BaseException as exc:  # handed to the reader's thread
+            self._put(exc)
+            return
+        self._put(None)
+
+    def __iter__(self) -> Iterator[Frame]:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def close(self) -> None:
+        """Stop decoding (the thread ends at its next frame) and close the source."""
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+
+
 def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSource:
     """A source from a ``--source`` string: camera index, ``picamera2``, folder, or video file.
     ``controls`` (picamera2's, e.g. ``{"LensPosition": 1.0}``) go to the Raspberry Pi camera; any other
@@ -310,9 +370,9 @@ def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSo
         return NewestFrames(Picamera2Source(controls=controls))
     path = Path(spec)
     if path.is_dir():
-        return ImageFolderSource(path)
+        return AheadFrames(ImageFolderSource(path))
     if path.is_file():
-        return VideoFileSource(path)
+        return AheadFrames(VideoFileSource(path))
     raise SourceNotFoundError(f"source not found: {spec} (a camera index, 'picamera2', a folder or a video)")
 
 
