@@ -403,10 +403,14 @@ class ZoneReader:
         mask = np.zeros_like(free)
         mask[rows, cols] = True
         # a cell a card now lies on that shows the colour noted as bare was noted by a reading that
-        # missed the card: not known bare (so a later reading cannot forget the card unread)
+        # missed the card: not known bare (so a later reading cannot forget the card unread). Of a
+        # card seen whole, the cells wholly under its box: a cell its edge only grazes shows the
+        # table's colour with or without it, and taking its note back would leave every trick's
+        # clear to be read; of a card seen from one corner (its box that index's), every cell
+        # its box touches
         under = np.zeros_like(free)
         for seen in placed.read + placed.beside:
-            under[self._cells(seen.rect, whole=False)] = True
+            under[self._cells(seen.rect, whole=seen.card.corners >= 2)] = True
         under &= mask & (_most(np.abs(sig - self._bare)) <= self.config.change)
         self._bare[under] = np.nan
         mask &= free
