@@ -514,6 +514,7 @@ def run(
     from edge_app.deal import DealInfo
     from edge_app.games import table_service
     from edge_app.outbox import DealKeys, source_identity
+    from games import UnknownGameError
     from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
     cfg = _settings(
@@ -542,6 +543,10 @@ def run(
     )
     if cfg.source is None:
         raise _fail("no source: give --source or set it in --config")
+    try:
+        service = table_service(cfg.game)
+    except UnknownGameError as exc:  # a game whose rules tractorcam knows, but no table service yet
+        raise _fail(str(exc)) from None
     source, log_out, every = cfg.source, cfg.log_out, cfg.frames_every
     given, missing = _info(cfg.info, cfg.rules, cfg.level, cfg.trump, cfg.dealer)
     # a table set up with its markers only: calibrate from the source's first frames
@@ -615,7 +620,7 @@ def run(
             err=True,
         )
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
-            result = table_service(cfg.game)(
+            result = service(
                 src,
                 read_cards,
                 checked.geometry,

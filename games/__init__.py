@@ -19,7 +19,7 @@ Pure: the standard library and the games' own rules packages.
 ...     game_of({"game": "mahjong"})
 ... except UnknownGameError as exc:
 ...     print(exc)
-game 'mahjong' is not one tractorcam knows (known: shengji)
+game 'mahjong' is not one tractorcam knows (known: bridge, shengji)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import bridge
 import engine
 
 #: The name of the game of a log without ``"game"``.
@@ -57,7 +58,14 @@ SHENGJI: Final = Game(
     errors=(engine.DealLogError,),
 )
 
-GAMES: Final[Mapping[str, Game]] = {game.name: game for game in (SHENGJI,)}
+BRIDGE: Final = Game(
+    name="bridge",
+    title="Contract bridge (桥牌)",
+    score=bridge.score_log,
+    errors=(bridge.BridgeLogError,),
+)
+
+GAMES: Final[Mapping[str, Game]] = {game.name: game for game in (SHENGJI, BRIDGE)}
 
 
 def get_game(name: str) -> Game:

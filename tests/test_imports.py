@@ -37,6 +37,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "engine",
+    "bridge",
     "games",
     "contract",
     "vision",
@@ -47,7 +48,7 @@ PACKAGES = (
     "tractorcam_cli",
     "tourney",
 )
-EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "games", "contract")
+EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "bridge", "games", "contract")
 #: Edge modules allowed to import anything, deferred: ``tractorcam demo`` renders a deal and starts
 #: a local scoreboard.
 EDGE_EXEMPT = ("edge_app.demo",)
@@ -58,11 +59,14 @@ EDGE_DEFERRED_ONLY = {"torch", "torchvision", "ultralytics"}
 #: What the contract may import: itself, the standard library, pydantic and the engine (whose
 #: card and seat vocabulary it shares; the engine is stdlib-only).
 CONTRACT_ALLOWED = {"contract", "engine", "pydantic", "typing_extensions"}
-#: What the tournament core may import: itself, the standard library, networkx and the engine (its
-#: rank vocabulary); its command line adds typer.
-TOURNEY_ALLOWED = {"tourney", "engine", "networkx"}
+#: What the tournament core may import: itself, the standard library, networkx, the engine (its
+#: rank vocabulary) and bridge's rules (IMPs and match points); its command line adds typer.
+TOURNEY_ALLOWED = {"tourney", "engine", "bridge", "networkx"}
 #: What the games' seam may import: itself, the standard library and the games' rules packages.
-GAMES_ALLOWED = {"games", "engine"}
+GAMES_ALLOWED = {"games", "engine", "bridge"}
+#: What a game's rules package may import: itself, the standard library and the engine (the card and
+#: seat vocabulary).
+BRIDGE_ALLOWED = {"bridge", "engine"}
 
 
 @dataclass
@@ -234,6 +238,16 @@ def test_the_games_seam_is_pure(graph: Graph) -> None:
     assert "games" in modules
     for module in modules:
         others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | GAMES_ALLOWED}
+        assert others == set(), f"{module} imports {others}"
+
+
+def test_the_bridge_rules_are_pure(graph: Graph) -> None:
+    """Bridge's rules, like the engine: the standard library and the engine's vocabulary only."""
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    modules = [m for m in graph.modules if m.split(".")[0] == "bridge"]
+    assert "bridge.play" in modules
+    for module in modules:
+        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | BRIDGE_ALLOWED}
         assert others == set(), f"{module} imports {others}"
 
 

@@ -1,6 +1,8 @@
 """``tractorcam tourney pair FILE`` and ``tractorcam tourney standings FILE`` (``shared/spec/cli.md``,
 "Tournament commands"): one JSON object on standard output and exit 0, or one line on standard
-error and exit 2 for a file that cannot be read, is not a valid event, or has no next round.
+error and exit 2 for a file that cannot be read, is not a valid event, or has no next round. For
+bridge events (``shared/spec/games.md``, "Results"): ``tourney imps DIFF`` prints the IMPs of a
+score difference, ``tourney matchpoints FILE`` the match points of a traveller.
 
 Only typer is imported here; the core (and networkx) load when a command runs.
 """
@@ -69,6 +71,44 @@ def standings(file: str = FILE) -> None:
     from tourney.standings import standings as compute
 
     typer.echo(json.dumps(compute(_event(file)).to_json(), ensure_ascii=False))
+
+
+@tourney_app.command(
+    "imps", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
+def imps(diff: str = typer.Argument(..., help="A score difference, e.g. 170 or -50.")) -> None:
+    """Print the IMPs of a bridge score difference by law 78's scale (negative for a negative one)."""
+    from bridge.results import imps as scale
+
+    text = diff.strip()
+    if not text.lstrip("-").isdigit() or len(text) > 12:
+        _fail(f"a score difference is a whole number such as 170 or -50, not {diff[:40]!r}")
+    typer.echo(json.dumps(scale(int(text))))
+
+
+@tourney_app.command("matchpoints")
+def matchpoints(
+    file: str = typer.Argument(
+        ..., help="A JSON list of one board's N-S scores (a traveller), or - for standard input."
+    ),
+) -> None:
+    """Print the match points of one bridge board's N-S scores: {"NS": [...], "EW": [...]}, per line in
+    the list's order."""
+    from bridge.results import matchpoints as award
+    from engine.jsontext import JsonInputError, load_json
+
+    try:
+        text = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
+    try:
+        scores = load_json(text)
+    except JsonInputError as exc:
+        _fail(f"{_label(file)}: bad JSON: {exc}")
+    if not isinstance(scores, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in scores):
+        _fail(f"{_label(file)}: a traveller is a JSON list of whole-number N-S scores, e.g. [420, -50, 170]")
+    ns, ew = award(scores)
+    typer.echo(json.dumps({"NS": ns, "EW": ew}))
 
 
 def register(app: typer.Typer) -> None:

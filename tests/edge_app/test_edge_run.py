@@ -54,6 +54,7 @@ def closed_port() -> int:
 #: time; a word the error line names)
 BAD: dict[str, tuple[list[str], str]] = {
     "rules": (["--rules", "bridge"], "--rules"),
+    "a game with no table service yet": (["--game", "bridge"], "no table service follows bridge yet"),
     "level": (["--level", "1"], "--level"),
     "trump": (["--trump", "X"], "--trump"),
     "dealer": (["--dealer", "Q"], "--dealer"),

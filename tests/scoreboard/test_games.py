@@ -506,22 +506,29 @@ def test_pages_say_who_plays_where(client):
 
 
 def test_a_table_plays_one_game_and_takes_only_its_logs(client):
-    """A table is created for a game (Shengji unless said); the API's list of games is the seam's
-    (:mod:`games`); a log of another game is refused as such, kept for a referee."""
+    """A table is created for a game (Shengji unless said); the API's list of games is those of the
+    seam (:mod:`games`) the scoreboard has views for (:mod:`scoreboard.kinds`); a log of another game
+    is refused as such, kept for a referee, a game whose rules are known included (bridge)."""
     import typing
 
     from games import GAMES
+    from scoreboard.kinds import KINDS
     from scoreboard.schemas import GameName
 
-    assert set(typing.get_args(GameName)) == set(GAMES)
+    assert set(typing.get_args(GameName)) == set(KINDS) and set(KINDS) <= set(GAMES)
     (t1,) = tables(client, 1)
     assert t1.state()["plays"] == "shengji"
     r = t1.post_deal({**DEFENDERS_WIN, "game": "mahjong"}, "m")
     assert r.status_code == 422
     assert (
         r.json()["detail"]
-        == "deal log refused: the rules engine refuses the log: game 'mahjong' is not one tractorcam knows (known: shengji)"
+        == "deal log refused: the rules engine refuses the log: game 'mahjong' is not one tractorcam knows (known: bridge, shengji)"
     )
     assert t1.post_deal({**DEFENDERS_WIN, "game": "shengji"}, "s").status_code == 201
+    board = {"game": "bridge", "board": 1, "contract": "1NT", "declarer": "S", "tricks": [],
+             "claim": {"declarer_tricks": 7, "after_trick": 0}, "finished": True}  # fmt: skip
+    r = t1.post_deal(board, "b")  # a Shengji table's deal body: a bridge log is not one
+    assert r.status_code == 422 and "rules: Field required" in r.json()["detail"]
+    assert t1.state()["deals"] == 1
     r = client.post("/api/tables", json={"name": "B1", "plays": "bridge"}, headers=ADMIN_HEADERS)
     assert r.status_code == 422 and "plays" in r.json()["detail"]
