@@ -95,9 +95,13 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     """One film through the service's pipeline; its figures."""
     timeline = json.loads((folder / "timeline.json").read_text())
     raw = json.loads((folder / "truth.json").read_text())
-    truth = raw[0] if isinstance(raw, list) else raw
+    truths = raw if isinstance(raw, list) else [raw]
+    truth = truths[0]
     geometry = TableGeometry.load(folder / "table.json")
-    info = DealInfo(truth["rules"], truth["level"], truth["trump"], truth["dealer"])
+    # a match film (``--deals N``), as benchmarks/deal.py reads it: the first deal's rules, level and
+    # dealer given, every trump read from the declarations
+    match = len(truths) > 1
+    info = DealInfo(truth["rules"], truth["level"], None if match else truth["trump"], truth["dealer"])
     reader = reader.with_decks(get_rule_set(truth["rules"]).decks)  # as run gives it the game's decks
     areas: list[tuple[int, tuple[float, float, float, float], list[CardInstance]]] = []
     at = {"frame": 0}
@@ -143,11 +147,28 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
     wall = time.perf_counter() - start
     fps = float(timeline.get("fps", 10))
     film_s = int(timeline["frames"]) / fps
-    deal = result.deals[0]
-    events = [e for e in EventStream().update(deal) if e.type == "alert"]
-    referee = [e for e in EventStream().update(deal, ended=True) if e.type == "alert" and e.kind == "look"]
-    alerted = {f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")}
-    comparison = compare_deals(deal.log, parse_deal_log(truth), alerted)
+    plays = exact = outcomes = false = missed = 0
+    referee = []
+    for k, raw_truth in enumerate(truths):
+        played = parse_deal_log(raw_truth)
+        if k >= len(result.deals):  # a deal the service never saw: every play of it missed
+            plays += sum(len(t.plays) for t in played.tricks)
+            continue
+        deal = result.deals[k]
+        events = [e for e in EventStream().update(deal) if e.type == "alert"]
+        referee += [
+            e for e in EventStream().update(deal, ended=True) if e.type == "alert" and e.kind == "look"
+        ]
+        alerted = {
+            f"{e.kind} {e.seat} trick {e.trick}" for e in events if e.kind in ("revoke", "failed_throw")
+        }
+        comparison = compare_deals(deal.log, played, alerted)
+        plays, exact = plays + comparison.plays, exact + comparison.plays_exact
+        outcomes += int(comparison.outcome_right)
+        false, missed = false + len(comparison.false_alerts), missed + len(comparison.missed_alerts)
+    # readings per play and trick latency: the first deal's plays (a match film's tricks count
+    # afresh in each deal)
+    timeline = {**timeline, "keyframes": [k for k in timeline["keyframes"] if k["event"].get("deal", 0) == 0]}
 
     # readings per play: areas read while it lay there that read cards in its seat's zone; looks per
     # play: areas read while it lay there whose rectangle holds one of its cards' middles (the
@@ -199,11 +220,12 @@ def measure(folder: Path, reader: CardReader, every: int, inertia: int, config: 
         "thin": thin,
         "looks": looks,
         "latency": latency,
-        "plays": comparison.plays,
-        "exact": comparison.plays_exact,
-        "outcome": comparison.outcome_right,
-        "false": len(comparison.false_alerts),
-        "missed": len(comparison.missed_alerts),
+        "plays": plays,
+        "exact": exact,
+        "deals": len(truths),
+        "outcome": outcomes,
+        "false": false,
+        "missed": missed,
         "referee_looks": [f"{e.trick or '-'}: {e.reasoning[:90]}" for e in referee],
         "decode_ms": 1000 * decode[0] / max(result.stats.frames, 1),
         "frames": result.stats.frames,
@@ -256,8 +278,13 @@ def main(
             f"(their area read twice or more {sum(n >= 2 for n in r['looks'])}); "
             f"trick latency median {np.median(lat) if lat else float('nan'):.1f} s, worst "
             f"{max(lat, default=float('nan')):.1f} s, within 1 s {sum(x <= 1.0 for x in lat)}/{len(r['latency'])}; "
-            f"plays exact {r['exact']}/{r['plays']}, outcome {'right' if r['outcome'] else 'wrong'}, "
-            f"false alerts {r['false']}, missed {r['missed']}; looks {len(r['referee_looks'])}"
+            f"plays exact {r['exact']}/{r['plays']}, "
+            + (
+                f"outcome {'right' if r['outcome'] else 'wrong'}, "
+                if r["deals"] == 1
+                else f"{r['deals']} deals (readings and latency: the first), outcomes right {r['outcome']}, "
+            )
+            + f"false alerts {r['false']}, missed {r['missed']}; looks {len(r['referee_looks'])}"
             + (" (the deal read exactly)" if r["exact"] == r["plays"] else "")
         )
         for line in r["referee_looks"]:
@@ -278,7 +305,8 @@ def main(
         total["looks"] += len(r["referee_looks"])
         total["looks_exact"] += len(r["referee_looks"]) if r["exact"] == r["plays"] else 0
         total["films"] += 1
-        total["outcome"] += int(r["outcome"])
+        total["deals"] += r["deals"]
+        total["outcome"] += r["outcome"]
         all_readings += r["readings"]
         all_looks += r["looks"]
         all_latency += r["latency"]
@@ -289,7 +317,7 @@ def main(
         f"{sum(n >= 2 for n in all_readings)}/{len(all_readings)} (their area read twice or more "
         f"{sum(n >= 2 for n in all_looks)}); tricks known within 1 s "
         f"{sum(x <= 1.0 for x in lat)}/{len(all_latency)}; plays exact {total['exact']}/{total['plays']}, "
-        f"outcome right {total['outcome']}/{total['films']}, false alerts {total['false']}, "
+        f"outcome right {total['outcome']}/{total['deals']}, false alerts {total['false']}, "
         f"looks {total['looks']} ({total['looks_exact']} on deals read exactly)"
     )
 
