@@ -231,24 +231,25 @@ def test_the_contract_needs_pydantic_only(graph: Graph) -> None:
         assert others == set(), f"{module} imports {others}"
 
 
+def _imports_only(graph: Graph, package: str, allowed: set[str], must: str) -> None:
+    """Every module of ``package`` (``must`` among them) imports the standard library and ``allowed``
+    only, deferred imports included."""
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    modules = [m for m in graph.modules if m.split(".")[0] == package]
+    assert must in modules
+    for module in modules:
+        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | allowed}
+        assert others == set(), f"{module} imports {others}"
+
+
 def test_the_games_seam_is_pure(graph: Graph) -> None:
     """The seam every game plugs into knows the games' rules only: no web stack, camera or model."""
-    stdlib = set(sys.stdlib_module_names) | {"__future__"}
-    modules = [m for m in graph.modules if m.split(".")[0] == "games"]
-    assert "games" in modules
-    for module in modules:
-        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | GAMES_ALLOWED}
-        assert others == set(), f"{module} imports {others}"
+    _imports_only(graph, "games", GAMES_ALLOWED, "games")
 
 
 def test_the_bridge_rules_are_pure(graph: Graph) -> None:
     """Bridge's rules, like the engine: the standard library and the engine's vocabulary only."""
-    stdlib = set(sys.stdlib_module_names) | {"__future__"}
-    modules = [m for m in graph.modules if m.split(".")[0] == "bridge"]
-    assert "bridge.play" in modules
-    for module in modules:
-        others = {n for n, _ in graph.names[module] if n.split(".")[0] not in stdlib | BRIDGE_ALLOWED}
-        assert others == set(), f"{module} imports {others}"
+    _imports_only(graph, "bridge", BRIDGE_ALLOWED, "bridge.play")
 
 
 def test_the_tourney_core_is_pure(graph: Graph) -> None:

@@ -293,11 +293,7 @@ class NewestFrames:
 
     def close(self) -> None:
         """Stop taking frames (the thread ends with the camera's next frame) and close the source."""
-        self._stop.set()
-        self._thread.join(timeout=2.0)
-        close = getattr(self.source, "close", None)
-        if close is not None:
-            close()
+        _stop_and_close(self._stop, self._thread, self.source)
 
 
 class AheadFrames:
@@ -351,11 +347,16 @@ class AheadFrames:
 
     def close(self) -> None:
         """Stop decoding (the thread ends at its next frame) and close the source."""
-        self._stop.set()
-        self._thread.join(timeout=2.0)
-        close = getattr(self.source, "close", None)
-        if close is not None:
-            close()
+        _stop_and_close(self._stop, self._thread, self.source)
+
+
+def _stop_and_close(stop: threading.Event, thread: threading.Thread, source: object) -> None:
+    """Tell a source's thread to stop, give it two seconds to end, and close the source."""
+    stop.set()
+    thread.join(timeout=2.0)
+    close = getattr(source, "close", None)
+    if close is not None:
+        close()
 
 
 def open_source(spec: str, controls: Mapping[str, Any] | None = None) -> FrameSource:
