@@ -6,8 +6,10 @@ Unknown cards (``??``, ``A?``, ``?S``) stand for any card consistent with the lo
 anywhere else in it (a card of dummy's, as laid, only for dummy), within what is written of them,
 and, in a log that holds all 52 cards, the cards the named ones leave. A trick's winner is printed
 when every such completion gives the same one or the next trick's leader settles it, else it is
-``null`` with ``winner_possible``; counts the winners decide are ``null`` with their ``_range``. A
-revoke is reported only when it holds for every completion: an unknown card never proves one.
+``null`` with ``winner_possible``; counts the winners decide are ``null`` with their ``_range``;
+an unknown card the log leaves one card for is listed under ``resolved`` (as ``deal-log.md``
+has it). A revoke is reported only when it holds for every completion: an unknown card never
+proves one.
 
 >>> out = score_log({"game": "bridge", "board": 1, "contract": "1NT", "declarer": "S", "tricks": [
 ...     {"plays": [["W", "2C"], ["N", "3C"], ["E", "AC"], ["S", "4C"]]},
@@ -342,6 +344,12 @@ def score_log(data: Any) -> dict[str, Any]:
         shift_lo += sign * (t_lo if sign > 0 else t_hi)
         shift_hi += sign * (t_hi if sign > 0 else t_lo)
     unknown = sum(len(c) > 1 for row in cands for c in row)
+    resolved = [
+        {"trick": k + 1, "seat": play.seat.name, "index": 0, "card": CARD_NAMES[next(iter(cands[k][i]))]}
+        for k, trick in enumerate(log.tricks)
+        for i, play in enumerate(trick)
+        if not isinstance(play.card, Card) and len(cands[k][i]) == 1
+    ]
     if log.finished:
         a_lo, a_hi = max(0, min(TRICKS, lo + shift_lo)), max(0, min(TRICKS, hi + shift_hi))
         _with_range(out, "adjusted_tricks", a_lo, a_hi)
@@ -356,5 +364,7 @@ def score_log(data: Any) -> dict[str, Any]:
             out["score"] = None
             out["score_range"] = {side: [s_lo, s_hi], other: [-s_hi, -s_lo]}
     out["violations"] = violations
+    if resolved:
+        out["resolved"] = resolved
     out["unknown"] = unknown
     return out

@@ -272,3 +272,13 @@ def test_a_claim_ends_the_play() -> None:
     )  # fmt: skip
     assert out["declarer_tricks"] == 9 and out["result"] == 0
     assert out["score"] == {"NS": 600, "EW": -600}  # board 2: N-S vulnerable
+
+
+def test_a_finished_deal_names_the_card_its_inventory_leaves_for_an_unknown() -> None:
+    tricks, winners, _ = _play(random.Random(7), "3NT", "N")
+    k, i = 5, 2
+    seat, card = tricks[k][i]
+    tricks[k][i] = (seat, "??")
+    out = score_log(_as_log("3NT", "N", tricks, 1))
+    assert out["resolved"] == [{"trick": k + 1, "seat": seat, "index": 0, "card": card}]
+    assert out["unknown"] == 0 and [t["winner"] for t in out["tricks"]] == winners
