@@ -36,7 +36,7 @@ from engine.seats import Seat
 
 #: Codes of the 52 bridge cards (no jokers).
 DECK: Final = frozenset(range(52))
-#: Beyond this many completions of one trick its winner is left open to whoever may hold an unknown.
+#: Beyond this many completions of one trick, any of its seats may have won it.
 MAX_COMPLETIONS: Final = 200_000
 
 
@@ -128,12 +128,7 @@ def possible_winners(trick: Sequence[Play], cands: Sequence[frozenset[int]], tru
     for c in cands:
         size *= len(c)
     if size > MAX_COMPLETIONS:
-        sure = [i for i, c in enumerate(cands) if len(c) == 1]
-        return {trick[i].seat for i in range(4) if i not in sure} | (
-            {trick[winner_of([next(iter(cands[i])) for i in range(4)], trump)].seat}
-            if len(sure) == 4
-            else {p.seat for p in trick}
-        )
+        return {p.seat for p in trick}
     out: set[Seat] = set()
     for combo in product(*(sorted(c) for c in cands)):
         if len(set(combo)) == 4:
@@ -141,21 +136,12 @@ def possible_winners(trick: Sequence[Play], cands: Sequence[frozenset[int]], tru
     return out
 
 
-@dataclass(frozen=True)
-class Followed:
-    """The play followed: each trick's leader and the seats that may have won it (one when known)."""
-
-    leaders: list[Seat]
-    winners: list[set[Seat]]  # complete tricks only
-
-
-def follow(log: BridgeLog, cands: list[list[frozenset[int]]]) -> Followed:
-    """Each trick's leader checked against the last trick's winner; raises :class:`BridgeLogError`
-    for a trick led by a seat that could not have won the one before."""
-    leaders: list[Seat] = []
+def follow(log: BridgeLog, cands: list[list[frozenset[int]]]) -> list[set[Seat]]:
+    """The seats that may have won each complete trick (one when known, the next trick's leader
+    when there is one); raises :class:`BridgeLogError` for a trick led by a seat that could not
+    have won the one before."""
     winners: list[set[Seat]] = []
     for k, trick in enumerate(log.tricks):
-        leaders.append(trick[0].seat)
         if k > 0:
             before = winners[k - 1]
             if trick[0].seat not in before:
@@ -166,7 +152,7 @@ def follow(log: BridgeLog, cands: list[list[frozenset[int]]]) -> Followed:
             winners[k - 1] = {trick[0].seat}
         if len(trick) == 4:
             winners.append(possible_winners(trick, cands[k], log.trump))
-    return Followed(leaders, winners)
+    return winners
 
 
 @dataclass(frozen=True)
@@ -217,36 +203,27 @@ def revokes(log: BridgeLog, cands: list[list[frozenset[int]]]) -> list[Revoke]:
     return out
 
 
-def _side(seat: Seat) -> str:
-    return seat.side
-
-
 def _transfer_values(
-    log: BridgeLog, revoke: Revoke, followed: Followed, claimed: dict[str, int], first_in_suit: bool
+    log: BridgeLog, revoke: Revoke, winners: list[set[Seat]], claimed: dict[str, int], first_in_suit: bool
 ) -> set[int]:
     """The tricks law 64 (1997) transfers for ``revoke``, over the winners still possible."""
     t = revoke.trick - 1
-    if (
-        not first_in_suit
-        or revoke.seat is log.dummy_seat
-        or revoke.trick == TRICKS - 1
-        or t >= len(followed.winners)
-    ):
+    if not first_in_suit or revoke.seat is log.dummy_seat or revoke.trick == TRICKS - 1 or t >= len(winners):
         return {0}
-    side = _side(revoke.seat)
-    later = followed.winners[t + 1 :]
-    if claimed[side] > 0 or any(all(_side(w) == side for w in ws) for ws in later):
+    side = revoke.seat.side
+    later = winners[t + 1 :]
+    if claimed[side] > 0 or any(all(w.side == side for w in ws) for ws in later):
         won_later_possible = {True}
-    elif any(any(_side(w) == side for w in ws) for ws in later):
+    elif any(any(w.side == side for w in ws) for ws in later):
         won_later_possible = {False, True}
     else:
         won_later_possible = {False}
     values = set()
-    for w in followed.winners[t]:
+    for w in winners[t]:
         for later_won in won_later_possible:
             if w is revoke.seat:
                 values.add(1 + (1 if later_won else 0))
-            elif _side(w) == side or later_won:
+            elif w.side == side or later_won:
                 values.add(1)
             else:
                 values.add(0)
@@ -283,12 +260,12 @@ def score_log(data: Any) -> dict[str, Any]:
         return out
     out["declarer"] = log.declarer.name
     cands = candidates(log)
-    followed = follow(log, cands)
+    winners = follow(log, cands)
     rows = []
     for k, trick in enumerate(log.tricks):
         row: dict[str, Any] = {"trick": k + 1, "leader": trick[0].seat.name}
         if len(trick) == 4:
-            ws = followed.winners[k]
+            ws = winners[k]
             if len(ws) == 1:
                 row["winner"] = next(iter(ws)).name
             else:
@@ -296,9 +273,9 @@ def score_log(data: Any) -> dict[str, Any]:
                 row["winner_possible"] = sorted(s.name for s in ws)
         rows.append(row)
     out["tricks"] = rows
-    side = _side(log.declarer)
-    sure = sum(all(_side(w) == side for w in ws) for ws in followed.winners)
-    maybe = sum(any(_side(w) == side for w in ws) for ws in followed.winners)
+    side = log.declarer.side
+    sure = sum(all(w.side == side for w in ws) for ws in winners)
+    maybe = sum(any(w.side == side for w in ws) for ws in winners)
     claimed = {"NS": 0, "EW": 0}
     if log.claim is not None:
         left, claim = TRICKS - log.claim.after_trick, log.claim.declarer_tricks
@@ -324,7 +301,7 @@ def score_log(data: Any) -> dict[str, Any]:
         seen_suits.add((r.seat, r.suit))
         later = [p.seat for p in (log.tricks[r.trick] if r.trick < len(log.tricks) else ())]
         established = r.trick != TRICKS - 1 and any(s in (r.seat, r.seat.partner) for s in later)
-        t_lo, t_hi = _span(_transfer_values(log, r, followed, claimed, first) if established else {0})
+        t_lo, t_hi = _span(_transfer_values(log, r, winners, claimed, first) if established else {0})
         v: dict[str, Any] = {
             "kind": "revoke",
             "seat": r.seat.name,
@@ -340,7 +317,7 @@ def score_log(data: Any) -> dict[str, Any]:
         )
         v["evidence"] = r.evidence
         violations.append(v)
-        sign = 1 if _side(r.seat) != side else -1  # a defender's revoke gives declarer tricks
+        sign = 1 if r.seat.side != side else -1  # a defender's revoke gives declarer tricks
         shift_lo += sign * (t_lo if sign > 0 else t_hi)
         shift_hi += sign * (t_hi if sign > 0 else t_lo)
     unknown = sum(len(c) > 1 for row in cands for c in row)

@@ -39,13 +39,18 @@ def _label(file: str) -> str:
     return "standard input" if file == "-" else file
 
 
+def _read(file: str) -> bytes:
+    """The bytes of ``file``, or of standard input for ``-``; exit 2 when it cannot be read."""
+    try:
+        return sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
+
+
 def _event(file: str) -> Event:
     from tourney.event import EventFileError, load_event
 
-    try:
-        text = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as exc:
-        _fail(f"cannot read {file}: {exc.strerror or exc}")
+    text = _read(file)
     try:
         return load_event(text)
     except EventFileError as exc:
@@ -98,11 +103,7 @@ def matchpoints(
     from engine.jsontext import JsonInputError, load_json
 
     try:
-        text = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as exc:
-        _fail(f"cannot read {file}: {exc.strerror or exc}")
-    try:
-        scores = load_json(text)
+        scores = load_json(_read(file))
     except JsonInputError as exc:
         _fail(f"{_label(file)}: bad JSON: {exc}")
     if not isinstance(scores, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in scores):

@@ -405,7 +405,7 @@ class ZoneReader:
         # a cell a card now lies on that shows the colour noted as bare was noted by a reading that
         # missed the card: not known bare (so a later reading cannot forget the card unread). Of a
         # card seen whole, the cells wholly under its box: a cell its edge only grazes shows the
-        # table's colour with or without it, and taking its note back would leave every trick's
+        # table's colour with or without it, and taking its note back left many a trick's
         # clear to be read; of a card seen from one corner (its box that index's), every cell
         # its box touches
         under = np.zeros_like(free)
