@@ -89,6 +89,32 @@ class BridgeLog:
         """The trump suit, None in no trumps (or passed out)."""
         return None if self.contract.passed_out or self.contract.strain == "NT" else self.contract.strain
 
+    def to_json(self) -> dict[str, Any]:
+        """The log as the spec writes it (:func:`parse_bridge_log` reads it back to an equal log);
+        ``vulnerable`` only where it is not the board's own.
+
+        >>> log = parse_bridge_log({"game": "bridge", "board": 2, "contract": "pass", "vulnerable": "NS"})
+        >>> log.to_json()
+        {'game': 'bridge', 'board': 2, 'contract': 'PASS', 'tricks': [], 'finished': False}
+        >>> parse_bridge_log(log.to_json()) == log
+        True
+        """
+        out: dict[str, Any] = {"game": "bridge", "board": self.board, "contract": str(self.contract)}
+        if self.declarer is not None:
+            out["declarer"] = self.declarer.name
+        if self.vulnerable != board_vulnerability(self.board):
+            out["vulnerable"] = self.vulnerable
+        if self.dummy is not None:
+            out["dummy"] = [str(c) for c in self.dummy]
+        out["tricks"] = [{"plays": [[p.seat.name, str(p.card)] for p in trick]} for trick in self.tricks]
+        if self.claim is not None:
+            out["claim"] = {
+                "declarer_tricks": self.claim.declarer_tricks,
+                "after_trick": self.claim.after_trick,
+            }
+        out["finished"] = self.finished
+        return out
+
 
 def _int(value: object, name: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:

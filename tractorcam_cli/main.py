@@ -11,6 +11,7 @@ import typer
 from edge_app import cli as edge_cli
 from scoreboard import cli as scoreboard_cli
 from tourney import cli as tourney_cli
+from tractorcam_cli import bridge as bridge_cli
 from tractorcam_cli import calibrate as calibration_cli
 from tractorcam_cli import enroll as enroll_cli
 from tractorcam_cli import score as score_cli
@@ -57,7 +58,7 @@ def _lab_missing() -> None:
     raise typer.Exit(1)
 
 
-for module in (score_cli, simulate_cli, vision_cli, calibration_cli, enroll_cli):
+for module in (score_cli, bridge_cli, simulate_cli, vision_cli, calibration_cli, enroll_cli):
     module.register(app)
 _register_lab(app)
 for module in (scoreboard_cli, edge_cli, tourney_cli):

@@ -5,52 +5,13 @@ hand here or computed by the test's own simple rules (``_winner``), never by the
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge import duplicate_score, parse_contract, score_log
-
-SUITS = "SHDC"
-RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-CLOCKWISE = "NESW"
-
-
-def log(contract: str, declarer: str, *tricks: str, board: int = 1, **extra: Any) -> dict[str, Any]:
-    """A bridge log from tricks written ``"W:2C N:3C E:AC S:4C"``."""
-    return {
-        "game": "bridge",
-        "board": board,
-        "contract": contract,
-        "declarer": declarer,
-        "tricks": [{"plays": [p.split(":") for p in t.split()]} for t in tricks],
-        **extra,
-    }
-
-
-def _suit(card: str) -> str:
-    return card[-1]
-
-
-def _rank(card: str) -> int:
-    return RANKS.index(card[:-1])
-
-
-def _winner(plays: list[tuple[str, str]], trump: str | None) -> str:
-    """The test's own trick winner: the highest trump, else the highest card of the suit led."""
-    led = _suit(plays[0][1])
-
-    def key(play: tuple[str, str]) -> tuple[int, int]:
-        card = play[1]
-        return (2 if _suit(card) == trump else 1 if _suit(card) == led else 0, _rank(card))
-
-    return max(plays, key=key)[0]
-
-
-def _next(seat: str) -> str:
-    return CLOCKWISE[(CLOCKWISE.index(seat) + 1) % 4]
+from tests.bridge.helpers import CLOCKWISE, as_log, log, play, suit_of
 
 
 def test_winners_follow_the_suit_led_and_trumps() -> None:
@@ -170,56 +131,6 @@ def test_a_winner_an_unknown_card_leaves_open_is_null_until_the_next_lead_settle
     assert ew["declarer_tricks"] is None and ew["declarer_tricks_range"] == [0, 1]
 
 
-def _deal(rng: random.Random) -> dict[str, list[str]]:
-    cards = [r + s for s in SUITS for r in RANKS]
-    rng.shuffle(cards)
-    return {seat: cards[i * 13 : (i + 1) * 13] for i, seat in enumerate(CLOCKWISE)}
-
-
-def _play(
-    rng: random.Random, contract: str, declarer: str, plant: tuple[int, int] | None = None
-) -> tuple[list[list[tuple[str, str]]], list[str], tuple[str, int] | None]:
-    """A whole deal played: every follower follows suit when it can (a random card), but at
-    ``plant`` = (trick, follower) a follower holding the suit led and another discards when it can.
-    The tricks, their winners, and the revoke planted (seat, trick) if one was."""
-    hands = _deal(rng)
-    trump = None if contract.endswith("NT") else contract[1]
-    leader, tricks, winners, planted = _next(declarer), [], [], None
-    for t in range(13):
-        plays: list[tuple[str, str]] = []
-        seat = leader
-        for i in range(4):
-            hand = hands[seat]
-            if i == 0:
-                card = rng.choice(hand)
-            else:
-                led = _suit(plays[0][1])
-                same = [c for c in hand if _suit(c) == led]
-                other = [c for c in hand if _suit(c) != led]
-                if plant == (t, i) and same and other and planted is None:
-                    card, planted = rng.choice(other), (seat, t + 1)
-                else:
-                    card = rng.choice(same or hand)
-            hand.remove(card)
-            plays.append((seat, card))
-            seat = _next(seat)
-        leader = _winner(plays, trump)
-        tricks.append(plays)
-        winners.append(leader)
-    return tricks, winners, planted
-
-
-def _as_log(contract: str, declarer: str, tricks: list[list[tuple[str, str]]], board: int) -> dict[str, Any]:
-    return {
-        "game": "bridge",
-        "board": board,
-        "contract": contract,
-        "declarer": declarer,
-        "tricks": [{"plays": [list(p) for p in t]} for t in tricks],
-        "finished": True,
-    }
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
@@ -233,8 +144,8 @@ def test_random_legal_deals_are_scored_without_violations(
     seed: int, level: int, strain: str, doubled: str, declarer: str, board: int
 ) -> None:
     contract = f"{level}{strain}{doubled}"
-    tricks, winners, _ = _play(random.Random(seed), contract, declarer)
-    out = score_log(_as_log(contract, declarer, tricks, board))
+    tricks, winners, _ = play(random.Random(seed), contract, declarer)
+    out = score_log(as_log(contract, declarer, tricks, board))
     assert [t["winner"] for t in out["tricks"]] == winners
     side = {declarer, CLOCKWISE[(CLOCKWISE.index(declarer) + 2) % 4]}
     taken = sum(w in side for w in winners)
@@ -249,14 +160,14 @@ def test_random_legal_deals_are_scored_without_violations(
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), trick=st.integers(0, 11), follower=st.integers(1, 3))
 def test_a_planted_revoke_is_found_where_it_was_made(seed: int, trick: int, follower: int) -> None:
-    tricks, _, planted = _play(random.Random(seed), "4S", "S", plant=(trick, follower))
-    out = score_log(_as_log("4S", "S", tricks, 1))
+    tricks, _, planted = play(random.Random(seed), "4S", "S", plant=(trick, follower))
+    out = score_log(as_log("4S", "S", tricks, 1))
     if planted is None:  # the follower could not revoke there (void, or nothing but the suit)
         assert out["violations"] == []
         return
     seat, at = planted
-    led = _suit(tricks[at - 1][0][1])
-    proof = next(k + 1 for k in range(at, 13) for s, c in tricks[k] if s == seat and _suit(c) == led)
+    led = suit_of(tricks[at - 1][0][1])
+    proof = next(k + 1 for k in range(at, 13) for s, c in tricks[k] if s == seat and suit_of(c) == led)
     first = out["violations"][0]
     assert (first["seat"], first["trick"], first["proven_at"]) == (seat, at, proof)
     assert first["established"] is (at != 12)
@@ -265,7 +176,7 @@ def test_a_planted_revoke_is_found_where_it_was_made(seed: int, trick: int, foll
         assert first["transferred"] == 0
 
 
-def test_a_claim_ends_the_play() -> None:
+def test_a_claim_ends_theplay() -> None:
     out = score_log(
         log("3NT", "S", "W:2C N:AC E:3C S:4C", "N:AH E:2H S:3H W:4H",
             claim={"declarer_tricks": 9, "after_trick": 2}, finished=True, board=2)
@@ -275,10 +186,10 @@ def test_a_claim_ends_the_play() -> None:
 
 
 def test_a_finished_deal_names_the_card_its_inventory_leaves_for_an_unknown() -> None:
-    tricks, winners, _ = _play(random.Random(7), "3NT", "N")
+    tricks, winners, _ = play(random.Random(7), "3NT", "N")
     k, i = 5, 2
     seat, card = tricks[k][i]
     tricks[k][i] = (seat, "??")
-    out = score_log(_as_log("3NT", "N", tricks, 1))
+    out = score_log(as_log("3NT", "N", tricks, 1))
     assert out["resolved"] == [{"trick": k + 1, "seat": seat, "index": 0, "card": card}]
     assert out["unknown"] == 0 and [t["winner"] for t in out["tricks"]] == winners
