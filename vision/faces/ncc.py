@@ -85,7 +85,7 @@ def masked_nccs(
     alpha: npt.NDArray[np.float32],
 ) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
     """:func:`masked_ncc` of several templates that lie where the same ``alpha``, the image's sums
-    taken once: each one's correlations, and how many pixels both cover.
+    taken once: each one's correlations, and how many pixels both cover (:class:`Spectra`).
 
     >>> rng = np.random.default_rng(3)
     >>> img = rng.normal(size=(30, 30)).astype(np.float32)
@@ -96,13 +96,75 @@ def masked_nccs(
     True
     """
 
-    ui, ui2 = usable * image, usable * image * image
-    n, s_i, s_i2 = _sums(usable, alpha), _sums(ui, alpha), _sums(ui2, alpha)
-    out = []
-    for templ in templs:
-        at = alpha * templ
-        out.append(ncc_of_sums(n, s_i, s_i2, _sums(usable, at), _sums(usable, at * at), _sums(ui, at)))
-    return out, n
+    return Spectra(image, usable).nccs(templs, alpha)
+
+
+def _dft_size(n: int) -> int:
+    """The least 2^k or 3 · 2^k at least ``n``: a size OpenCV's DFT is quickest at."""
+    power = 1 << max(0, n - 1).bit_length()
+    return power * 3 // 4 if power >= 4 and power * 3 // 4 >= n else power
+
+
+class Spectra:
+    """An image and where it is usable, Fourier-transformed once, to be correlated with many
+    templates of any size up to the image's (:func:`masked_ncc` for each): the sliding sums of the
+    image, the template, their squares and their product are each one product of transforms and
+    one inverse transform. A template's place in the image is found wholly inside it, so the
+    transforms' wrap-round touches no sum that is kept.
+
+    >>> rng = np.random.default_rng(4)
+    >>> img = rng.normal(size=(40, 33)).astype(np.float32)
+    >>> usable = (rng.random(img.shape) > 0.2).astype(np.float32)
+    >>> t, a = img[7:27, 4:19].copy(), (rng.random((20, 15)) > 0.1).astype(np.float32)
+    >>> nccs, n = Spectra(img, usable).nccs([t * a], a)
+    >>> slow = ncc_of_sums(*(_sums(x, y) for x in (usable, usable * img, usable * img * img) for y in (a,)),
+    ...     _sums(usable, a * t), _sums(usable, a * t * t), _sums(usable * img, a * t))
+    >>> n.shape, bool(np.allclose(nccs[0], slow, atol=1e-5)), int(n[7, 4]) == int((usable[7:27, 4:19] * a).sum())
+    ((21, 19), True, True)
+    """
+
+    def __init__(self, image: npt.NDArray[np.float32], usable: npt.NDArray[np.float32]) -> None:
+        self.shape = (int(image.shape[0]), int(image.shape[1]))
+        self.size = (_dft_size(self.shape[0]), _dft_size(self.shape[1]))
+        ui = usable * image
+        self._usable, self._ui, self._ui2 = (
+            self._spectrum(usable),
+            self._spectrum(ui),
+            self._spectrum(ui * image),
+        )
+
+    def _spectrum(self, a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        padded = np.zeros(self.size, np.float32)
+        padded[: a.shape[0], : a.shape[1]] = a
+        return np.asarray(cv2.dft(padded), np.float32)
+
+    def _sums(
+        self, image: npt.NDArray[np.float32], templ: npt.NDArray[np.float32], out: tuple[int, int]
+    ) -> npt.NDArray[np.float64]:
+        product = cv2.mulSpectrums(image, templ, 0, conjB=True)
+        whole = cv2.idft(product, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
+        return np.asarray(whole[: out[0], : out[1]], np.float64)
+
+    def nccs(
+        self, templs: Sequence[npt.NDArray[np.float32]], alpha: npt.NDArray[np.float32]
+    ) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
+        """:func:`masked_nccs` on this image: each template's correlations at every place it fits
+        wholly (all lying where ``alpha``, 0 or 1), and how many pixels both cover there."""
+        out = (self.shape[0] - alpha.shape[0] + 1, self.shape[1] - alpha.shape[1] + 1)
+        if out[0] < 1 or out[1] < 1:
+            raise ValueError(f"a template of {alpha.shape} does not fit in an image of {self.shape}")
+        a = self._spectrum(alpha)
+        n = np.rint(self._sums(self._usable, a, out))  # a count of pixels, whole
+        s_i, s_i2 = self._sums(self._ui, a, out), self._sums(self._ui2, a, out)
+        nccs = []
+        for templ in templs:
+            at = alpha * templ
+            t, t2 = self._spectrum(at), self._spectrum(at * at)
+            s_t, s_t2, s_ti = (
+                self._sums(x, y, out) for x, y in ((self._usable, t), (self._usable, t2), (self._ui, t))
+            )
+            nccs.append(ncc_of_sums(n, s_i, s_i2, s_t, s_t2, s_ti))
+        return nccs, n
 
 
 def ncc_of_sums(

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from engine.cards import JOKER_NAMES
 from vision.faces.found import ART_CARDS, FaceMatch
-from vision.faces.ncc import best_place, masked_ncc, masked_nccs, ncc_near, near, turned, whole_ncc
+from vision.faces.ncc import Spectra, best_place, masked_ncc, ncc_near, near, turned, whole_ncc
 from vision.instances import CardInstance
 
 if TYPE_CHECKING:
@@ -523,9 +523,10 @@ class UnderSearch:
         th, tw = self.deck_grey[top.card].shape
         mx, my = _MARGIN
         best: dict[str, tuple[float, float, int, int]] = {}
+        spectra = Spectra(image, u)
         for turn in turns:
             alpha = self._turned(cards[0], turn)[1]  # every face of the deck has the same size
-            nccs, n = masked_nccs(image, u, [self._turned(card, turn)[0] for card in cards], alpha)
+            nccs, n = spectra.nccs([self._turned(card, turn)[0] for card in cards], alpha)
             ah, aw = alpha.shape
             ys, xs = np.mgrid[0 : n.shape[0], 0 : n.shape[1]]
             centre_x, centre_y = xs + aw / 2 - (mx + 0.5) * tw, ys + ah / 2 - (my + 0.5) * th
