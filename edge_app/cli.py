@@ -350,7 +350,11 @@ def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
 
 
 def _check(
-    cfg: TableConfig, table: Path | TableGeometry, info: dict[str, str], missing: list[str]
+    cfg: TableConfig,
+    table: Path | TableGeometry,
+    info: dict[str, str],
+    missing: list[str],
+    decks: int | None = None,
 ) -> _Checked:
     """Everything ``run`` was given (the table's configuration, its calibration or the file of it,
     the first deal's info and what it lacks), before the source is opened (see the module
@@ -400,7 +404,7 @@ def _check(
         reader = CardReader(
             default_reader_config(
                 cfg.backend,
-                decks=get_rule_set(info["rules"]).decks,
+                decks=decks if decks is not None else get_rule_set(info["rules"]).decks,
                 unknown_cards=cfg.unknown_cards,
                 **options,
             )
@@ -505,6 +509,13 @@ def run(
         Path | None,
         typer.Option("--config", help="the table's configuration, TOML or JSON (tractorcam config example)"),
     ] = None,
+    board: Annotated[
+        int | None, typer.Option("--board", help="bridge: the board's number (its dealer and vulnerability)")
+    ] = None,
+    contract: Annotated[
+        str | None, typer.Option("--contract", help="bridge: the contract, e.g. 4HX or 3NT")
+    ] = None,
+    declarer: Annotated[str | None, typer.Option("--declarer", help="bridge: declarer's seat")] = None,
 ) -> None:
     """The per-table service: read a source to its end (or SIGTERM / Ctrl-C), keep the recognised
     deal log, post the deal when it is finished. Options given on the command line win over
@@ -543,6 +554,11 @@ def run(
     )
     if cfg.source is None:
         raise _fail("no source: give --source or set it in --config")
+    if cfg.game == "bridge":
+        _run_bridge(cfg, board, contract, declarer)
+        return
+    if board is not None or contract is not None or declarer is not None:
+        raise _fail("--board, --contract and --declarer are a bridge table's (--game bridge)")
     try:
         service = table_service(cfg.game)
     except UnknownGameError as exc:  # a game whose rules tractorcam knows, but no table service yet
@@ -666,6 +682,83 @@ def run(
             raise typer.Exit(1)
         if client.refused:
             raise typer.Exit(1)
+
+
+def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, declarer: str | None) -> None:
+    """``run`` at a bridge table: one board followed to the source's end (or SIGTERM / Ctrl-C), its
+    log kept in ``--log-out``, its score, alerts and looks printed (:mod:`edge_app.bridge`)."""
+    from tqdm import tqdm
+
+    from edge_app.bridge import BoardInfo, BoardInfoError, run_bridge_service
+    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
+
+    if board is None or contract is None or declarer is None:
+        raise _fail(
+            "a bridge table follows the board its operator enters: give --board, --contract and --declarer"
+        )
+    try:
+        info = BoardInfo(board, contract, declarer)
+    except BoardInfoError as exc:
+        raise _fail(f"board {board}: {exc}") from None
+    if cfg.scoreboard is not None:
+        raise _fail(
+            "the scoreboard takes no bridge boards yet: run without --scoreboard (--log-out keeps the log)"
+        )
+    assert cfg.source is not None
+    where = cfg.table if cfg.table is not None else _calibrated(cfg.source, cfg, cfg.log_out)
+    checked = _check(cfg, where, {}, [], decks=1)
+    try:
+        src = open_source(cfg.source, cfg.camera)
+    except (SourceNotFoundError, CameraUnavailableError) as exc:
+        raise _fail(str(exc)) from None
+    zones = None
+    if cfg.read == "zones":
+        from vision.zones import ZoneReader
+
+        zones = ZoneReader(checked.reader, checked.geometry)
+    read_cards = zones.read if zones is not None else (lambda image: checked.reader.read(image).cards)
+    signals: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, lambda signum, frame: signals.append(signum))
+    except ValueError:  # not the main thread: no handlers (the caller owns the signals)
+        pass
+    typer.echo(
+        f"reading {cfg.source}: bridge board {board}, {info.contract} by {info.declarer}; "
+        "SIGTERM or Ctrl-C stops and keeps the log",
+        err=True,
+    )
+    try:
+        with tqdm(desc="frames", unit="frame", disable=None) as bar:
+            result = run_bridge_service(
+                src, read_cards, checked.geometry, info, cfg,
+                on_frame=lambda frame, state: _step(bar, cfg.frames_every), stop=lambda: bool(signals),
+            )  # fmt: skip
+    except CameraUnavailableError as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        src.close()
+    log = result.board.log
+    read = f"{result.read} read" if zones is None else f"{zones.stats.areas} areas read"
+    typer.echo(f"{result.frames} frames, {read}")
+    plays = sum(len(t["plays"]) for t in log["tricks"])
+    dummy = log.get("dummy")
+    named = sum(c != "??" for c in dummy) if dummy else 0
+    score = (result.board.result or {}).get("score")
+    typer.echo(
+        f"board {board}: {info.contract} by {info.declarer}, {len(log['tricks'])} tricks, {plays} plays, "
+        f"dummy {'read (' + str(named) + ' of 13 named)' if dummy else 'not seen'}, finished "
+        f"{str(log['finished']).lower()}" + (f"; score NS {score['NS']}, EW {score['EW']}" if score else "")
+    )
+    if result.board.problem:
+        typer.echo(f"warning: the rules refuse the board as read: {result.board.problem}", err=True)
+    for line in result.alerts:
+        typer.echo(f"alert: {line}")
+    for line in result.board.looks:
+        typer.echo(f"look: {line}")
 
 
 def _report(result: Any, zones: Any = None) -> None:

@@ -4,7 +4,8 @@ A table's configuration names its game (``game``, Shengji by default); ``tractor
 frames to that game's service. The shared parts (the camera, the calibration, the reader, the
 outbox and the scoreboard client, health) are the same for every game; a game's service brings
 what it follows on the table (Shengji: each seat's zone and the centre; a trick ends when the
-table is cleared, :mod:`edge_app.pipeline`) and the log it builds.
+table is cleared, :mod:`edge_app.pipeline`; bridge: each seat's card, dummy's hand read once,
+:mod:`edge_app.bridge`) and the log it builds.
 
 >>> table_service("shengji").__name__
 'run_service'
@@ -15,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from edge_app.service import ServiceResult, run_service
+from edge_app.bridge import run_bridge_service
+from edge_app.service import run_service
 from games import GAMES, UnknownGameError
 
-#: Each game's table service (:func:`edge_app.service.run_service`'s signature).
-SERVICES: Final[Mapping[str, Callable[..., ServiceResult]]] = {"shengji": run_service}
+#: Each game's table service: Shengji's follows deals (:func:`edge_app.service.run_service`), bridge's
+#: one board the operator enters (:func:`edge_app.bridge.run_bridge_service`).
+SERVICES: Final[Mapping[str, Callable[..., Any]]] = {"shengji": run_service, "bridge": run_bridge_service}
 
 
 def table_service(game: str) -> Callable[..., Any]:

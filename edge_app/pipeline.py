@@ -97,10 +97,16 @@ CROP_PX = 480
 CROP_QUALITY = 75
 
 
-def play_crop(image: npt.NDArray[np.uint8], geometry: TableGeometry, seat: str) -> bytes:
-    """The seat's play zone of ``image`` (``"centre"``: the centre area) as a JPEG (longest side at
-    most :data:`CROP_PX`)."""
-    area = geometry.centre if seat == "centre" else geometry.zones[seat]  # type: ignore[index]
+def play_crop(
+    image: npt.NDArray[np.uint8],
+    geometry: TableGeometry,
+    seat: str,
+    area: Sequence[tuple[float, float]] | None = None,
+) -> bytes:
+    """The seat's play zone of ``image`` (``"centre"``: the centre area; ``area``: that polygon of
+    the table, mm) as a JPEG (longest side at most :data:`CROP_PX`)."""
+    if area is None:
+        area = geometry.centre if seat == "centre" else geometry.zones[seat]  # type: ignore[index]
     corners = geometry.table_to_pixel(np.asarray(area, np.float64))
     h, w = image.shape[:2]
     x1, y1 = np.clip(np.floor(corners.min(axis=0)).astype(int), 0, [w, h])

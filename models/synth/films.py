@@ -1,7 +1,8 @@
 """Each game's films (the lab's side of :mod:`games`' seam): a game rendered as a camera over the
 table sees it, with its truth, for the table service's benchmarks (``tractorcam synth deal
 --game G``). Shengji's: :func:`models.synth.deal.render_deal` (deals of one match, declarations,
-hands, injected violations).
+hands, injected violations); bridge's: :func:`models.synth.bridge_film.render_board` (one board,
+dummy laid out, tricks turned face down, an injected revoke).
 
 >>> film_renderer("shengji").__name__
 'render_deal'
@@ -23,4 +24,8 @@ def film_renderer(game: str) -> Callable[..., Any]:
         from models.synth.deal import render_deal
 
         return render_deal
+    if game == "bridge":
+        from models.synth.bridge_film import render_board
+
+        return render_board
     raise LookupError(f"films of {game} are not made yet")

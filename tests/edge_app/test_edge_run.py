@@ -54,7 +54,16 @@ def closed_port() -> int:
 #: time; a word the error line names)
 BAD: dict[str, tuple[list[str], str]] = {
     "rules": (["--rules", "bridge"], "--rules"),
-    "a game with no table service yet": (["--game", "bridge"], "no table service follows bridge yet"),
+    "a bridge table without its board": (["--game", "bridge"], "give --board, --contract and --declarer"),
+    "a bridge contract the rules refuse": (
+        ["--game", "bridge", "--board", "3", "--contract", "8S", "--declarer", "N"],
+        "level is 1 to 7",
+    ),
+    "a bridge board on the scoreboard": (
+        ["--game", "bridge", "--board", "3", "--contract", "3NT", "--declarer", "N", "--scoreboard", "{url}", "--token", "t"],
+        "the scoreboard takes no bridge boards yet",
+    ),
+    "a board at a Shengji table": (["--board", "3"], "a bridge table's"),
     "level": (["--level", "1"], "--level"),
     "trump": (["--trump", "X"], "--trump"),
     "dealer": (["--dealer", "Q"], "--dealer"),
