@@ -50,8 +50,11 @@ from models.synth.scene import available_designs
 SEATS = ("N", "E", "S", "W")
 #: How far each card of dummy's columns lies below the one before it (mm): its top index shows.
 COLUMN_STEP_MM = 16.0
-#: Dummy's played card, as a share of the table's depth from dummy's edge: beyond the line its
-#: columns keep within (:data:`edge_app.bridge.DUMMY_LINE`), towards the centre.
+#: The share of the table's depth from dummy's edge that its columns keep within, as the table's
+#: set-up asks (the table service's ``edge_app.bridge.DUMMY_LINE``).
+COLUMNS_WITHIN = 0.27
+#: Dummy's played card, as a share of the table's depth from dummy's edge: beyond that line,
+#: towards the centre.
 DUMMY_PLAY_DEPTH = 0.36
 
 
@@ -91,13 +94,11 @@ def dummy_layout(
 ) -> list[Placement]:
     """Dummy's cards laid face up in front of it (see the module docstring); a column's cards in the
     order they are drawn (each over the one before)."""
-    from edge_app.bridge import DUMMY_LINE
-
     edge, inward, side = _axes(table, dummy)
     columns = _suit_columns(cards, trump)
     across = table.height if dummy in ("N", "S") else table.width
     first = 45 + CARD_H_MM / 2
-    room = DUMMY_LINE * across - CARD_H_MM / 2 - first  # the last card's middle, a card inside the line
+    room = COLUMNS_WITHIN * across - CARD_H_MM / 2 - first  # the last card's middle, a card inside the line
     pitch = cw + 9.0
     angle = SEAT_ANGLE[_partner(dummy)]  # read by declarer, across the table
     out: list[Placement] = []

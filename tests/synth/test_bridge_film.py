@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from bridge import score_log
 from bridge.sim import simulate_board
 from edge_app.bridge import DUMMY_LINE
-from models.synth.bridge_film import plan_board, render_board
+from models.synth.bridge_film import COLUMNS_WITHIN, plan_board, render_board
 from models.synth.layout import Table
 from tractorcam_cli.main import app
 
@@ -63,6 +63,10 @@ def test_each_card_lies_where_a_duplicate_table_lays_it(seed: int) -> None:
                 assert {p.card for p in laid} == held_by_dummy - played_now
         laid_seen = laid_seen or bool(laid)
     assert cleared == 13
+
+
+def test_the_films_columns_keep_within_the_line_the_table_service_reads() -> None:
+    assert COLUMNS_WITHIN == DUMMY_LINE
 
 
 def test_a_rendered_board_writes_its_truth_table_and_timeline(tmp_path: Path) -> None:
