@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from bridge.board import board_dealer
+from bridge.board import board_dealer, board_vulnerability
 from bridge.log import TRICKS, BridgeLog, BridgeLogError, clockwise, parse_bridge_log
 from bridge.play import score_log, winner_of
 from engine.cards import RANK_VALUE, SUITS, Card, UnknownCard, card_code, parse_card
@@ -356,10 +356,9 @@ def _log(start: int, tags: Mapping[str, str], sections: Mapping[str, list[str]])
         first = parse_bridge_log(data)
     except BridgeLogError as exc:
         raise PbnError(f"{where}: {exc}") from None
-    if first.vulnerable == parse_bridge_log({**data, "vulnerable": None}).vulnerable:
-        data.pop("vulnerable", None)  # the board's own: the log leaves it to the board
+    if data.get("vulnerable") == board_vulnerability(board):
+        del data["vulnerable"]  # the board's own: the log leaves it to the board
     deal = _read_deal(tags.get("Deal", ""), where)
-    rows: list[list[Card | None]] = []
     if "Play" in tags and not passed and first.declarer is not None:
         lead = _seat(tags["Play"], f"{where}: the opening leader")
         if lead is not clockwise(first.declarer):

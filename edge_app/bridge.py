@@ -258,12 +258,12 @@ def build_board(
     layout: Sequence[Card] | None,
     info: BoardInfo,
     *,
-    finished: bool | None = None,
-) -> tuple[RecognisedBoard, dict[tuple[int, str], TrackedPlay]]:
+    finished: bool = True,
+) -> RecognisedBoard:
     """The board from the tracker's tricks and dummy's cards as laid, the most read first
-    (:meth:`DummyReader.layout`; see the module docstring), and each written play's tracked play by
-    (trick, seat). A play read surely (at least :data:`SURE_AGREEMENT` of its readings) is taken
-    over dummy's columns where they disagree: a card another seat plays is no card of dummy's, and
+    (:meth:`DummyReader.layout`; see the module docstring); ``finished=False`` for the board so far
+    (its log unfinished even with 13 tricks). A play read surely (at least :data:`SURE_AGREEMENT` of
+    its readings) is taken over dummy's columns where they disagree: a card another seat plays is no card of dummy's, and
     a card dummy plays is one; a play read less surely that disagrees with them is written ``??``.
     The log's dummy is the cards dummy played, then those read in its columns and played by no
     other seat, the most read first, to 13 (``??`` for those never read)."""
@@ -328,7 +328,7 @@ def build_board(
         log["dummy"] = [str(c) for c in kept] + ["??"] * (TRICKS - len(kept))
     log["tricks"] = out_tricks
     done = len(out_tricks) == TRICKS and len(out_tricks[-1]["plays"]) == 4
-    log["finished"] = done if finished is None else finished and done
+    log["finished"] = finished and done
     try:
         result: dict[str, Any] | None = score_log(log)
         problem = None
@@ -347,7 +347,7 @@ def build_board(
             looks.append(
                 f"trick {v['trick']}: {v['seat']} may have revoked ({v['reason']}); the cards were not read surely"
             )
-    return RecognisedBoard(log, result, problem, tuple(looks), tuple(alerts)), plays_of
+    return RecognisedBoard(log, result, problem, tuple(looks), tuple(alerts))
 
 
 @dataclass(frozen=True)
@@ -395,7 +395,7 @@ def run_bridge_pipeline(
     stopped = False
 
     def board(so_far: bool = False) -> RecognisedBoard:
-        built, _ = build_board(tracker.tricks(), dummy.layout(), info, finished=not so_far)
+        built = build_board(tracker.tricks(), dummy.layout(), info, finished=not so_far)
         crops.update(
             {
                 key: play_crop(image, table, key[1], seat_area(table, key[1]))

@@ -31,9 +31,10 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
@@ -526,7 +527,6 @@ def run(
     from edge_app.games import table_service
     from edge_app.outbox import DealKeys, source_identity
     from games import UnknownGameError
-    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
     cfg = _settings(
         config,
@@ -568,10 +568,7 @@ def run(
     # a table set up with its markers only: calibrate from the source's first frames
     where = cfg.table if cfg.table is not None else _calibrated(source, cfg, log_out)
     checked = _check(cfg, where, given, missing)
-    try:
-        src = open_source(source, cfg.camera)
-    except (SourceNotFoundError, CameraUnavailableError) as exc:
-        raise _fail(str(exc)) from None
+    src = _open(source, cfg)
     for line in checked.warnings:
         typer.echo(f"warning: {line}", err=True)
     reader, client = checked.reader, checked.client
@@ -586,12 +583,9 @@ def run(
 
         watch = CameraWatch(checked.geometry)
 
-    zones = None
-    if cfg.read == "zones":
-        from vision.zones import ZoneReader
-
-        zones = ZoneReader(reader, (lambda: watch.geometry) if watch is not None else checked.geometry)
-    read_cards = zones.read if zones is not None else (lambda image: reader.read(image).cards)
+    zones, read_cards = _reading(
+        cfg, reader, (lambda: watch.geometry) if watch is not None else checked.geometry
+    )
 
     recalibrated = [0]
 
@@ -616,18 +610,7 @@ def run(
     if client is not None and checked.outbox is not None:
         typer.echo(_send_leftovers(client, checked.outbox), err=True)
         keys = DealKeys.of(client.tab, given, source_identity(source))
-    signals: list[int] = []
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        signals.append(signum)
-
-    previous: dict[int, Any] = {}
-    try:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, on_signal)
-    except ValueError:  # not the main thread: no handlers (the caller owns the signals)
-        pass
-    try:
+    with _stopping(src) as signals:
         # said once the handlers are in place: from here a SIGTERM ends the run cleanly
         typer.echo(
             f"reading {source}: {given['rules']}, level {given.get('level', 'as declared')}, "
@@ -652,12 +635,6 @@ def run(
                 new_game=games,
                 on_lag=on_lag,
             )
-    except CameraUnavailableError as exc:
-        raise _fail(str(exc)) from None
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-        src.close()
     if result.stopped:
         typer.echo(
             f"stopped by {signal.Signals(signals[0]).name}: the deal as seen so far is kept"
@@ -684,13 +661,60 @@ def run(
             raise typer.Exit(1)
 
 
+def _open(source: str, cfg: TableConfig) -> Any:
+    """The frame source ``source`` opened with the configuration's camera controls; exit 2 with one
+    line when it is missing or the camera cannot be had."""
+    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
+
+    try:
+        return open_source(source, cfg.camera)
+    except (SourceNotFoundError, CameraUnavailableError) as exc:
+        raise _fail(str(exc)) from None
+
+
+def _reading(cfg: TableConfig, reader: Any, geometry: Any) -> tuple[Any, Any]:
+    """How ``run`` reads a frame's cards: the zone reader over ``geometry`` (a calibration, or a
+    function giving the current one) with ``read = "zones"``, else the reader on whole frames; the
+    zone reader (None for whole frames) and the reading function."""
+    if cfg.read != "zones":
+        return None, lambda image: reader.read(image).cards
+    from vision.zones import ZoneReader
+
+    zones = ZoneReader(reader, geometry)
+    return zones, zones.read
+
+
+@contextmanager
+def _stopping(src: Any) -> Iterator[list[int]]:
+    """While inside, SIGTERM and SIGINT are noted in the list given (the run stops at the next
+    frame and keeps what it saw) instead of ending the process; on leaving, the handlers before are
+    back and ``src`` is closed. A camera lost on the way is one line and exit 2. Off the main
+    thread no handler is set (the caller owns the signals)."""
+    from vision.capture import CameraUnavailableError
+
+    signals: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, lambda signum, frame: signals.append(signum))
+    except ValueError:
+        pass
+    try:
+        yield signals
+    except CameraUnavailableError as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        src.close()
+
+
 def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, declarer: str | None) -> None:
     """``run`` at a bridge table: one board followed to the source's end (or SIGTERM / Ctrl-C), its
     log kept in ``--log-out``, its score, alerts and looks printed (:mod:`edge_app.bridge`)."""
     from tqdm import tqdm
 
     from edge_app.bridge import BoardInfo, BoardInfoError, run_bridge_service
-    from vision.capture import CameraUnavailableError, SourceNotFoundError, open_source
 
     if board is None or contract is None or declarer is None:
         raise _fail(
@@ -707,40 +731,19 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
     assert cfg.source is not None
     where = cfg.table if cfg.table is not None else _calibrated(cfg.source, cfg, cfg.log_out)
     checked = _check(cfg, where, {}, [], decks=1)
-    try:
-        src = open_source(cfg.source, cfg.camera)
-    except (SourceNotFoundError, CameraUnavailableError) as exc:
-        raise _fail(str(exc)) from None
-    zones = None
-    if cfg.read == "zones":
-        from vision.zones import ZoneReader
-
-        zones = ZoneReader(checked.reader, checked.geometry)
-    read_cards = zones.read if zones is not None else (lambda image: checked.reader.read(image).cards)
-    signals: list[int] = []
-    previous: dict[int, Any] = {}
-    try:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, lambda signum, frame: signals.append(signum))
-    except ValueError:  # not the main thread: no handlers (the caller owns the signals)
-        pass
-    typer.echo(
-        f"reading {cfg.source}: bridge board {board}, {info.contract} by {info.declarer}; "
-        "SIGTERM or Ctrl-C stops and keeps the log",
-        err=True,
-    )
-    try:
+    src = _open(cfg.source, cfg)
+    zones, read_cards = _reading(cfg, checked.reader, checked.geometry)
+    with _stopping(src) as signals:
+        typer.echo(
+            f"reading {cfg.source}: bridge board {board}, {info.contract} by {info.declarer}; "
+            "SIGTERM or Ctrl-C stops and keeps the log",
+            err=True,
+        )
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
             result = run_bridge_service(
                 src, read_cards, checked.geometry, info, cfg,
                 on_frame=lambda frame, state: _step(bar, cfg.frames_every), stop=lambda: bool(signals),
             )  # fmt: skip
-    except CameraUnavailableError as exc:
-        raise _fail(str(exc)) from None
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-        src.close()
     log = result.board.log
     read = f"{result.read} read" if zones is None else f"{zones.stats.areas} areas read"
     typer.echo(f"{result.frames} frames, {read}")

@@ -32,20 +32,9 @@ from typing import Any
 import numpy as np
 
 from bridge.sim import simulate_board
-from models.synth.deal import (
-    DealError,
-    DealFilm,
-    DealResult,
-    Keyframe,
-    _timeline_entry,
-    make_renderer,
-    table_geometry,
-)
-from models.synth.designs import HELDOUT
+from models.synth.deal import DealError, DealFilm, DealResult, Keyframe, film_setting, write_film
 from models.synth.hands import random_arm
 from models.synth.layout import CARD_H_MM, SEAT_ANGLE, Placement, Table, held_fan, lay
-from models.synth.markers import draw_table_markers
-from models.synth.scene import available_designs
 
 SEATS = ("N", "E", "S", "W")
 #: How far each card of dummy's columns lies below the one before it (mm): its top index shows.
@@ -235,10 +224,6 @@ def render_board(
     """Simulate a bridge board (:func:`bridge.sim.simulate_board`), film it and write ``video.mp4``,
     ``truth.json``, ``table.json`` and ``timeline.json`` to ``out``. ``rules`` is Shengji's (a
     board has none); a failed throw and more than one board a film are refused (:class:`DealError`)."""
-    import cv2
-
-    from models.synth.faces import load_faces
-
     if inject_failed_throw:
         raise DealError("bridge has no throws to fail")
     if deals != 1:
@@ -246,59 +231,13 @@ def render_board(
     start = time.perf_counter()
     log = simulate_board(seed, inject_revoke=inject_revoke)
     rng = np.random.default_rng(seed)
-    names = available_designs(HELDOUT)
-    design = design or names[int(rng.integers(len(names)))]
-    table = Table(float(rng.uniform(850, 950)), float(rng.uniform(850, 950)))
+    design, table = film_setting(rng, design)
     film = plan_board(log, rng, design, table)
-    renderer = make_renderer(rng, table, width, height)
-    if markers is not None:
-        draw_table_markers(
-            renderer.base, renderer.view, (table.width, table.height), markers, renderer.px_per_mm
-        )
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    video = out / "video.mp4"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"mp4v"), fps, (width, height))
-    if not writer.isOpened():
-        raise RuntimeError(f"cannot write {video}")
-    frames = 0
-    timeline: list[dict[str, Any]] = []
-    try:
-        for kf in film.keyframes:
-            scene = renderer.render(kf.placements, kf.arms, rng, jpeg=False, static=kf.static)
-            n = max(1, int(round(kf.hold * fps)))
-            timeline.append(_timeline_entry(frames, n, kf, scene))
-            for _ in range(n):
-                writer.write(scene.image)
-            frames += n
-    finally:
-        writer.release()
-    (out / "timeline.json").write_text(
-        json.dumps({"fps": fps, "frames": frames, "design": design, "keyframes": timeline})
+    video, frames, timeline, geometry = write_film(
+        out, [film], rng, table, design, fps=fps, width=width, height=height, markers=markers, numbered=False
     )
-    truth = out / "truth.json"
+    truth = Path(out) / "truth.json"
     truth.write_text(json.dumps(log, indent=1))
-    fs = load_faces(design)
-    geometry = table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1])
-    if markers is not None:
-        from calibration.markers import marker_corners_mm
-
-        corners = marker_corners_mm(table.width, table.height, markers)
-        geometry = geometry.model_copy(
-            update={
-                "markers": {
-                    str(i): [(float(x), float(y)) for x, y in geometry.table_to_pixel(c)]
-                    for i, c in corners.items()
-                }
-            }
-        )
-    geometry.save(out / "table.json")
     return DealResult(
-        video,
-        truth,
-        out / "table.json",
-        frames,
-        len(log["tricks"]),
-        time.perf_counter() - start,
-        out / "timeline.json",
+        video, truth, geometry, frames, len(log["tricks"]), time.perf_counter() - start, timeline
     )

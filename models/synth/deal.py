@@ -303,8 +303,6 @@ def render_deal(
     ``table.json`` then records where they lie."""
     import time
 
-    import cv2
-
     if deals < 1:
         raise DealError(f"deals must be at least 1, got {deals}")
     try:
@@ -318,10 +316,54 @@ def render_deal(
         logs = [{**log, "tricks": log["tricks"][:max_tricks], "finished": max_tricks >= len(log["tricks"])}]
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
+    design, table = film_setting(rng, design)
+    films = [plan_deal(log, rng, design, table, declaration(log, rng) if deals > 1 else None) for log in logs]
+    video, frames, tl, tj = write_film(
+        out,
+        films,
+        rng,
+        table,
+        design,
+        fps=fps,
+        width=width,
+        height=height,
+        markers=markers,
+        numbered=deals > 1,
+    )
+    truth = Path(out) / "truth.json"
+    truth.write_text(json.dumps(logs[0] if deals == 1 else logs, indent=1))
+    tricks = sum(len(log["tricks"]) for log in logs)
+    return DealResult(video, truth, tj, frames, tricks, time.perf_counter() - start, tl)
+
+
+def film_setting(rng: np.random.Generator, design: str | None) -> tuple[str, Table]:
+    """A film's card design (``design``, else one of the held-out ones drawn) and its table."""
     names = available_designs(HELDOUT)
     design = design or names[int(rng.integers(len(names)))]
-    table = Table(float(rng.uniform(850, 950)), float(rng.uniform(850, 950)))
-    films = [plan_deal(log, rng, design, table, declaration(log, rng) if deals > 1 else None) for log in logs]
+    return design, Table(float(rng.uniform(850, 950)), float(rng.uniform(850, 950)))
+
+
+def write_film(
+    out: Path,
+    films: list[DealFilm],
+    rng: np.random.Generator,
+    table: Table,
+    design: str,
+    *,
+    fps: int,
+    width: int,
+    height: int,
+    markers: float | None,
+    numbered: bool,
+) -> tuple[Path, int, Path, Path]:
+    """Film ``films`` one after the other with a fixed overhead camera (:func:`make_renderer`) and
+    write ``video.mp4``, ``timeline.json`` (each keyframe's deal index when ``numbered``) and
+    ``table.json`` (with the corner markers' places when ``markers``) to ``out``: their paths
+    and the frame count."""
+    import cv2
+
+    from models.synth.faces import load_faces
+
     renderer = make_renderer(rng, table, width, height)
     if markers is not None:
         draw_table_markers(
@@ -340,7 +382,7 @@ def render_deal(
             for kf in film.keyframes:
                 scene = renderer.render(kf.placements, kf.arms, rng, jpeg=False, static=kf.static)
                 n = max(1, int(round(kf.hold * fps)))
-                timeline.append(_timeline_entry(frames, n, kf, scene, k if deals > 1 else None))
+                timeline.append(_timeline_entry(frames, n, kf, scene, k if numbered else None))
                 for _ in range(n):
                     writer.write(scene.image)
                 frames += n
@@ -348,10 +390,6 @@ def render_deal(
         writer.release()
     tl = out / "timeline.json"
     tl.write_text(json.dumps({"fps": fps, "frames": frames, "design": design, "keyframes": timeline}))
-    truth = out / "truth.json"
-    truth.write_text(json.dumps(logs[0] if deals == 1 else logs, indent=1))
-    from models.synth.faces import load_faces
-
     fs = load_faces(design)
     tj = out / "table.json"
     geometry = table_geometry(renderer, CARD_H_MM * fs.size[0] / fs.size[1])
@@ -366,8 +404,7 @@ def render_deal(
             }
         )
     geometry.save(tj)
-    tricks = sum(len(log["tricks"]) for log in logs)
-    return DealResult(video, truth, tj, frames, tricks, time.perf_counter() - start, tl)
+    return video, frames, tl, tj
 
 
 def match_logs(

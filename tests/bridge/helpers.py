@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hypothesis import strategies as st
+
 SUITS = "SHDC"
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 CLOCKWISE = "NESW"
@@ -93,4 +95,17 @@ def as_log(contract: str, declarer: str, tricks: list[list[tuple[str, str]]], bo
         "declarer": declarer,
         "tricks": [{"plays": [list(p) for p in t]} for t in tricks],
         "finished": True,
+    }
+
+
+def random_boards(boards: int) -> dict[str, st.SearchStrategy[Any]]:
+    """Hypothesis strategies for a board played at random (:func:`play`): its seed, contract
+    (level, strain, doubling), declarer and board number (1 to ``boards``)."""
+    return {
+        "seed": st.integers(0, 2**32),
+        "level": st.integers(1, 7),
+        "strain": st.sampled_from(["C", "D", "H", "S", "NT"]),
+        "doubled": st.sampled_from(["", "X", "XX"]),
+        "declarer": st.sampled_from(list(CLOCKWISE)),
+        "board": st.integers(1, boards),
     }

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge import duplicate_score, parse_contract, score_log
-from tests.bridge.helpers import CLOCKWISE, as_log, log, play, suit_of
+from tests.bridge.helpers import CLOCKWISE, as_log, log, play, random_boards, suit_of
 
 
 def test_winners_follow_the_suit_led_and_trumps() -> None:
@@ -132,14 +132,7 @@ def test_a_winner_an_unknown_card_leaves_open_is_null_until_the_next_lead_settle
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 2**32),
-    level=st.integers(1, 7),
-    strain=st.sampled_from(["C", "D", "H", "S", "NT"]),
-    doubled=st.sampled_from(["", "X", "XX"]),
-    declarer=st.sampled_from(list(CLOCKWISE)),
-    board=st.integers(1, 32),
-)
+@given(**random_boards(32))
 def test_random_legal_deals_are_scored_without_violations(
     seed: int, level: int, strain: str, doubled: str, declarer: str, board: int
 ) -> None:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from bridge import parse_bridge_log, score_log
 from bridge.pbn import PbnError, read_pbn, to_pbn
-from tests.bridge.helpers import CLOCKWISE, as_log, log, play
+from tests.bridge.helpers import CLOCKWISE, as_log, log, play, random_boards
 
 SEAT = {"N": Player.north, "E": Player.east, "S": Player.south, "W": Player.west}
 VUL = {"none": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "both": Vul.both}
@@ -55,14 +55,7 @@ def _with_dummy(data: dict[str, Any], tricks: list[list[tuple[str, str]]]) -> di
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**32),
-    level=st.integers(1, 7),
-    strain=st.sampled_from(["C", "D", "H", "S", "NT"]),
-    doubled=st.sampled_from(["", "X", "XX"]),
-    declarer=st.sampled_from(list(CLOCKWISE)),
-    board=st.integers(1, 48),
-)
+@given(**random_boards(48))
 def test_endplay_reads_our_pbn_as_the_same_board_play_result_and_score(
     seed: int, level: int, strain: str, doubled: str, declarer: str, board: int
 ) -> None:
