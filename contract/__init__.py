@@ -10,6 +10,8 @@ without the camera stack (OpenCV, ONNX Runtime).
   :class:`~contract.events.AlertIn` with :class:`~contract.events.EvidenceImage`,
   :class:`~contract.events.Health`, and their union :data:`~contract.events.EdgeEvent`.
 * :mod:`contract.deals`: a finished deal log (``POST /api/deals``): :class:`~contract.deals.DealLogIn`.
+* :mod:`contract.boards`: a finished bridge board (``POST /api/boards``):
+  :class:`~contract.boards.BoardLogIn`.
 * :mod:`contract.paths`: the paths and the idempotency header.
 * :mod:`contract.base`: the shared field types (seat, card) and the strict base model.
 """

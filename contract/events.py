@@ -31,6 +31,15 @@ class DealStart(Strict):
     dealer: Seat
 
 
+class BoardStart(Strict):
+    """A bridge board starting at the table (after the auction): its number, contract, declarer."""
+
+    type: Literal["board_start"]
+    board: int = Field(ge=1, le=999)
+    contract: str = Field(max_length=6, description='"PASS", or e.g. "4HX"')
+    declarer: Seat | None = None
+
+
 class Play(Strict):
     type: Literal["play"]
     trick: int = Field(ge=1, le=60)
@@ -70,7 +79,9 @@ class Health(Strict):
     message: str | None = Field(default=None, max_length=500)
 
 
-EdgeEvent = Annotated[DealStart | Play | TrickResult | AlertIn | Health, Field(discriminator="type")]
+EdgeEvent = Annotated[
+    DealStart | BoardStart | Play | TrickResult | AlertIn | Health, Field(discriminator="type")
+]
 
 
 class EventPosted(Strict):

@@ -10,5 +10,7 @@ TABLE_PATH = "/api/table"
 EVENTS_PATH = "/api/events"
 #: ``POST`` a finished deal log (:class:`contract.deals.DealLogIn`).
 DEALS_PATH = "/api/deals"
+#: ``POST`` a finished bridge board (:class:`contract.boards.BoardLogIn`).
+BOARDS_PATH = "/api/boards"
 #: The header naming a post; one per post, a retry reuses it.
 IDEMPOTENCY_KEY = "Idempotency-Key"

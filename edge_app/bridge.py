@@ -48,7 +48,9 @@ What a camera over a duplicate table sees, and how it is followed:
 
 from __future__ import annotations
 
+import base64
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +62,8 @@ import numpy.typing as npt
 from bridge.log import TRICKS, BridgeLogError, clockwise, parse_bridge_log
 from bridge.play import score_log, winner_of
 from calibration.table import TableGeometry
+from contract.events import AlertIn, BoardStart, EvidenceImage, Play
+from edge_app.outbox import DealKeys
 from edge_app.pipeline import ReadCards, play_crop
 from engine.cards import AnyCard, Card, UnknownCard, parse_any
 from engine.seats import Seat
@@ -226,6 +230,8 @@ class RecognisedBoard:
     looks: tuple[str, ...] = ()
     alerts: tuple[dict[str, Any], ...] = ()
     crops: dict[tuple[int, str], bytes] = field(default_factory=dict)
+    #: the revokes the rules prove that became looks (dummy's, or read with doubt), with their look
+    doubts: tuple[tuple[dict[str, Any], str], ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -336,18 +342,22 @@ def build_board(
         result, problem = None, str(exc)
         looks.append(f"the rules refuse the board as read: {exc}")
     alerts: list[dict[str, Any]] = []
+    doubts: list[tuple[dict[str, Any], str]] = []
     for v in (result or {}).get("violations", []):
-        if v["seat"] == dummy:  # proven by a card of the layout, read from a strip of it: a referee looks
-            looks.append(f"trick {v['trick']}: dummy may have revoked ({v['reason']}); check its cards")
-            continue
         proof = [plays_of.get((v["trick"], v["seat"])), plays_of.get((v["proven_at"], v["seat"]))]
-        if all(p is not None and p.agreement >= SURE_AGREEMENT and p.readings >= 2 for p in proof):
+        if v["seat"] == dummy:  # proven by a card of the layout, read from a strip of it: a referee looks
+            doubts.append((v, f"trick {v['trick']}: dummy may have revoked ({v['reason']}); check its cards"))
+        elif all(p is not None and p.agreement >= SURE_AGREEMENT and p.readings >= 2 for p in proof):
             alerts.append(v)
         else:
-            looks.append(
-                f"trick {v['trick']}: {v['seat']} may have revoked ({v['reason']}); the cards were not read surely"
+            doubts.append(
+                (
+                    v,
+                    f"trick {v['trick']}: {v['seat']} may have revoked ({v['reason']}); the cards were not read surely",
+                )
             )
-    return RecognisedBoard(log, result, problem, tuple(looks), tuple(alerts))
+    looks += [text for _, text in doubts]
+    return RecognisedBoard(log, result, problem, tuple(looks), tuple(alerts), doubts=tuple(doubts))
 
 
 @dataclass(frozen=True)
@@ -403,7 +413,9 @@ def run_bridge_pipeline(
             }
         )
         shown.clear()
-        return RecognisedBoard(built.log, built.result, built.problem, built.looks, built.alerts, dict(crops))
+        return RecognisedBoard(
+            built.log, built.result, built.problem, built.looks, built.alerts, dict(crops), built.doubts
+        )
 
     for frame in frames:
         if stop is not None and stop():
@@ -441,6 +453,113 @@ def run_bridge_pipeline(
     return BridgeResult(finished or board(), n, nread, finished_at, stopped)
 
 
+class BoardStream:
+    """What is new to post of a board each time it is built again: its start, then each play of a
+    finished trick (:mod:`contract.events`); at the end (:meth:`finish`) the revokes proven by
+    plays read surely as alerts with the pictures of the plays they rest on (the lead, the
+    offence, the proof), every doubt as a look (a revoke in doubt names its seat and trick, so the
+    scoreboard holds the rules' own alert behind it), and a board not seen finished as a look.
+
+    >>> stream = BoardStream(BoardInfo(3, "2S", "N"))
+    >>> board = RecognisedBoard({"tricks": [{"plays": [["E", "AH"], ["S", "2H"], ["W", "3H"], ["N", "4H"]]},
+    ...                                     {"plays": [["E", "KH"]]}]}, None, None)
+    >>> [(e.type, getattr(e, "seat", None)) for e in stream.update(board)]
+    [('board_start', None), ('play', 'E'), ('play', 'S'), ('play', 'W'), ('play', 'N')]
+    >>> stream.update(board)
+    []
+    """
+
+    def __init__(self, info: BoardInfo) -> None:
+        self.info = info
+        self.started = False
+        self.sent: set[tuple[int, str]] = set()
+
+    def update(self, board: RecognisedBoard) -> list[BoardStart | Play]:
+        out: list[BoardStart | Play] = []
+        if not self.started:
+            self.started = True
+            out.append(
+                BoardStart(
+                    type="board_start",
+                    board=self.info.board,
+                    contract=self.info.contract,
+                    declarer=self.info.declarer_seat.name,
+                )
+            )
+        for k, trick in enumerate(board.log.get("tricks", []), start=1):
+            if len(trick["plays"]) < 4:
+                continue
+            for seat, card in trick["plays"]:
+                if (k, seat) not in self.sent:
+                    self.sent.add((k, seat))
+                    out.append(Play(type="play", trick=k, seat=seat, cards=[card]))
+        return out
+
+    def finish(self, board: RecognisedBoard) -> list[AlertIn]:
+        out = [
+            AlertIn(
+                type="alert",
+                kind="revoke",
+                seat=v["seat"],
+                trick=v["trick"],
+                proven_at=v["proven_at"],
+                reasoning=str(v["reason"]),
+                images=_images(board, _proof_plays(board, v)),
+            )
+            for v in board.alerts
+        ]
+        doubted = {text for _, text in board.doubts}
+        out += [
+            AlertIn(
+                type="alert",
+                kind="look",
+                seat=v["seat"],
+                trick=v["trick"],
+                proven_at=v["proven_at"],
+                reasoning=text,
+                images=_images(board, _proof_plays(board, v)),
+            )
+            for v, text in board.doubts
+        ]
+        out += [
+            AlertIn(type="alert", kind="look", reasoning=text) for text in board.looks if text not in doubted
+        ]
+        if not board.finished:
+            tricks = len(board.log.get("tricks", []))
+            out.append(
+                AlertIn(
+                    type="alert",
+                    kind="look",
+                    reasoning=f"board {self.info.board} was not seen finished ({tricks} tricks read): "
+                    "its score was not posted; enter it from the table's log",
+                )
+            )
+        return out
+
+
+def _proof_plays(board: RecognisedBoard, v: dict[str, Any]) -> list[tuple[int, str]]:
+    """The plays a revoke rests on: the trick's lead (the suit), the offence, the proof."""
+    trick, proven, seat = int(v["trick"]), int(v["proven_at"]), str(v["seat"])
+    tricks = board.log.get("tricks", [])
+    leader = (
+        tricks[trick - 1]["plays"][0][0] if 0 < trick <= len(tricks) and tricks[trick - 1]["plays"] else seat
+    )
+    plays = [(trick, leader)] if leader != seat else []
+    return [*plays, (trick, seat), (proven, seat)]
+
+
+def _images(board: RecognisedBoard, plays: list[tuple[int, str]]) -> list[EvidenceImage]:
+    return [
+        EvidenceImage(
+            content_type="image/jpeg",
+            data=base64.b64encode(board.crops[p]).decode(),
+            caption=f"trick {p[0]}, {p[1]}",
+        )
+        for p in plays
+        if board.crops.get(p)
+    ]
+
+
 @dataclass(frozen=True)
 class BridgeServiceResult:
     """What ``tractorcam run`` reports of a bridge board: the board as followed, the counts, the
@@ -452,6 +571,11 @@ class BridgeServiceResult:
     alerts: tuple[str, ...]
     stopped: bool = False
     finished_at: int | None = None
+    #: events handed to the scoreboard client, whether the finished board was, and whether nothing
+    #: is left unsent
+    events: int = 0
+    board_posted: bool = False
+    all_sent: bool = True
 
 
 def run_bridge_service(
@@ -463,26 +587,55 @@ def run_bridge_service(
     *,
     on_frame: Callable[[Frame, TableState], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    client: Any = None,
+    keys: DealKeys | None = None,
 ) -> BridgeServiceResult:
     """Follow a bridge board as the table's configuration says (``config``: a
     :class:`edge_app.config.TableConfig`; how often frames are read, the zones' inertia and
     ``log_out``, rewritten after every trick through a temporary file, so a crash mid-write leaves
-    the last log whole). The scoreboard takes no bridge board yet: nothing is posted."""
-    from edge_app.service import write_atomic
+    the last log whole). With a scoreboard ``client`` (:class:`edge_app.client.ScoreboardClient`;
+    ``keys``: the board's idempotency keys, :meth:`edge_app.outbox.DealKeys.of_board`), the board's
+    start and each trick's plays go out as the trick ends (:class:`BoardStream`); once the board is
+    finished (or the source ends) its alerts and looks, then the board's log if it is finished."""
+    from edge_app.service import STOP_FLUSH_S, write_atomic
 
     every = config.frames_every if config is not None else 1
     inertia = config.inertia if config is not None else 2
     log_out = config.log_out if config is not None else None
+    stream = BoardStream(info)
+    sent = [0]
+    deadline: list[float] = []
+
+    def within() -> float | None:
+        return max(0.0, deadline[0] - time.monotonic()) if deadline else None
+
+    def post(events: Sequence[BoardStart | Play | AlertIn]) -> None:
+        for e in events:
+            body = e.model_dump(exclude_none=True)
+            client.event(body, within(), key=None if keys is None else keys.event(body))
+            sent[0] += 1
 
     def keep(board: RecognisedBoard) -> None:
         if log_out is not None:
             write_atomic(log_out, json.dumps(board.log, indent=1))
+        if client is not None:
+            post(stream.update(board))
 
     result = run_bridge_pipeline(
         frames, read, geometry, info, every=every, inertia=inertia,
         on_frame=on_frame, on_trick=keep, on_finished=keep, stop=stop,
     )  # fmt: skip
+    if result.stopped:
+        deadline.append(time.monotonic() + STOP_FLUSH_S)
     keep(result.board)
+    posted = all_sent = False
+    if client is not None:
+        post(stream.finish(result.board))
+        if result.board.finished:
+            key = None if keys is None else keys.deal_post()
+            client.board(result.board.log, within(), key=key)
+            posted = True
+        all_sent = client.flush(within())
     alerts = tuple(
         f"revoke {a['seat']} trick {a['trick']}"
         + (", established" if a["established"] else "")
@@ -490,5 +643,6 @@ def run_bridge_service(
         for a in result.board.alerts
     )
     return BridgeServiceResult(
-        result.board, result.frames, result.read, alerts, result.stopped, result.finished_at
-    )
+        result.board, result.frames, result.read, alerts, result.stopped, result.finished_at,
+        events=sent[0], board_posted=posted, all_sent=all_sent or client is None,
+    )  # fmt: skip

@@ -645,20 +645,7 @@ def run(
     if result.paused_frames:
         typer.echo(f"warning: {result.paused_frames} frames not read while the camera had moved", err=True)
     if client is not None:
-        unsent = len(client.queue)
-        client.close()
-        for r in client.refused:
-            typer.echo(f"scoreboard refused {r.path} ({r.status}): {r.detail}", err=True)
-        if not result.all_sent:
-            typer.echo(
-                f"error: scoreboard {cfg.scoreboard} unreachable: {unsent} posts not sent"
-                + (f", kept in the outbox {checked.outbox} for the next run" if checked.outbox else "")
-                + (f" (the deal log is in {log_out})" if log_out else ""),
-                err=True,
-            )
-            raise typer.Exit(1)
-        if client.refused:
-            raise typer.Exit(1)
+        _sent(client, result.all_sent, cfg, checked.outbox, "deal")
 
 
 def _open(source: str, cfg: TableConfig) -> Any:
@@ -715,6 +702,7 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
     from tqdm import tqdm
 
     from edge_app.bridge import BoardInfo, BoardInfoError, run_bridge_service
+    from edge_app.outbox import DealKeys, source_identity
 
     if board is None or contract is None or declarer is None:
         raise _fail(
@@ -724,13 +712,17 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
         info = BoardInfo(board, contract, declarer)
     except BoardInfoError as exc:
         raise _fail(f"board {board}: {exc}") from None
-    if cfg.scoreboard is not None:
-        raise _fail(
-            "the scoreboard takes no bridge boards yet: run without --scoreboard (--log-out keeps the log)"
-        )
     assert cfg.source is not None
     where = cfg.table if cfg.table is not None else _calibrated(cfg.source, cfg, cfg.log_out)
     checked = _check(cfg, where, {}, [], decks=1)
+    client, keys = checked.client, None
+    if client is not None:
+        _bridge_table(client, cfg.scoreboard)
+        if checked.outbox is not None:
+            typer.echo(_send_leftovers(client, checked.outbox), err=True)
+        keys = DealKeys.of_board(client.tab, info.header(), source_identity(cfg.source))
+    for line in checked.warnings:
+        typer.echo(f"warning: {line}", err=True)
     src = _open(cfg.source, cfg)
     zones, read_cards = _reading(cfg, checked.reader, checked.geometry)
     with _stopping(src) as signals:
@@ -743,6 +735,7 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
             result = run_bridge_service(
                 src, read_cards, checked.geometry, info, cfg,
                 on_frame=lambda frame, state: _step(bar, cfg.frames_every), stop=lambda: bool(signals),
+                client=client, keys=keys,
             )  # fmt: skip
     log = result.board.log
     read = f"{result.read} read" if zones is None else f"{zones.stats.areas} areas read"
@@ -762,6 +755,40 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
         typer.echo(f"alert: {line}")
     for line in result.board.looks:
         typer.echo(f"look: {line}")
+    if client is not None:
+        _sent(client, result.all_sent, cfg, checked.outbox, "board")
+
+
+def _bridge_table(client: Any, url: str | None) -> None:
+    """Exit 2 when the scoreboard's table for this token plays another game than bridge (best
+    effort: a scoreboard that does not answer now is checked by its answers to the posts)."""
+    import httpx
+
+    try:
+        plays = client.whoami().get("plays")
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return
+    if isinstance(plays, str) and plays != "bridge":
+        raise _fail(f"the scoreboard {url} has this token's table playing {plays}, not bridge")
+
+
+def _sent(client: Any, all_sent: bool, cfg: TableConfig, outbox: Path | None, what: str) -> None:
+    """The scoreboard's part of the run's end: its refusals (exit 1), or the posts left unsent
+    (exit 1, kept in the outbox for the next run)."""
+    unsent = len(client.queue)
+    client.close()
+    for r in client.refused:
+        typer.echo(f"scoreboard refused {r.path} ({r.status}): {r.detail}", err=True)
+    if not all_sent:
+        typer.echo(
+            f"error: scoreboard {cfg.scoreboard} unreachable: {unsent} posts not sent"
+            + (f", kept in the outbox {outbox} for the next run" if outbox else "")
+            + (f" (the {what} log is in {cfg.log_out})" if cfg.log_out else ""),
+            err=True,
+        )
+        raise typer.Exit(1)
+    if client.refused:
+        raise typer.Exit(1)
 
 
 def _report(result: Any, zones: Any = None) -> None:

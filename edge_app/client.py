@@ -10,6 +10,7 @@ since sending it again would be refused again.
     sb = ScoreboardClient("http://scoreboard:8000", token)
     sb.event({"type": "play", "trick": 1, "seat": "S", "cards": ["AH"]})
     sb.deal(finished_log)
+    sb.board(finished_bridge_log)   # a bridge table's board
     sb.flush()   # after an outage: sends what is still queued
     sb.flush(within=5.0)   # at shutdown: gives up after about 5 s, what is left stays queued
 
@@ -36,7 +37,7 @@ from typing import Any
 
 import httpx
 
-from contract.paths import DEALS_PATH, EVENTS_PATH, IDEMPOTENCY_KEY, TABLE_PATH
+from contract.paths import BOARDS_PATH, DEALS_PATH, EVENTS_PATH, IDEMPOTENCY_KEY, TABLE_PATH
 from edge_app.outbox import MemoryQueue, Outbox, Pending, Refused, token_tag
 from engine.deal_log import DealLog
 
@@ -91,6 +92,10 @@ class ScoreboardClient:
         refuses travels too, for a referee), under ``key`` or a key of this process, and try to send
         the queue (see :meth:`flush`); True when everything went out."""
         return self._queue(DEALS_PATH, log.to_json(), within, key)
+
+    def board(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
+        """Queue a finished bridge board's log (``games.md``) as :meth:`deal` does a deal's."""
+        return self._queue(BOARDS_PATH, log, within, key)
 
     def beat(self, health: dict[str, Any], within: float | None = None) -> bool:
         """Send a health report now, best effort and never queued: only when nothing is waiting (a

@@ -266,6 +266,14 @@ class DealKeys:
         fields = [tab] + [str(info.get(k) or "") for k in ("rules", "level", "trump", "dealer")] + [source]
         return cls(hashlib.sha256("\0".join(fields).encode()).hexdigest()[:24])
 
+    @classmethod
+    def of_board(cls, tab: str, info: Mapping[str, object], source: str | None) -> DealKeys:
+        """The keys of the bridge board ``info`` (board, contract, declarer) read from ``source``
+        at table ``tab`` (as :meth:`of`)."""
+        source = source if source is not None else f"live:{time.time_ns()}"
+        fields = [tab, "bridge"] + [str(info.get(k) or "") for k in ("board", "contract", "declarer")]
+        return cls(hashlib.sha256("\0".join([*fields, source]).encode()).hexdigest()[:24])
+
     def of_deal(self, number: int) -> DealKeys:
         """The keys of the ``number``-th deal (0-based) read from the same source: the first deal's
         are these, a later deal's are derived from them and its number.
@@ -288,7 +296,7 @@ class DealKeys:
 def place(body: Mapping[str, Any]) -> str:
     """Where an event sits in its deal (module docstring)."""
     kind = body.get("type")
-    if kind == "deal_start":
+    if kind in ("deal_start", "board_start"):
         return "start"
     if kind == "play" and isinstance(body.get("trick"), int) and isinstance(body.get("seat"), str):
         return f"play-{body['trick']}-{body['seat']}"

@@ -27,6 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
+from contract.boards import BoardLogIn, BoardScore
 from contract.deals import DealLogIn, DealScore
 from contract.events import EdgeEvent, EventPosted
 from engine.jsontext import load_json
@@ -337,6 +338,26 @@ def post_deal_by_token(
     log: DealLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, deals: DealsPart
 ) -> JSONResponse:
     """``POST /api/tables/{id}/deals`` for the table the token belongs to."""
+    return deal_posted(table_id, deals.post(table_id, key, raw))
+
+
+@router.post("/tables/{table_id}/boards", status_code=201, response_model=BoardScore, responses=DEAL_REFUSED)
+def post_board(
+    log: BoardLogIn, table_id: Annotated[str, Depends(table_caller)], key: Key, raw: Raw, deals: DealsPart
+) -> JSONResponse:
+    """A finished bridge board from a bridge table (201 with its score; stored as the table's next
+    deal, at the address in ``Location``). Refused (422) when the bridge rules refuse it, its
+    unknown cards leave the score open, or the table plays another game; a refusal is kept as a
+    ``refused`` alert with the log, for a referee to correct. The same key again gives the same
+    answer, stored once."""
+    return deal_posted(table_id, deals.post(table_id, key, raw))
+
+
+@router.post("/boards", status_code=201, response_model=BoardScore, responses=DEAL_REFUSED)
+def post_board_by_token(
+    log: BoardLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, deals: DealsPart
+) -> JSONResponse:
+    """``POST /api/tables/{id}/boards`` for the table the token belongs to."""
     return deal_posted(table_id, deals.post(table_id, key, raw))
 
 

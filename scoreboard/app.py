@@ -19,8 +19,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scoreboard import api, organise, pages, tourney_api, tourney_pages
+from scoreboard import api, bridge_api, bridge_pages, organise, pages, tourney_api, tourney_pages
 from scoreboard.auth import LoginThrottle
+from scoreboard.bridge_events import BridgeEvents
 from scoreboard.db import Database, make_engine, migrate
 from scoreboard.errors import ServiceError, clip
 from scoreboard.feed import Notifier
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     database, notifier = Database(engine), Notifier()
     app.state.tourneys = Tourneys(database, notifier)
     app.state.board = Scoreboard(database, notifier, app.state.tourneys)
+    app.state.bridge = BridgeEvents(database, notifier)
     app.state.throttle = LoginThrottle()
     app.state.device_secret = secrets.token_bytes(32)
     app.add_middleware(BodyGuard, settings=settings)
@@ -103,9 +105,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ServerTiming)
     app.include_router(api.router)
     app.include_router(tourney_api.router)
+    app.include_router(bridge_api.router)
     app.include_router(organise.router)  # before the event pages: /tourneys/new is not an event id
     app.include_router(pages.router)
     app.include_router(tourney_pages.router)
+    app.include_router(bridge_pages.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     @app.exception_handler(ServiceError)

@@ -18,8 +18,9 @@ from scoreboard.db import Database
 from scoreboard.errors import Conflict, Invalid, NotFound, VersionConflict, clip
 from scoreboard.folding import Folds
 from scoreboard.idempotency import Idempotency, Outcome, Replayed
+from scoreboard.kinds import kind_of
 from scoreboard.live import LiveDeal, finished_deal
-from scoreboard.logs import changed_log, continuity_doubt, fold_input
+from scoreboard.logs import changed_log, fold_input
 from scoreboard.models import Alert, Deal, DealVersion, ScoreTable, TableGame
 from scoreboard.rows import (
     OPEN_ALERT,
@@ -140,7 +141,7 @@ class Deals:
             except scoring.ScoringError as exc:
                 refusal = f"the rules engine refuses the log: {exc}"
             else:
-                refusal = scoring.open_outcome(result)
+                refusal = kind_of(scoring.game_of(log)).still_open(result)
         try:
             with self.db.write() as s:
                 self.db.lock_table_row(s, table_id)
@@ -211,10 +212,10 @@ class Deals:
         returns the deal and the feed events to append. A deal for a closed game is stored
         ``held``, counted nowhere, with a ``held`` alert for the referees."""
         check_rules(table, log)
-        if table.rules is None:
+        if table.rules is None and isinstance(log.get("rules"), str):
             table.rules = log["rules"]
-        game = games.target(s, table)
-        held = game.status != games.OPEN
+        game = games.target(s, table, log)
+        held = game.status != games.OPEN and not games.counts_when_closed(game)
         expected = dict(game.state or {})  # the match state this deal should start from
         table.deal_count += 1
         deal = Deal(
@@ -239,7 +240,7 @@ class Deals:
         for alert in linked:
             alert.deal_id = deal.id
         changed = sync_engine_alerts(s, table, deal, result)
-        doubt = held_reason(game, deal) if held else continuity_doubt(expected, log)
+        doubt = held_reason(game, deal) if held else kind_of(table.game).doubt(expected, game.start, log)
         if doubt is not None:
             alert = Alert(
                 table_id=table.id,
@@ -290,6 +291,10 @@ class Deals:
                 )
             if target.id == deal.game_id:
                 raise Conflict(f"deal {seq} is in that game already (to count a held deal, count it)")
+            if target_table.game != source.game:
+                raise Invalid(
+                    f"table {target_table.name} plays {target_table.game}, the deal is {source.game}'s"
+                )
             if target_table.rules is not None and current.log.get("rules") != target_table.rules:
                 raise Invalid(
                     f"table {target_table.name} plays {target_table.rules}, the deal {current.log.get('rules')!r}"
@@ -341,7 +346,7 @@ class Deals:
             if old_game is not None and old_status == games.COUNTED:
                 self.folds.recompute(s, source, old_game)
             self.folds.recompute(s, target_table, target)
-            doubt = continuity_doubt(expected, current.log)
+            doubt = kind_of(target_table.game).doubt(expected, target.start, current.log)
             if doubt is not None:
                 alert = Alert(
                     table_id=target_table.id,
@@ -483,6 +488,10 @@ class Deals:
         with self.db.read() as s:
             deal, current = deal_row(s, table_id, seq)
             table = table_row(s, table_id)
+            if not kind_of(table.game).rulings:
+                raise Invalid(
+                    f"a {table.game} board takes no Shengji ruling: correct its log (a new version) instead"
+                )
             alert = s.get(Alert, alert_id) if alert_id is not None else None
             kind = body.kind or (None if alert is None else RULING_KIND.get(alert.kind))
             seat = body.seat or (alert.seat if alert is not None else None)
@@ -526,12 +535,14 @@ class Deals:
         if not isinstance(log, dict) or log.get("finished") is not True:
             raise Invalid('a corrected deal log must be finished ("finished": true)')
         result = scoring.score(log)
-        if (still_open := scoring.open_outcome(result)) is not None:
+        if (still_open := kind_of(scoring.game_of(log)).still_open(result)) is not None:
             raise Invalid(still_open)
         with self.db.write() as s:
             self.db.lock_table_row(s, table_id)
             table = table_row(s, table_id)
             check_rules(table, log)
+            if scoring.game_of(log) != table.game:
+                raise Invalid(f"table {table.name} plays {table.game}, the log is of {scoring.game_of(log)}")
             deal, _ = deal_row(s, table_id, seq)
             check_version(deal, base_version)
             alert = None

@@ -25,11 +25,16 @@ def _plays(log: Mapping[str, Any], trick: int) -> list[tuple[str, list[str]]]:
     for play in tricks[trick - 1].get("plays", []):
         if isinstance(play, list | tuple) and len(play) >= 2 and isinstance(play[1], list):
             out.append((str(play[0]), [str(c) for c in play[1]]))
+        elif isinstance(play, list | tuple) and len(play) >= 2 and isinstance(play[1], str):
+            out.append((str(play[0]), [play[1]]))  # a bridge play: one card
     return out
 
 
 def _led_class(log: Mapping[str, Any], cards: list[str]) -> str:
-    """``hearts``, ``trumps``… for the suit class of a lead."""
+    """``hearts``, ``trumps``… for the suit class of a lead (bridge: the suit led)."""
+    if log.get("game") == "bridge":
+        suit = cards[0][-1:].upper() if cards else ""
+        return SUIT_NAMES.get(suit, "the led suit")
     from engine.cards import parse_card, parse_rank
     from engine.context import TRUMP, trump_context
 

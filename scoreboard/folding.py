@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from scoreboard import games, scoring
 from scoreboard.errors import Invalid
+from scoreboard.kinds import kind_of
 from scoreboard.logs import fold_input
 from scoreboard.models import Deal, ScoreTable, TableGame
 from scoreboard.rows import deal_row
@@ -29,25 +30,24 @@ class Folds:
             self.recompute(s, table, game)
 
     def recompute(self, s: Session, table: ScoreTable, game: TableGame) -> None:
-        """Fold the match state over the counted deals of ``game`` (one of ``table``'s), in order,
+        """Fold the game's state (its kind's: :mod:`scoreboard.kinds`) over the counted deals of ``game`` (one of ``table``'s), in order,
         from the game's start; the table's state is its current game's. A match game's result
         follows (:meth:`scoreboard.tourney_service.Tourneys.game_changed`)."""
+        kind = kind_of(table.game)
         deals = games.counted_deals(s, game)
-        if table.rules is None:
-            game.state = scoring.initial_state(None, game.start)
-        else:
-            for deal in deals:
-                if deal.fold is None:  # a deal stored before the fold column existed
-                    _, current = deal_row(s, table.id, deal.seq)
-                    deal.fold = fold_input(current.log, current.result)
-            try:
-                states = scoring.fold_states(table.rules, games.fold_inputs(deals), game.start)
-            except scoring.ScoringError as exc:
-                raise Invalid(str(exc)) from exc
+        for deal in deals:
+            if deal.fold is None:  # a deal stored before the fold column existed
+                _, current = deal_row(s, table.id, deal.seq)
+                deal.fold = fold_input(current.log, current.result)
+        try:
+            states = kind.fold(table.rules, games.fold_inputs(deals), game.start)
+        except scoring.ScoringError as exc:
+            raise Invalid(str(exc)) from exc
+        if states:
             for deal, state in zip(deals, states, strict=True):
                 if deal.state_after != state:
                     deal.state_after = state
-            game.state = states[-1] if states else scoring.initial_state(table.rules, game.start)
+        game.state = states[-1] if states else kind.initial(table.rules, game.start)
         game.deals = len(deals)
         if table.game_id == game.id:
             table.state = dict(game.state)

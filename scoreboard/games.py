@@ -24,9 +24,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from scoreboard import scoring
+from scoreboard.kinds import kind_of
 from scoreboard.live import LiveDeal
-from scoreboard.models import Deal, ScoreTable, TableGame, Tournament, TourneyMatch
+from scoreboard.models import BridgeEvent, Deal, ScoreTable, TableGame, Tournament, TourneyMatch
 
 OPEN, READY, CLOSED = "open", "ready", "closed"
 COUNTED, HELD, VOIDED = "counted", "held", "voided"
@@ -54,7 +54,7 @@ def new_game(
         status=status,
         start=start,
         teams=teams,
-        state=scoring.initial_state(table.rules, start),
+        state=kind_of(table.game).initial(table.rules, start),
         deals=0,
         opened_at=at if status == OPEN else None,
         note="",
@@ -110,7 +110,7 @@ def advance(s: Session, table: ScoreTable, at: datetime | None = None) -> TableG
     if game is not None and game.status == OPEN:
         close(game, "scoreboard", f"the table went on to round {ready.round_no}'s game", at)
     ready.status, ready.opened_at = OPEN, at
-    ready.state = scoring.initial_state(table.rules, ready.start)
+    ready.state = kind_of(table.game).initial(table.rules, ready.start)
     table.game_id, table.state = ready.id, dict(ready.state)
     s.flush()
     return ready
@@ -121,9 +121,13 @@ def close(game: TableGame, by: str, note: str, at: datetime | None = None) -> No
     game.note = note[:2000]
 
 
-def target(s: Session, table: ScoreTable) -> TableGame:
+def target(s: Session, table: ScoreTable, log: dict[str, Any] | None = None) -> TableGame:
     """The game a deal the table posts now belongs to: the match game its ``deal_start`` was seen
-    in, else the table's current game."""
+    in, else the table's current game. A bridge board belongs to the bridge event's round game
+    whose boards hold it (the latest such at the table): a board posted after the director started
+    the next round still counts in its own."""
+    if table.game == "bridge" and log is not None:
+        return _board_game(s, table, log.get("board"))
     live = LiveDeal.from_stored(table.live)
     started_in = live.game
     if isinstance(started_in, int) and not live.finished and started_in != table.game_id:
@@ -131,6 +135,25 @@ def target(s: Session, table: ScoreTable) -> TableGame:
         if game is not None and game.table_id == table.id and game.match_id is not None:
             return game
     return current(s, table)
+
+
+def _board_game(s: Session, table: ScoreTable, board: Any) -> TableGame:
+    game = current(s, table)
+    if board in ((game.start or {}).get("boards") or [board]):
+        return game
+    earlier = s.scalars(
+        select(TableGame)
+        .where(TableGame.table_id == table.id, TableGame.bridge_event_id.is_not(None))
+        .order_by(TableGame.number.desc())
+    ).all()
+    return next((g for g in earlier if board in ((g.start or {}).get("boards") or [])), game)
+
+
+def counts_when_closed(game: TableGame) -> bool:
+    """Whether a deal posted to ``game`` after it closed counts there: a bridge event's board does
+    (boards do not depend on one another, and a slow table's last board still belongs to its round);
+    a Shengji deal is held for a referee (it could change a closed match's result)."""
+    return game.bridge_event_id is not None
 
 
 def counted_deals(s: Session, game: TableGame) -> list[Deal]:
@@ -154,7 +177,13 @@ def describe(s: Session, game: TableGame | None) -> dict[str, Any] | None:
     stands in its event (event, round, table number, board)."""
     if game is None:
         return None
-    event = s.get(Tournament, game.tournament_id) if game.tournament_id else None
+    event: Tournament | BridgeEvent | None = (
+        s.get(Tournament, game.tournament_id)
+        if game.tournament_id
+        else s.get(BridgeEvent, game.bridge_event_id)
+        if game.bridge_event_id
+        else None
+    )
     match = s.get(TourneyMatch, game.match_id) if game.match_id is not None else None
     boards = len(match.tables or []) if match is not None else 1
     return {
@@ -163,7 +192,7 @@ def describe(s: Session, game: TableGame | None) -> dict[str, Any] | None:
         "teams": dict(game.teams or {}),
         "start": game.start,
         "deals": game.deals,
-        "event": game.tournament_id,
+        "event": game.tournament_id or game.bridge_event_id,
         "event_name": None if event is None else (event.name or "event"),
         "round": game.round_no,
         "table_no": game.table_no,

@@ -1,9 +1,13 @@
 """Each game's part on the scoreboard (the scoreboard's side of :mod:`games`' seam): the templates
-its tables and logs are shown with, and how a game at a table gives a board's result in the
-event (the event file's form).
+its tables and logs are shown with, how a table's game folds over its deals (Shengji's levels;
+bridge's boards, which do not depend on one another), when a scored log still cannot count, what
+makes a posted log doubtful, and how a game at a table gives a board's result in a Shengji event
+(the event file's form).
 
 >>> kind_of("shengji").table
 '_table.html'
+>>> kind_of("bridge").doubt({"played": [5]}, {"boards": [5, 6], "round": 2}, {"board": 7})
+'mismatch: board 7 is not one this table plays in round 2 (boards 5, 6)'
 >>> from_levels({"levels": {"NS": "A", "EW": "A"}, "winner": "EW"}, "NS")
 {'home_level': 'A', 'away_level': 'A', 'winner': 'away'}
 """
@@ -15,8 +19,33 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from games import get_game
+from scoreboard import scoring
+from scoreboard.logs import continuity_doubt
 
 SIDES: Final = ("NS", "EW")
+
+#: A game's state (folded from its start over its counted deals) by (rules, deals, start).
+Fold = Callable[
+    [str | None, list[tuple[dict[str, Any], dict[str, Any]]], Mapping[str, Any] | None], list[dict[str, Any]]
+]
+
+
+def board_doubt(
+    state: Mapping[str, Any], start: Mapping[str, Any] | None, log: Mapping[str, Any]
+) -> str | None:
+    """Why a bridge board posted at a table does not fit its game: a board the table's round does
+    not play there (a bridge event's movement), or one the game already has."""
+    board = log.get("board")
+    boards = list((start or {}).get("boards") or [])
+    if boards and board not in boards:
+        listed = ", ".join(str(b) for b in boards)
+        return (
+            f"mismatch: board {board} is not one this table plays in round {(start or {}).get('round')} "
+            f"(boards {listed})"
+        )
+    if board in (state.get("played") or []):
+        return f"mismatch: board {board} was posted in this game before: the event counts the later one"
+    return None
 
 
 def from_levels(state: Mapping[str, Any], home_side: str) -> dict[str, Any]:
@@ -41,13 +70,57 @@ class GameKind:
     table: str
     #: a log's page with its versions
     deal: str
-    #: a board's result in the event from the game's state at its end, and the home side's seats
-    board_result: Callable[[Mapping[str, Any], str], dict[str, Any]]
+    #: the game's state before its first deal, from the table's rules and the game's start
+    initial: Callable[[str | None, Mapping[str, Any] | None], dict[str, Any]]
+    #: the game's state after each of its counted deals
+    fold: Fold
+    #: why a finished log's score cannot count yet (its unknown cards leave it open), or None
+    still_open: Callable[[Mapping[str, Any]], str | None]
+    #: why a log posted to a game is doubtful (from the game's state and start), or None
+    doubt: Callable[[Mapping[str, Any], Mapping[str, Any] | None, Mapping[str, Any]], str | None]
+    #: a board's result in a Shengji event from the game's state at its end, and the home side's
+    #: seats (None: the game's events are not Shengji's)
+    board_result: Callable[[Mapping[str, Any], str], dict[str, Any]] | None = None
+    #: whether a referee rules on its deals with a Shengji ruling (points, levels)
+    rulings: bool = False
+
+
+def _shengji_fold(
+    rules: str | None, deals: list[tuple[dict[str, Any], dict[str, Any]]], start: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
+    return scoring.fold_states(rules, deals, start) if rules is not None else []
 
 
 KINDS: Final[Mapping[str, GameKind]] = {
-    "shengji": GameKind(card="_card.html", table="_table.html", deal="deal.html", board_result=from_levels),
+    "shengji": GameKind(
+        card="_card.html",
+        table="_table.html",
+        deal="deal.html",
+        initial=scoring.initial_state,
+        fold=_shengji_fold,
+        still_open=scoring.open_outcome,
+        doubt=lambda state, _start, log: continuity_doubt(dict(state), dict(log)),
+        board_result=from_levels,
+        rulings=True,
+    ),
+    "bridge": GameKind(
+        card="_bridge_card.html",
+        table="_bridge_table.html",
+        deal="bridge_board.html",
+        initial=scoring.bridge_initial,
+        fold=scoring.fold_boards,
+        still_open=scoring.open_score,
+        doubt=board_doubt,
+    ),
 }
+
+
+def event_result(game: str, state: Mapping[str, Any], home_side: str) -> dict[str, Any]:
+    """A board's result in a Shengji event (``GameKind.board_result``) of a game that has one."""
+    board_result = kind_of(game).board_result
+    if board_result is None:
+        raise ValueError(f"{game} tables are not played in Shengji events")
+    return board_result(state, home_side)
 
 
 def kind_of(game: str) -> GameKind:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from contract.events import DealStart, Play, TrickResult
+from contract.events import BoardStart, DealStart, Play, TrickResult
 from scoreboard import scoring
 
 #: The fields a deal start sets and a trick's running score needs.
@@ -43,6 +43,8 @@ class LiveDeal(BaseModel):
     trick_results: dict[str, dict[str, Any]] = {}
     #: Why the engine could not score the plays so far.
     error: str | None = None
+    #: Bridge: declarer's tricks so far (the bridge rules').
+    declarer_tricks: int | None = None
     #: The id of the game the deal started in.
     game: int | None = None
     #: When the table last said something about its deal (ISO 8601): is it online.
@@ -77,6 +79,19 @@ class LiveDeal(BaseModel):
 
 def finished_deal(seq: int, log: Mapping[str, Any], result: Mapping[str, Any]) -> LiveDeal:
     """A table's live state once its deal ``seq`` is posted: the whole deal and its score."""
+    if log.get("game") == "bridge":
+        return LiveDeal.model_construct(
+            finished=True,
+            deal=seq,
+            game_name="bridge",
+            board=log.get("board"),
+            contract=log.get("contract"),
+            declarer=log.get("declarer"),
+            tricks=log.get("tricks", []),
+            scored_tricks=result.get("tricks", []),
+            score=result.get("score"),
+            result=result.get("result"),
+        )
     return LiveDeal.model_construct(
         finished=True,
         deal=seq,
@@ -91,8 +106,48 @@ def finished_deal(seq: int, log: Mapping[str, Any], result: Mapping[str, Any]) -
     )
 
 
-def apply_live(live: LiveDeal, table_rules: str | None, event: DealStart | Play | TrickResult) -> LiveDeal:
-    """The deal in progress after one edge event; the running score comes from the engine."""
+def _bridge_play(live: LiveDeal, event: Play) -> LiveDeal:
+    """A bridge board in progress after one card: each finished trick's winner from the bridge rules."""
+    extra = live.model_extra or {}
+    if len(event.cards) != 1:
+        live.error = f"a bridge play is one card, not {len(event.cards)}"
+        return live
+    tricks: list[dict[str, Any]] = list(live.tricks or [])
+    live.tricks = tricks
+    while len(tricks) < event.trick:
+        tricks.append({"plays": []})
+    tricks[event.trick - 1] = {"plays": [*tricks[event.trick - 1]["plays"], [event.seat, event.cards[0]]]}
+    if len(tricks[event.trick - 1]["plays"]) >= 4:
+        partial = {
+            "game": "bridge",
+            **{k: extra.get(k) for k in ("board", "contract", "declarer") if extra.get(k) is not None},
+            "tricks": [t for t in tricks if t["plays"]],
+        }
+        try:
+            result = scoring.score(partial)
+        except scoring.ScoringError as exc:
+            live.error = str(exc)
+        else:
+            live.unset("error")
+            live.scored_tricks = result.get("tricks", [])
+            live.declarer_tricks = result.get("declarer_tricks")
+    return live
+
+
+def apply_live(
+    live: LiveDeal, table_rules: str | None, event: DealStart | BoardStart | Play | TrickResult
+) -> LiveDeal:
+    """The deal in progress after one edge event; the running score comes from the game's rules."""
+    if isinstance(event, BoardStart):
+        return LiveDeal.model_construct(
+            finished=False,
+            game_name="bridge",
+            board=event.board,
+            contract=event.contract,
+            declarer=event.declarer,
+            tricks=[],
+            scored_tricks=[],
+        )
     if isinstance(event, DealStart):
         return LiveDeal.model_construct(
             finished=False,
@@ -111,6 +166,8 @@ def apply_live(live: LiveDeal, table_rules: str | None, event: DealStart | Play 
         results[str(event.trick)] = {"winner": event.winner, "points": event.points}
         live.trick_results = results
         return live
+    if (live.model_extra or {}).get("game_name") == "bridge":
+        return _bridge_play(live, event)
     tricks: list[dict[str, Any]] = list(live.tricks or [])
     live.tricks = tricks
     while len(tricks) < event.trick:

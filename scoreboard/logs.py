@@ -49,9 +49,12 @@ def replace_play(log: dict[str, Any], trick: int, seat: str, cards: list[str]) -
     tricks = new.get("tricks") or []
     if trick > len(tricks):
         raise Invalid(f"the deal has {len(tricks)} tricks, no trick {trick}")
+    bridge = new.get("game") == "bridge"
+    if bridge and len(cards) != 1:
+        raise Invalid(f"a bridge play is one card, not {len(cards)}")
     for play in tricks[trick - 1].get("plays", []):
         if play and play[0] == seat:
-            play[1] = list(cards)
+            play[1] = cards[0] if bridge else list(cards)
             if len(play) > 2:
                 del play[2:]  # a declared split no longer applies to other cards
             return new
@@ -67,6 +70,8 @@ def changed_log(log: dict[str, Any], body: LogChange) -> dict[str, Any]:
         )
     if body.log is not None:
         return body.log.model_dump(mode="json", exclude_unset=True)
+    if log.get("game") == "bridge" and (body.bottom is not None or body.trump is not None):
+        raise Invalid("a bridge board has no bottom and no trump to fix: fix its plays or give its log")
     new = copy.deepcopy(log)
     for fix in body.plays():
         new = replace_play(new, fix.trick, fix.seat, fix.cards)

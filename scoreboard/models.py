@@ -90,6 +90,10 @@ class TableGame(Base):
     tournament_id: Mapped[str | None] = mapped_column(ForeignKey("tournaments.id", ondelete="SET NULL"))
     round_no: Mapped[int | None] = mapped_column(Integer)
     table_no: Mapped[int | None] = mapped_column(Integer)
+    # A bridge event's round at this table (its boards and pairs are in ``start`` and ``teams``).
+    bridge_event_id: Mapped[str | None] = mapped_column(
+        ForeignKey("bridge_events.id", ondelete="SET NULL"), index=True
+    )
     opened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     closed_by: Mapped[str | None] = mapped_column(String(100))
@@ -346,3 +350,26 @@ class TourneyMatch(Base):
     history: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
 
     round: Mapped[TourneyRound] = relationship(back_populates="matches")
+
+
+# --- a bridge event (seed 003): pairs by match points, or a team match by IMPs -------------------
+
+
+class BridgeEvent(Base):
+    """A bridge pair event (a Mitchell movement, scored by match points) or a team match (two
+    tables, IMPs), played at bridge tables (``tables``: table ids in table-number order). A round
+    starts when the director starts it: each table's game becomes that round's, with its boards
+    and pairs; the boards its tables post are the event's results."""
+
+    __tablename__ = "bridge_events"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(10))  # "pairs" or "teams"
+    boards_per_round: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer)
+    tables: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # pairs: {"NS": [names by pair number], "EW": [...]}; teams: {"A": name, "B": name}
+    entries: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from contract.base import Card, Seat, Strict, Trump
+from contract.boards import BoardLogIn
 from contract.deals import DealLogIn
 from engine.text import shown
 
@@ -38,16 +39,26 @@ class Teams(Strict):
     EW: Name | None = None
 
 
-GameName = Literal["shengji"]
+GameName = Literal["shengji", "bridge"]
 
 
 class TableCreate(Strict):
     name: Name
     plays: GameName = Field(default="shengji", description="the game the table plays (games.md)")
-    rules: RuleId | None = None
-    levels: SideLevels | None = Field(default=None, description="levels before the first deal (default 2/2)")
-    dealer: Seat | None = Field(default=None, description="the first deal's dealer, when known")
+    rules: RuleId | None = Field(default=None, description="Shengji's rule set")
+    levels: SideLevels | None = Field(
+        default=None, description="Shengji: levels before the first deal (default 2/2)"
+    )
+    dealer: Seat | None = Field(default=None, description="Shengji: the first deal's dealer, when known")
     teams: Teams | None = None
+
+    @model_validator(mode="after")
+    def _shengji_only(self) -> TableCreate:
+        if self.plays != "shengji":
+            given = [k for k in ("rules", "levels", "dealer") if getattr(self, k) is not None]
+            if given:
+                raise ValueError(f"{', '.join(given)}: Shengji's only, not {self.plays}'s")
+        return self
 
 
 class TableUpdate(Strict):
@@ -134,7 +145,7 @@ class LogChange(Strict):
     its twin was read."""
 
     reason: Reason
-    log: DealLogIn | None = None
+    log: DealLogIn | BoardLogIn | None = Field(default=None, description="a Shengji deal log or a bridge log")
     fix: PlayFix | None = None
     fixes: list[PlayFix] = Field(default_factory=list, max_length=8)
     bottom: list[Card] | None = Field(default=None, max_length=8)
@@ -197,6 +208,11 @@ class TableSummary(Strict):
     dealer: str | None = Field(description="the next deal's dealer, when known")
     winner: str | None = Field(description="the side that won the match, once one has")
     deals: int
+    boards: dict[str, Any] | None = Field(
+        default=None,
+        description="a bridge table: the boards played in its current game, the last one's line, "
+        "and the boards its round plays",
+    )
     open_alerts: int
     live: dict[str, Any] = Field(description="the deal in play: its start, plays and trick results so far")
     health: dict[str, Any] = Field(description="online, last reading, camera, looks waiting")
@@ -609,3 +625,109 @@ class StandingsOut(Strict):
     scoring: str
     order: list[str]
     standings: list[StandingRow]
+
+
+# --- a bridge event (seed 003) ------------------------------------------------------------------
+
+
+class PairNames(Strict):
+    """The pairs' names in each direction, by pair number (a Mitchell: one pair of each direction per table)."""
+
+    NS: list[Name] | None = Field(default=None, max_length=64)
+    EW: list[Name] | None = Field(default=None, max_length=64)
+
+
+class TeamNames(Strict):
+    A: Name | None = None
+    B: Name | None = None
+
+
+class BridgeEventCreate(Strict):
+    """A bridge event from bridge tables (table 1, 2, … in this order): ``pairs`` (a Mitchell
+    movement, 3 tables or more, match points) or ``teams`` (a team match at 2 tables, IMPs)."""
+
+    name: Name
+    kind: Literal["pairs", "teams"]
+    tables: list[TableRef] = Field(min_length=2, max_length=64)
+    boards_per_round: int = Field(default=2, ge=1, le=8)
+    rounds: int | None = Field(
+        default=None, ge=1, le=64, description="default: the whole Mitchell (pairs), 1 (teams)"
+    )
+    pairs: PairNames | None = None
+    teams: TeamNames | None = None
+
+
+class BridgeRoundStart(Strict):
+    """The round to start: the event's next."""
+
+    round: int = Field(ge=1, le=64)
+
+
+class BridgeSeating(Strict):
+    round: int
+    table: int
+    ns: int
+    ew: int
+    ns_name: str
+    ew_name: str
+    boards: list[int]
+
+
+class BridgeStanding(Strict):
+    direction: Literal["NS", "EW"]
+    pair: int
+    name: str
+    matchpoints: int
+    top: int
+    percentage: float
+
+
+class BridgeEventHead(Strict):
+    id: str
+    name: str
+    kind: Literal["pairs", "teams"]
+    boards_per_round: int
+    rounds: int
+    current_round: int = Field(description="0 before the first round starts")
+    tables: list[str]
+    names: dict[str, list[str]] = Field(description="the pairs of each direction, or the two teams")
+
+
+class BridgeEventOut(BridgeEventHead):
+    movement: list[BridgeSeating]
+    boards: list[dict[str, int]] = Field(description="each board and how many results it has")
+    standings: list[BridgeStanding] = Field(description="a pair event's, each direction best first")
+    match: dict[str, Any] | None = Field(description="a team match: each board's IMPs to team A, and totals")
+
+
+class BridgeEventList(Strict):
+    events: list[BridgeEventHead]
+
+
+class TravellerLine(Strict):
+    board: int
+    round: int | None
+    table: int | None
+    table_id: str
+    table_name: str
+    deal: int
+    ns: int | None
+    ew: int | None
+    ns_name: str | None
+    ew_name: str | None
+    contract: str | None
+    declarer: str | None
+    result: int | None
+    ns_score: int
+    ns_mp: int | None = None
+    ew_mp: int | None = None
+
+
+class TravellerOut(Strict):
+    event: BridgeEventHead
+    board: int
+    lines: list[TravellerLine]
+    top: int | None = Field(description="a pair event's top on this board")
+    imps: int | None = Field(
+        description="a team match: the board's IMPs to team A, once both tables played it"
+    )

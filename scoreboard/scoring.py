@@ -50,6 +50,49 @@ def open_outcome(result: Mapping[str, Any]) -> str | None:
     )
 
 
+def open_score(result: Mapping[str, Any]) -> str | None:
+    """Why a finished bridge board cannot be scored yet: its unknown cards leave declarer's tricks
+    open (a referee settles them); None when the score is known."""
+    if result.get("score") is not None:
+        return None
+    tricks = result.get("adjusted_tricks_range") or result.get("declarer_tricks_range") or ["?", "?"]
+    return (
+        f"the score depends on {result.get('unknown', 0)} unknown card(s): a referee settles them "
+        f"(declarer's tricks {tricks[0]} to {tricks[1]})"
+    )
+
+
+def board_line(log: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+    """A bridge board as its traveller line shows it: board, contract, declarer, result, score."""
+    return {
+        "board": log.get("board"),
+        "contract": log.get("contract"),
+        "declarer": log.get("declarer"),
+        "result": result.get("result"),
+        "score": result.get("score"),
+    }
+
+
+def bridge_initial(rules: str | None = None, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A bridge table's game before its first board: no boards played."""
+    return {"boards": 0, "played": [], "last": None}
+
+
+def fold_boards(
+    rules: str | None,
+    deals: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    start: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """A bridge table's game after each board: how many boards, which, and the last one's line.
+    Bridge boards do not depend on one another (no levels carry over), so nothing else folds."""
+    after: list[dict[str, Any]] = []
+    played: list[int] = []
+    for index, (log, result) in enumerate(deals, start=1):
+        played = [*played, int(log.get("board") or 0)]
+        after.append({"boards": index, "played": played, "last": board_line(log, result)})
+    return after
+
+
 def rules_known(rules: str) -> bool:
     """Whether the engine knows this rule set id."""
     from engine import RULE_SETS

@@ -15,6 +15,7 @@ from scoreboard import feed, games, scoring
 from scoreboard.db import Database
 from scoreboard.errors import Conflict, Invalid
 from scoreboard.folding import Folds
+from scoreboard.kinds import kind_of
 from scoreboard.live import LiveDeal
 from scoreboard.models import Alert, ScoreTable, TableGame
 from scoreboard.rows import OPEN_ALERT, now, table_row
@@ -56,8 +57,9 @@ def summary(s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, A
         )
     )
     game = s.get(TableGame, table.game_id) if table.game_id is not None else None
-    state = table.state or scoring.initial_state(None, game.start if game else None)
+    state = table.state or kind_of(table.game).initial(table.rules, game.start if game else None)
     live = LiveDeal.from_stored(table.live)
+    bridge = table.game == "bridge"
     return {
         "id": table.id,
         "name": table.name,
@@ -65,13 +67,22 @@ def summary(s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, A
         "teams": dict(game.teams or {}) if game else {},
         "start": game.start if game else None,
         "rules": table.rules,
-        "levels": state.get("levels", dict(scoring.INITIAL_LEVELS)),
+        "levels": {} if bridge else state.get("levels", dict(scoring.INITIAL_LEVELS)),
         "dealer": state.get("dealer"),
         "winner": state.get("winner"),
         "deals": game.deals if game else 0,
         "game": games.describe(s, game),
         "next": games.describe(s, games.next_ready(s, table)),
         "archived": table.archived_at is not None,
+        "boards": (
+            {
+                "played": list(state.get("played") or []),
+                "last": state.get("last"),
+                "round": list((game.start or {}).get("boards") or []) if game else [],
+            }
+            if bridge
+            else None
+        ),
         "open_alerts": int(open_alerts or 0),
         "live": live.slim() if slim else live.stored(),
         "health": {
@@ -144,6 +155,8 @@ class Tables:
 
                     TOKENS.forget(table.id)
                 game = games.current(s, table)
+                if table.game != "shengji" and (body.levels is not None or body.dealer is not None):
+                    raise Invalid(f"levels and dealer are Shengji's: table {table.name} plays {table.game}")
                 if body.teams is not None:
                     game.teams = {**(game.teams or {}), **body.teams.model_dump(exclude_none=True)}
                 if body.levels is not None or body.dealer is not None:

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 from scoreboard import feed, games
 from scoreboard.db import Database
 from scoreboard.errors import Conflict, Invalid, NotFound
-from scoreboard.kinds import kind_of
+from scoreboard.kinds import event_result
 from scoreboard.live import LiveDeal
 from scoreboard.models import (
     Deal,
@@ -839,7 +839,7 @@ class Tourneys:
                 )
             doubts = self._still_playing(s, m)
             self._confirm(doubts, reason, table_no)
-            boards = [kind_of(self._game_name(s, g)).board_result(g.state or {}, m.home_side) for g in played]
+            boards = [event_result(self._game_name(s, g), g.state or {}, m.home_side) for g in played]
             self._set_result(m, boards, "table", author, note=self._note(doubts, reason))
             moved = self._close_games(s, m, author, f"closed at time by {author}")
             s.flush()
@@ -870,7 +870,7 @@ class Tourneys:
         k = game.board or 0
         if k >= len(boards):
             return
-        board = kind_of(table.game).board_result(state, m.home_side)
+        board = event_result(table.game, state, m.home_side)
         if boards[k] != board:
             boards[k] = board
             self._set_result(m, boards, "table", f"table {table.name}", note=m.result_note or "")

@@ -3,7 +3,7 @@
   "use strict";
   const root = document.getElementById("live-root");
   const status = document.getElementById("live-status");
-  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start", "tourney", "clock"];
+  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start", "board_start", "tourney", "clock", "bridge"];
   const timers = new Map();
 
   function setStatus(on) {
@@ -58,6 +58,8 @@
       if (data.data && data.data.tourney === root.dataset.tourney) {
         later("tourney", () => swap(root.dataset.fragment, document.getElementById("tourney-view")));
       }
+    } else if (mode === "bridge" && ["deal", "correction", "bridge"].includes(data.kind)) {
+      later("bridge", () => swap(root.dataset.fragment, document.getElementById("bridge-view")));
     } else if (mode === "alerts" && (data.kind === "alert" || data.kind === "deal" || data.kind === "correction")) {
       later("alerts", () => swap(root.dataset.fragment, document.getElementById("alerts")));
     }
@@ -194,6 +196,17 @@
   });
 
   document.addEventListener("submit", async (e) => {
+    const form = e.target.closest("form.bridge-round");
+    if (!form) { return; }
+    e.preventDefault();
+    const out = form.querySelector(".result");
+    try {
+      await post(form.dataset.url, { round: Number(form.dataset.round) });
+      location.reload();
+    } catch (err) { out.textContent = "Refused: " + err.message; }
+  });
+
+  document.addEventListener("submit", async (e) => {
     const form = e.target.closest("form.correction");
     if (!form) { return; }
     e.preventDefault();
@@ -208,7 +221,8 @@
     const out = form.querySelector(".result");
     try {
       const res = await post(form.dataset.url, body);
-      out.textContent = "Saved version " + res.version + "; defenders now " + res.result.defender_total;
+      out.textContent = "Saved version " + res.version + (res.result.score
+        ? "; NS now " + res.result.score.NS : "; defenders now " + res.result.defender_total);
       setTimeout(() => location.reload(), 800);
     } catch (err) { out.textContent = "Refused: " + err.message; }
   });

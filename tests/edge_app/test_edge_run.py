@@ -59,23 +59,6 @@ BAD: dict[str, tuple[list[str], str]] = {
         ["--game", "bridge", "--board", "3", "--contract", "8S", "--declarer", "N"],
         "level is 1 to 7",
     ),
-    "a bridge board on the scoreboard": (
-        [
-            "--game",
-            "bridge",
-            "--board",
-            "3",
-            "--contract",
-            "3NT",
-            "--declarer",
-            "N",
-            "--scoreboard",
-            "{url}",
-            "--token",
-            "t",
-        ],
-        "the scoreboard takes no bridge boards yet",
-    ),
     "a board at a Shengji table": (["--board", "3"], "a bridge table's"),
     "level": (["--level", "1"], "--level"),
     "trump": (["--trump", "X"], "--trump"),
@@ -129,6 +112,33 @@ def test_a_refused_token_exits_2_before_any_frame(tmp_path: Path, files: dict[st
     assert r.exit_code == 2, r.output
     (line,) = r.stderr.splitlines()
     assert line.startswith("error: the scoreboard refuses this token (401")
+    assert r.stdout == ""
+
+
+def test_a_bridge_run_with_a_shengji_tables_token_exits_2_before_any_frame(
+    tmp_path: Path, files: dict[str, Path]
+) -> None:
+    import httpx
+
+    from scoreboard.db import make_engine, migrate
+    from tests.scoreboard.conftest import ADMIN_HEADERS, LiveServer
+
+    db = f"sqlite:///{tmp_path / 'scoreboard.db'}"
+    engine = make_engine(db)
+    migrate(engine)
+    engine.dispose()
+    with LiveServer(db) as server:
+        made = httpx.post(f"{server.url}/api/tables", json={"name": "S1"}, headers=ADMIN_HEADERS)
+        r = runner.invoke(
+            app,
+            ["run", "--source", str(files["tripwire"]), "--table", str(files["table"])]
+            + ["--game", "bridge", "--board", "3", "--contract", "3NT", "--declarer", "N"]
+            + ["--scoreboard", server.url, "--token", made.json()["token"]]
+            + ["--outbox", str(tmp_path / "outbox.sqlite")],
+        )
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert line == f"error: the scoreboard {server.url} has this token's table playing shengji, not bridge"
     assert r.stdout == ""
 
 

@@ -89,8 +89,12 @@ def client(db_url: str) -> Iterator[TestClient]:
 
 
 class Table:
-    def __init__(self, client: TestClient, name: str, rules: str | None = None) -> None:
+    def __init__(
+        self, client: TestClient, name: str, rules: str | None = None, plays: str | None = None
+    ) -> None:
         body: dict[str, Any] = {"name": name}
+        if plays is not None:
+            body["plays"] = plays
         if rules is not None:
             body["rules"] = rules
         r = client.post("/api/tables", json=body, headers=ADMIN_HEADERS)
@@ -107,6 +111,9 @@ class Table:
 
     def post_deal(self, log: Any, key: str) -> Any:
         return self.client.post(f"/api/tables/{self.id}/deals", json=log, headers=self.headers(key))
+
+    def post_board(self, log: Any, key: str) -> Any:
+        return self.client.post(f"/api/tables/{self.id}/boards", json=log, headers=self.headers(key))
 
     def post_event(self, event: Any, key: str) -> Any:
         return self.client.post(f"/api/tables/{self.id}/events", json=event, headers=self.headers(key))

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
-from tests.scoreboard.conftest import ADMIN_HEADERS, referee_headers
+from bridge.sim import simulate_board
+from tests.scoreboard.conftest import ADMIN_HEADERS, Table, referee_headers
 from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN
 
 MIN_REQUESTS = 2000
@@ -38,7 +39,24 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
     }
     r = client.post("/api/tourneys", json={"event": event, "tables": [t.id]}, headers=ADMIN_HEADERS)
     assert r.status_code == 201, r.text  # round 1 in play at the table: its games and results are real
+    # a bridge table in a bridge event's first round, with a board posted (a revoke alerted)
+    b = Table(client, "Bridge", plays="bridge")
+    others = [Table(client, f"Bridge {i}", plays="bridge") for i in (2, 3)]
+    r = client.post(
+        "/api/bridge/events",
+        json={"name": "Pairs", "kind": "pairs", "tables": [b.id] + [o.id for o in others]},
+        headers=ADMIN_HEADERS,
+    )
+    assert r.status_code == 201, r.text
+    bridge_id = r.json()["id"]
+    assert (
+        client.post(f"/api/bridge/events/{bridge_id}/rounds", json={"round": 1}, headers=ref).status_code
+        == 200
+    )
+    assert b.post_board({**simulate_board(2, inject_revoke=True), "board": 1}, "board").status_code == 201
     real = {
+        "bridge_id": bridge_id,
+        "board": 1,
         "table_id": t.id,
         "seq": 1,
         "alert_id": refused,
@@ -48,7 +66,7 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
         "table": 1,
         "entry": "A",
     }
-    callers = [{}, ADMIN_HEADERS, t.headers(), ref]
+    callers = [{}, ADMIN_HEADERS, t.headers(), ref, b.headers()]
     schema = schemathesis.openapi.from_asgi("/api/openapi.json", client.app)
     sent: Counter[str] = Counter()
     errors: list[str] = []
@@ -62,7 +80,9 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
             suppress_health_check=list(HealthCheck),
         )
         @given(
-            case=op.as_strategy(generation_mode=mode), who=st.sampled_from(range(4)), use_real=st.booleans()
+            case=op.as_strategy(generation_mode=mode),
+            who=st.sampled_from(range(len(callers))),
+            use_real=st.booleans(),
         )
         def check(case: Any, who: int, use_real: bool) -> None:
             if use_real and case.path_parameters:

@@ -326,3 +326,66 @@ def test_event_pages_follow_results_publishing_and_the_clock(server, browser):
     assert violations == []
     for page in (screen, phone, table_page):
         page.close()
+
+
+def test_bridge_pages_follow_the_play_and_the_event(server, browser):
+    """A bridge table's page shows the trick in play as it is laid; the pair event's page shows its
+    standings change as the tables post their boards, without a reload."""
+    from tests.scoreboard.test_bridge_event import claimed
+
+    made = [
+        httpx.post(
+            f"{server.url}/api/tables", json={"name": f"B{i}", "plays": "bridge"}, headers=ADMIN_HEADERS
+        )
+        for i in (1, 2, 3)
+    ]
+    ids = [m.json()["id"] for m in made]
+    heads = [{"Authorization": f"Bearer {m.json()['token']}"} for m in made]
+    r = httpx.post(
+        f"{server.url}/api/bridge/events",
+        json={"name": "Club pairs", "kind": "pairs", "tables": ids, "boards_per_round": 1},
+        headers=ADMIN_HEADERS,
+    )
+    eid = r.json()["id"]
+    r = httpx.post(f"{server.url}/api/bridge/events/{eid}/rounds", json={"round": 1}, headers=ADMIN_HEADERS)
+    assert r.status_code == 200, r.text
+
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    page.goto(f"{server.url}/tables/{ids[0]}")
+    page.wait_for_function("document.getElementById('live-status').classList.contains('on')", timeout=10_000)
+    page.evaluate("window.__notReloaded = true")
+    events = [{"type": "board_start", "board": 1, "contract": "4S", "declarer": "S"}]
+    events += [{"type": "play", "trick": 1, "seat": s, "cards": [c]} for s, c in (("W", "KD"), ("N", "2D"))]
+    for i, ev in enumerate(events):
+        r = httpx.post(f"{server.url}/api/events", json=ev, headers={**heads[0], "Idempotency-Key": f"e{i}"})
+        assert r.status_code == 201, r.text
+    page.wait_for_function("document.querySelectorAll('.trick-table .play').length === 2", timeout=10_000)
+    assert page.locator(".trick-table .seat-W").inner_text().replace("\n", " ") == "W K♦"
+    assert page.locator(".contract").first.inner_text() == "4S S"
+    assert page.evaluate("window.__notReloaded") is True
+
+    page.goto(f"{server.url}/bridge/{eid}")
+    page.wait_for_function("document.getElementById('live-status').classList.contains('on')", timeout=10_000)
+    page.evaluate("window.__notReloaded = true")
+    # round 1: table 1 plays board 1 (4S= +420), table 3 board 3 (down 2 doubled, E-W vulnerable: +500)
+    for k, (i, log) in enumerate(((0, claimed(1, "4S", "S", 10)), (2, claimed(3, "4HX", "W", 8)))):
+        r = httpx.post(f"{server.url}/api/boards", json=log, headers={**heads[i], "Idempotency-Key": f"b{k}"})
+        assert r.status_code == 201, r.text
+    # one result per board so far: every pair that played has 0 of a top of 0
+    page.wait_for_function("document.querySelector('[data-pair=\"NS3\"]') !== null", timeout=10_000)
+    assert page.locator('[data-pair="NS1"] .points').inner_text() == "0"
+    # round 2: table 3 plays board 1 (4S+1, +450), which beats table 1's +420: N-S pair 3 has 2
+    r = httpx.post(f"{server.url}/api/bridge/events/{eid}/rounds", json={"round": 2}, headers=ADMIN_HEADERS)
+    assert r.status_code == 200, r.text
+    r = httpx.post(
+        f"{server.url}/api/boards",
+        json=claimed(1, "4S", "S", 11),
+        headers={**heads[2], "Idempotency-Key": "b3"},
+    )
+    assert r.status_code == 201, r.text
+    page.wait_for_function(
+        "document.querySelector('[data-pair=\"NS3\"] .points')?.innerText === '2'", timeout=10_000
+    )
+    assert page.locator('[data-pair="NS1"] .points').inner_text() == "0"
+    assert page.evaluate("window.__notReloaded") is True
+    page.close()

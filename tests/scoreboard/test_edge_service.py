@@ -219,3 +219,64 @@ def test_a_filmed_match_reaches_the_scoreboard_deal_after_deal(client, make_tabl
     assert state["levels"] == match.levels and state["dealer"] == match.dealer
     ref = client.get("/api/alerts", headers=ADMIN_HEADERS).json()["alerts"]
     assert [a["kind"] for a in ref if a["kind"] in ("mismatch", "refused", "look")] == []
+
+
+def test_a_filmed_bridge_board_reaches_the_scoreboard_once_with_its_revoke_and_pictures(
+    client, tmp_path: Path
+) -> None:
+    """A bridge board read perfectly, through an outage and then read again from the same film (a
+    restart): its start and 52 plays once, the revoke alerted once with the pictures it rests on
+    (the rules' reasoning joined to it), the board stored once with the rules' score."""
+    from bridge.play import score_log as bridge_score
+    from edge_app.bridge import BoardInfo, run_bridge_service
+    from tests.edge_app.test_edge_bridge import TABLE, _frames, _revoking, film
+    from tests.scoreboard.conftest import Table, referee_headers
+
+    log = _revoking(by_dummy=False)
+    truth = {k: v for k, v in log.items() if k not in ("hands", "injected")}
+    want = bridge_score(truth)
+    t = Table(client, "Bridge 1", plays="bridge")
+    box = tmp_path / "outbox.sqlite"
+    info = BoardInfo(log["board"], log["contract"], log["declarer"])
+    keys = DealKeys.of_board(token_tag(t.token), info.header(), "film:bridge")
+
+    def connect() -> tuple[ScoreboardClient, Flaky]:
+        flaky = Flaky(client._transport)
+        http = httpx.Client(transport=flaky, base_url="http://testserver")
+        return ScoreboardClient("http://testserver", t.token, http=http, outbox=box), flaky
+
+    def run(sb: ScoreboardClient, flaky: Flaky) -> Any:
+        frames, read = _frames(film(log))
+
+        def outage(frames: list[Frame]) -> Any:
+            for f in frames:
+                flaky.down = len(frames) // 3 <= f.index < 2 * len(frames) // 3
+                yield f
+            flaky.down = False
+
+        return run_bridge_service(
+            outage(frames), read, mm_geometry(TABLE), info, TableConfig(read="frame", every=1),
+            client=sb, keys=keys,
+        )  # fmt: skip
+
+    for _ in range(2):  # the run, then a restart over the same film
+        sb, flaky = connect()
+        result = run(sb, flaky)
+        assert result.all_sent and result.board_posted and sb.refused == [] and not sb.queue
+        sb.close()
+    stored = client.get("/api/events", params={"table": t.id, "limit": 1000}).json()["events"]
+    kinds = [e["kind"] for e in stored]
+    assert kinds.count("board_start") == 1 and kinds.count("play") == 52
+    assert t.state()["deals"] == 1
+    deal = client.get(f"/api/tables/{t.id}/deals/1").json()["versions"][0]
+    assert deal["log"]["tricks"] == truth["tricks"]
+    assert deal["result"]["score"] == want["score"]
+    ref = referee_headers(client)
+    alerts = client.get(f"/api/alerts?table={t.id}", headers=ref).json()["alerts"]
+    injected = log["injected"]
+    assert [(a["kind"], a["seat"], a["trick"], a["source"]) for a in alerts] == [
+        ("revoke", injected["seat"], injected["trick"], "edge")
+    ]
+    assert "engine: revoke" in alerts[0]["reasoning"]
+    detail = client.get(f"/api/alerts/{alerts[0]['id']}", headers=ref).json()
+    assert len(detail["images"]) >= 2  # the offence and its proof (and the lead, when another seat's)

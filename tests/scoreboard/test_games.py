@@ -530,5 +530,22 @@ def test_a_table_plays_one_game_and_takes_only_its_logs(client):
     r = t1.post_deal(board, "b")  # a Shengji table's deal body: a bridge log is not one
     assert r.status_code == 422 and "rules: Field required" in r.json()["detail"]
     assert t1.state()["deals"] == 1
-    r = client.post("/api/tables", json={"name": "B1", "plays": "bridge"}, headers=ADMIN_HEADERS)
-    assert r.status_code == 422 and "plays" in r.json()["detail"]
+    r = t1.post_board(board, "b2")  # a bridge board at a Shengji table: refused, kept for a referee
+    assert r.status_code == 422
+    assert (
+        r.json()["detail"]
+        == f"deal log refused: table {t1.state()['name']} plays shengji, the log is of bridge"
+    )
+    assert t1.state()["deals"] == 1 and t1.state()["open_alerts"] == 2  # mahjong's and this one
+    r = client.post(
+        "/api/tables",
+        json={"name": "B1", "plays": "bridge", "rules": "national-2deck"},
+        headers=ADMIN_HEADERS,
+    )
+    assert r.status_code == 422 and "rules: Shengji's only, not bridge's" in r.json()["detail"]
+    b1 = Table(client, "B1", plays="bridge")
+    r = b1.post_board({**DEFENDERS_WIN, "game": "shengji"}, "s")
+    assert r.status_code == 422 and "game: Input should be 'bridge'" in r.json()["detail"]
+    r = b1.post_board(board, "b")
+    assert r.status_code == 201 and r.json()["score"] == {"NS": 90, "EW": -90}
+    assert b1.state()["boards"]["played"] == [1] and b1.state()["levels"] == {}
