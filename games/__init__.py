@@ -19,7 +19,7 @@ Pure: the standard library and the games' own rules packages.
 ...     game_of({"game": "mahjong"})
 ... except UnknownGameError as exc:
 ...     print(exc)
-game 'mahjong' is not one tractorcam knows (known: bridge, shengji)
+game 'mahjong' is not one tractorcam knows (known: bridge, gomoku, shengji)
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import bridge
 import engine
+import gomoku
 
 #: The name of the game of a log without ``"game"``.
 DEFAULT_GAME: Final = "shengji"
@@ -65,7 +66,14 @@ BRIDGE: Final = Game(
     errors=(bridge.BridgeLogError,),
 )
 
-GAMES: Final[Mapping[str, Game]] = {game.name: game for game in (SHENGJI, BRIDGE)}
+GOMOKU: Final = Game(
+    name="gomoku",
+    title="Gomoku (五子棋)",
+    score=gomoku.score_log,
+    errors=(gomoku.GomokuLogError,),
+)
+
+GAMES: Final[Mapping[str, Game]] = {game.name: game for game in (SHENGJI, BRIDGE, GOMOKU)}
 
 
 def get_game(name: str) -> Game:

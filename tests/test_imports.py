@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "engine",
     "bridge",
+    "gomoku",
     "games",
     "contract",
     "vision",
@@ -48,7 +49,7 @@ PACKAGES = (
     "tractorcam_cli",
     "tourney",
 )
-EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "bridge", "games", "contract")
+EDGE_SIDE = ("edge_app", "vision", "calibration", "engine", "bridge", "gomoku", "games", "contract")
 #: Edge modules allowed to import anything, deferred: ``tractorcam demo`` renders a deal and starts
 #: a local scoreboard.
 EDGE_EXEMPT = ("edge_app.demo",)
@@ -63,10 +64,12 @@ CONTRACT_ALLOWED = {"contract", "engine", "pydantic", "typing_extensions"}
 #: rank vocabulary) and bridge's rules (IMPs and match points); its command line adds typer.
 TOURNEY_ALLOWED = {"tourney", "engine", "bridge", "networkx"}
 #: What the games' seam may import: itself, the standard library and the games' rules packages.
-GAMES_ALLOWED = {"games", "engine", "bridge"}
+GAMES_ALLOWED = {"games", "engine", "bridge", "gomoku"}
 #: What a game's rules package may import: itself, the standard library and the engine (the card and
 #: seat vocabulary).
 BRIDGE_ALLOWED = {"bridge", "engine"}
+#: Gomoku's rules need no cards: the standard library only.
+GOMOKU_ALLOWED = {"gomoku"}
 
 
 @dataclass
@@ -250,6 +253,11 @@ def test_the_games_seam_is_pure(graph: Graph) -> None:
 def test_the_bridge_rules_are_pure(graph: Graph) -> None:
     """Bridge's rules, like the engine: the standard library and the engine's vocabulary only."""
     _imports_only(graph, "bridge", BRIDGE_ALLOWED, "bridge.play")
+
+
+def test_the_gomoku_rules_are_pure(graph: Graph) -> None:
+    """Gomoku's rules: the standard library only."""
+    _imports_only(graph, "gomoku", GOMOKU_ALLOWED, "gomoku.rules")
 
 
 def test_the_tourney_core_is_pure(graph: Graph) -> None:

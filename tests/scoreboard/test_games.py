@@ -522,7 +522,7 @@ def test_a_table_plays_one_game_and_takes_only_its_logs(client):
     assert r.status_code == 422
     assert (
         r.json()["detail"]
-        == "deal log refused: the rules engine refuses the log: game 'mahjong' is not one tractorcam knows (known: bridge, shengji)"
+        == "deal log refused: the rules engine refuses the log: game 'mahjong' is not one tractorcam knows (known: bridge, gomoku, shengji)"
     )
     assert t1.post_deal({**DEFENDERS_WIN, "game": "shengji"}, "s").status_code == 201
     board = {"game": "bridge", "board": 1, "contract": "1NT", "declarer": "S", "tricks": [],

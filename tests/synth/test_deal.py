@@ -141,5 +141,5 @@ def test_a_film_of_a_game_tractorcam_does_not_know_is_refused(tmp_path) -> None:
         app, ["synth", "deal", "--seed", "1", "--out", str(tmp_path / "f"), "--game", "go"]
     )
     assert r.exit_code == 2
-    assert r.output.strip() == "error: game 'go' is not one tractorcam knows (known: bridge, shengji)"
+    assert r.output.strip() == "error: game 'go' is not one tractorcam knows (known: bridge, gomoku, shengji)"
     assert not (tmp_path / "f").exists()

@@ -133,7 +133,7 @@ def test_the_log_says_its_game() -> None:
     named = run(json.dumps({"game": "shengji", **SPEC_EXAMPLE}))
     assert named.returncode == 0 and named.stdout == plain.stdout
     for game, line in (
-        ("mahjong", "error: game 'mahjong' is not one tractorcam knows (known: bridge, shengji)"),
+        ("mahjong", "error: game 'mahjong' is not one tractorcam knows (known: bridge, gomoku, shengji)"),
         (7, 'error: "game" must be a game\'s name, not int'),
     ):
         proc = run(json.dumps({**SPEC_EXAMPLE, "game": game}))
