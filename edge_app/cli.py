@@ -517,6 +517,14 @@ def run(
         str | None, typer.Option("--contract", help="bridge: the contract, e.g. 4HX or 3NT")
     ] = None,
     declarer: Annotated[str | None, typer.Option("--declarer", help="bridge: declarer's seat")] = None,
+    long_thinks: Annotated[
+        Path | None,
+        typer.Option(
+            "--long-thinks",
+            help='gomoku, replaying a film: the long-think presses, [{"t": s, "colour": "B"}] '
+            "(live: type B or W and Enter)",
+        ),
+    ] = None,
 ) -> None:
     """The per-table service: read a source to its end (or SIGTERM / Ctrl-C), keep the recognised
     deal log, post the deal when it is finished. Options given on the command line win over
@@ -554,6 +562,13 @@ def run(
     )
     if cfg.source is None:
         raise _fail("no source: give --source or set it in --config")
+    if long_thinks is not None and cfg.game != "gomoku":
+        raise _fail("--long-thinks is a gomoku table's (--game gomoku)")
+    if cfg.game == "gomoku":
+        if board is not None or contract is not None or declarer is not None:
+            raise _fail("--board, --contract and --declarer are a bridge table's (--game bridge)")
+        _run_gomoku(cfg, long_thinks)
+        return
     if cfg.game == "bridge":
         _run_bridge(cfg, board, contract, declarer)
         return
@@ -757,6 +772,87 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
         typer.echo(f"look: {line}")
     if client is not None:
         _sent(client, result.all_sent, cfg, checked.outbox, "board")
+
+
+def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
+    """``run`` at a gomoku table: the game followed to the source's end, a win or a draw (or SIGTERM
+    / Ctrl-C), its log kept in ``--log-out``, its result, overtimes and looks printed
+    (:mod:`edge_app.gomoku`)."""
+    import sys
+
+    from tqdm import tqdm
+
+    from calibration.table import TableGeometry
+    from edge_app.gomoku import KeyPresses, read_presses, run_gomoku_service
+    from engine.jsontext import load_json
+
+    if cfg.scoreboard is not None:
+        raise _fail(
+            "the scoreboard takes no gomoku games yet: run without --scoreboard (--log-out keeps the log)"
+        )
+    if cfg.frames_every < 1:
+        raise _fail(f"--every must be at least 1, got {cfg.frames_every}")
+    given: list[tuple[float, str]] | None = None
+    if long_thinks is not None:
+        try:
+            given = read_presses(load_json(long_thinks.read_bytes()))
+        except (OSError, ValueError) as exc:
+            raise _fail(f"--long-thinks {long_thinks}: {exc}") from None
+    if cfg.log_out is not None:
+        _check_log_out(cfg.log_out)
+    assert cfg.source is not None
+    where = cfg.table if cfg.table is not None else _calibrated(cfg.source, cfg, cfg.log_out)
+    if isinstance(where, TableGeometry):
+        geometry = where
+    else:
+        try:
+            geometry = TableGeometry.model_validate(load_json(where.read_bytes()))
+        except (OSError, ValueError) as exc:
+            raise _fail(f"cannot read --table {where}: {exc}") from None
+    src = _open(cfg.source, cfg)
+    keys = KeyPresses(sys.stdin) if given is None else None
+    from vision.gomoku import GridNotFoundError
+
+    def seen(frame: Any) -> None:
+        if keys is not None:
+            keys.now = frame.timestamp
+        _step(bar, cfg.frames_every)
+
+    with _stopping(src) as signals:
+        typer.echo(
+            f"reading {cfg.source}: gomoku; long thinks "
+            + ("as given" if given is not None else "by typing B or W and Enter")
+            + "; SIGTERM or Ctrl-C stops and keeps the log",
+            err=True,
+        )
+        with tqdm(desc="frames", unit="frame", disable=None) as bar:
+            try:
+                result = run_gomoku_service(
+                    src, geometry, presses=(lambda: given) if given is not None else keys or (lambda: []),
+                    log_out=cfg.log_out, every=cfg.frames_every, stop=lambda: bool(signals),
+                    on_frame=seen,
+                )  # fmt: skip
+            except GridNotFoundError as exc:
+                raise _fail(str(exc)) from None
+    log, score = result.log, result.result or {}
+    typer.echo(f"{result.frames} frames, {result.read} read, {result.busy} with a hand over the board")
+    winner = score.get("winner")
+    typer.echo(
+        f"gomoku: {len(log['moves'])} moves, "
+        + (
+            f"{winner} won ({' '.join(score.get('line') or [])})"
+            if winner
+            else "drawn"
+            if score.get("draw")
+            else "not finished"
+        )
+    )
+    for v in score.get("violations", []):
+        typer.echo(f"overtime: move {v['move']} ({v['colour']}) took {v['seconds']} s of {v['limit']} s")
+    if result.problem:
+        typer.echo(f"warning: the rules refuse the game as read: {result.problem}", err=True)
+    for look in result.looks:
+        typer.echo(f"look: at {look.at:.1f} s (frame {look.frame}): {look.reason}")
 
 
 def _bridge_table(client: Any, url: str | None) -> None:

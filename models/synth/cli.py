@@ -111,6 +111,11 @@ def deal(
     except (UnknownGameError, LookupError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if game == "gomoku":
+        typer.echo(
+            "error: gomoku is no card game: film it with `tractorcam synth game --game gomoku`", err=True
+        )
+        raise typer.Exit(2)
     try:
         result = render(
             seed,
@@ -129,6 +134,43 @@ def deal(
         raise typer.Exit(2) from None
     what = f"{result.tricks} tricks" + (f" in {deals} deals" if deals > 1 else "")
     typer.echo(f"{result.video} ({result.frames} frames, {what})")
+
+
+@synth_app.command("game")
+def game_film(
+    seed: int = typer.Option(..., "--seed", help="Game seed (the simulator's and the renderer's)."),
+    out: Path = typer.Option(..., "--out", help="Output directory: video.mp4, truth.json, table.json."),  # noqa: B008
+    game: str = typer.Option("gomoku", "--game", help="The board game filmed (games.md): gomoku."),
+    look: str | None = typer.Option(
+        None, "--look", help="The board's and stones' look (default: a held-out one)."
+    ),
+    fps: int = typer.Option(5, "--fps", min=2, max=60, help="Video frame rate."),
+    width: int = typer.Option(1280, "--width", min=320, help="Frame width px."),
+    height: int = typer.Option(960, "--height", min=240, help="Frame height px."),
+) -> None:
+    """Render a whole simulated board game as an overhead video with its truth log (the moves timed,
+    the long-think presses) and the table's calibration from its corner markers."""
+    from games import UnknownGameError, get_game
+    from models.synth.films import film_renderer
+    from models.synth.gomoku_film import LOOKS
+
+    try:
+        get_game(game)
+    except UnknownGameError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if game != "gomoku":
+        typer.echo(
+            f"error: {game} is a card game: film it with `tractorcam synth deal --game {game}`", err=True
+        )
+        raise typer.Exit(2)
+    if look is not None and look not in LOOKS:
+        typer.echo(f"error: --look {look[:30]!r} is not one of {', '.join(LOOKS)}", err=True)
+        raise typer.Exit(2)
+    result = film_renderer(game)(seed, out, fps=fps, width=width, height=height, look=look)
+    typer.echo(
+        f"{result['video']} ({result['frames']} frames, {result['moves']} moves, look {result['look']})"
+    )
 
 
 def tiles_command(

@@ -2,7 +2,8 @@
 table sees it, with its truth, for the table service's benchmarks (``tractorcam synth deal
 --game G``). Shengji's: :func:`models.synth.deal.render_deal` (deals of one match, declarations,
 hands, injected violations); bridge's: :func:`models.synth.bridge_film.render_board` (one board,
-dummy laid out, tricks turned face down, an injected revoke).
+dummy laid out, tricks turned face down, an injected revoke); gomoku's:
+:func:`models.synth.gomoku_film.render_game` (a board game: ``tractorcam synth game``).
 
 >>> film_renderer("shengji").__name__
 'render_deal'
@@ -28,4 +29,8 @@ def film_renderer(game: str) -> Callable[..., Any]:
         from models.synth.bridge_film import render_board
 
         return render_board
+    if game == "gomoku":
+        from models.synth.gomoku_film import render_game
+
+        return render_game
     raise LookupError(f"films of {game} are not made yet")

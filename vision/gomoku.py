@@ -1,0 +1,240 @@
+"""Reading a gomoku board from above: the grid found, each intersection read as empty, black or
+white, and a frame with something over the board (a hand, a sleeve, its shadow) told apart.
+
+**Where the board is.** The table's corner markers give the camera's homography (the same
+calibration as a card table, ``table.json``); the board is then looked at square, at
+:data:`PX_PER_MM`, and its **own grid** is found there (:func:`find_grid`): the dark thin lines'
+profile along each axis, matched by a comb of 15 evenly spaced teeth with nothing one pitch beyond
+either end (a board's margin). The operator measures nothing.
+
+**An intersection** is read from a disc of 0.3 pitch round it (:class:`BoardReader`): a stone hides
+the cross of the two lines there; an empty point shows it. A hidden cross darker than the board by
+:data:`BLACK_RATIO` is black, else white. Each point's board colour and cross are learned from the
+first frames (the board empty) and kept up to date while the point stays empty.
+
+**Something over the board.** No stone ever covers the middle of a grid cell (a stone's radius is
+under half a pitch; a cell's middle lies 0.71 pitch from its corners). A cell middle that does not
+look like the board, after the frame's overall light is divided out, means a hand, an arm or its
+shadow: the frame is ``busy`` and the tracker waits (:mod:`vision.gomoku_track`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table import TableGeometry
+from gomoku.board import SIZE, Point
+
+#: The square view of the board: px per table mm.
+PX_PER_MM: Final = 1.6
+#: The pitches a board's grid may have (mm between lines).
+PITCH_MM: Final = (18.0, 36.0)
+#: An occupied point's board-relative lightness below this is black.
+BLACK_RATIO: Final = 0.55
+#: A point whose cross shows less than this share of its empty contrast is covered.
+CROSS_HIDDEN: Final = 0.35
+#: A cell middle whose lightness or colour differs from the board's by more than this is covered.
+CELL_CHANGE: Final = 0.16
+
+
+class GridNotFoundError(ValueError):
+    """No 15-line grid in the view (the board is not where the markers say, or hidden)."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The grid in the square view (px): the a1 intersection, and the step to the next column (+x)
+    and to the next row (-y: row 1 is at black's side, the bottom)."""
+
+    x0: float
+    y0: float
+    step_x: float
+    step_y: float
+    score: float = 0.0
+
+    def points(self) -> npt.NDArray[np.float64]:
+        """(225, 2) px of every intersection, column-major from a1 (index = col × 15 + row)."""
+        c, r = np.meshgrid(np.arange(SIZE), np.arange(SIZE), indexing="ij")
+        return np.stack([self.x0 + c.ravel() * self.step_x, self.y0 - r.ravel() * self.step_y], axis=1)
+
+    def cells(self) -> npt.NDArray[np.float64]:
+        """(196, 2) px of every cell's middle."""
+        c, r = np.meshgrid(np.arange(SIZE - 1) + 0.5, np.arange(SIZE - 1) + 0.5, indexing="ij")
+        return np.stack([self.x0 + c.ravel() * self.step_x, self.y0 - r.ravel() * self.step_y], axis=1)
+
+    def nearest(self, x: float, y: float) -> Point:
+        col = int(np.clip(round((x - self.x0) / self.step_x), 0, SIZE - 1))
+        row = int(np.clip(round((self.y0 - y) / self.step_y), 0, SIZE - 1))
+        return Point(col, row)
+
+
+def square_view(
+    image: npt.NDArray[np.uint8], geometry: TableGeometry, px_per_mm: float = PX_PER_MM
+) -> npt.NDArray[np.uint8]:
+    """The whole table seen square, ``px_per_mm`` px per mm (lens distortion left as it is: the
+    markers' homography is the camera's over the table)."""
+    scale = np.diag([px_per_mm, px_per_mm, 1.0])
+    m = scale @ np.asarray(geometry.image_to_table, np.float64)
+    size = (int(round(geometry.table_width_mm * px_per_mm)), int(round(geometry.table_height_mm * px_per_mm)))
+    return np.asarray(cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR), np.uint8)
+
+
+def _comb(profile: npt.NDArray[np.float64], pitch: float) -> tuple[float, float]:
+    """The best offset of a 15-tooth comb of ``pitch`` px on ``profile`` and its score: the teeth's
+    sum less the two places one pitch beyond the ends (a grid's margin holds no line)."""
+    n = len(profile)
+    span = (SIZE - 1) * pitch
+    offsets = np.arange(pitch, n - span - pitch - 1, 0.5)
+    if len(offsets) == 0:
+        return 0.0, -np.inf
+    xs = np.arange(n, dtype=np.float64)
+
+    def at(pos: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        return np.interp(pos, xs, profile)
+
+    teeth = sum(at(offsets + k * pitch) for k in range(SIZE))
+    beyond = at(offsets - pitch) + at(offsets + span + pitch)
+    score = teeth - 2.0 * beyond
+    best = int(np.argmax(score))
+    return float(offsets[best]), float(score[best])
+
+
+def _refine(profile: npt.NDArray[np.float64], first: float, pitch: float) -> tuple[float, float]:
+    """Each line's peak near its comb tooth (parabola through the three highest samples), then the
+    least-squares line through them: (first line, pitch)."""
+    peaks = []
+    for k in range(SIZE):
+        c = int(round(first + k * pitch))
+        lo, hi = max(1, c - 3), min(len(profile) - 2, c + 3)
+        i = lo + int(np.argmax(profile[lo : hi + 1]))
+        a, b, cc = profile[i - 1], profile[i], profile[i + 1]
+        den = a - 2 * b + cc
+        peaks.append(i + (0.5 * (a - cc) / den if den < 0 else 0.0))
+    slope, icpt = np.polyfit(np.arange(SIZE), np.array(peaks), 1)
+    return float(icpt), float(slope)
+
+
+def find_grid(view: npt.NDArray[np.uint8], px_per_mm: float = PX_PER_MM) -> Grid:
+    """The 15 × 15 grid in the square view: dark thin lines (a black-hat filter), their profile
+    along x (mean of each column) and along y, each matched by :func:`_comb` over the pitches
+    :data:`PITCH_MM` allows, then refined line by line. :class:`GridNotFoundError` when the
+    lines do not stand out."""
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    k = max(3, int(round(3.0 * px_per_mm)) | 1)
+    lines = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    lines = lines.astype(np.float64)
+    found: list[tuple[float, float, float]] = []
+    for axis in (0, 1):  # 0: the vertical lines (a profile along x); 1: the horizontal ones
+        profile = lines.mean(axis=axis)
+        profile = profile - np.median(profile)
+        best = (0.0, 0.0, -np.inf)
+        for pitch in np.arange(PITCH_MM[0] * px_per_mm, PITCH_MM[1] * px_per_mm, 0.25):
+            first, score = _comb(profile, float(pitch))
+            if score > best[2]:
+                best = (first, float(pitch), score)
+        first, pitch = _refine(profile, best[0], best[1])
+        contrast = best[2] / (SIZE * (np.std(profile) + 1e-6))
+        if not np.isfinite(best[2]) or contrast < 1.5:
+            raise GridNotFoundError(
+                "no board grid of 15 lines in the view: is the board between the corner markers, in view?"
+            )
+        found.append((first, pitch, contrast))
+    (x0, sx, cx), (ytop, sy, cy) = found
+    return Grid(x0, ytop + (SIZE - 1) * sy, sx, sy, min(cx, cy))
+
+
+@dataclass
+class Reading:
+    """One frame's board: each point ``"."`` (empty), ``"B"``, ``"W"`` (index = col × 15 + row) and
+    whether something was over the board (``busy``: the points are then not to be trusted), with the
+    cell middles it covered."""
+
+    points: list[str]
+    busy: bool
+    covered: tuple[int, ...] = ()
+
+    def stones(self) -> dict[Point, str]:
+        return {Point(i // SIZE, i % SIZE): v for i, v in enumerate(self.points) if v != "."}
+
+
+def _disc(radius: float) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    r = int(np.ceil(radius))
+    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
+    keep = dx * dx + dy * dy <= radius * radius
+    return dy[keep].astype(np.intp), dx[keep].astype(np.intp)
+
+
+@dataclass
+class BoardReader:
+    """Reads frames of one board (see the module docstring): ``read(image)`` gives a :class:`Reading`.
+    The first quiet frames (the board empty) set each point's board colour and cross contrast."""
+
+    geometry: TableGeometry
+    grid: Grid | None = None
+    px_per_mm: float = PX_PER_MM
+    _base_point: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    _base_cross: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    _base_cell: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+
+    def _setup(self, view: npt.NDArray[np.uint8]) -> None:
+        if self.grid is None:
+            self.grid = find_grid(view, self.px_per_mm)
+        g = self.grid
+        pitch = min(g.step_x, g.step_y)
+        line = max(1.0, 0.06 * pitch)
+        dy, dx = _disc(0.3 * pitch)
+        on = (np.abs(dx) <= line) | (np.abs(dy) <= line)
+        self._dy_on, self._dx_on = dy[on], dx[on]
+        self._dy_off, self._dx_off = dy[~on], dx[~on]
+        self._dy_cell, self._dx_cell = _disc(0.18 * pitch)
+        pts = np.round(g.points()).astype(np.intp)
+        cells = np.round(g.cells()).astype(np.intp)
+        self._pts, self._cells = pts, cells
+
+    def _sample(
+        self,
+        lab: npt.NDArray[np.float32],
+        centres: npt.NDArray[np.intp],
+        dy: npt.NDArray[np.intp],
+        dx: npt.NDArray[np.intp],
+    ) -> npt.NDArray[np.float64]:
+        h, w = lab.shape[:2]
+        ys = np.clip(centres[:, 1, None] + dy[None, :], 0, h - 1)
+        xs = np.clip(centres[:, 0, None] + dx[None, :], 0, w - 1)
+        return np.asarray(lab[ys, xs].mean(axis=1), np.float64)  # (n, 3): L, a, b
+
+    def read(self, image: npt.NDArray[np.uint8]) -> Reading:
+        view = square_view(image, self.geometry, self.px_per_mm)
+        if self.grid is None or not hasattr(self, "_pts"):
+            self._setup(view)
+        lab = np.asarray(
+            cv2.cvtColor(view.astype(np.float32) * np.float32(1 / 255), cv2.COLOR_BGR2Lab), np.float32
+        )
+        off = self._sample(lab, self._pts, self._dy_off, self._dx_off)
+        on = self._sample(lab, self._pts, self._dy_on, self._dx_on)
+        cell = self._sample(lab, self._cells, self._dy_cell, self._dx_cell)
+        cross = off[:, 0] - on[:, 0]  # how much darker the lines are than the board round them
+        if self._base_cell is None:
+            self._base_point, self._base_cross, self._base_cell = off.copy(), cross.copy(), cell.copy()
+        assert self._base_point is not None and self._base_cross is not None
+        gain = float(np.median(cell[:, 0] / np.maximum(self._base_cell[:, 0], 1.0)))
+        change = np.abs(cell[:, 0] / max(gain, 1e-3) / np.maximum(self._base_cell[:, 0], 1.0) - 1.0)
+        chroma = np.hypot(cell[:, 1] - self._base_cell[:, 1], cell[:, 2] - self._base_cell[:, 2]) / 100.0
+        covered = np.flatnonzero((change > CELL_CHANGE) | (chroma > CELL_CHANGE))
+        hidden = cross < CROSS_HIDDEN * np.maximum(self._base_cross, 1.0)
+        light = off[:, 0] / max(gain, 1e-3) / np.maximum(self._base_point[:, 0], 1.0)
+        points = [
+            "." if not h else ("B" if v < BLACK_RATIO else "W") for h, v in zip(hidden, light, strict=True)
+        ]
+        busy = len(covered) > 0
+        if not busy:  # keep each empty point's and every cell's board colour up to date
+            empty = ~hidden
+            self._base_point[empty] = 0.8 * self._base_point[empty] + 0.2 * off[empty] / gain
+            self._base_cross[empty] = 0.8 * self._base_cross[empty] + 0.2 * cross[empty] / gain
+            self._base_cell = 0.8 * self._base_cell + 0.2 * cell / gain
+        return Reading(points, busy, tuple(int(i) for i in covered))
