@@ -1,5 +1,6 @@
 """A finished bridge board as a table posts it (``POST /api/boards``; the log is ``games.md``'s
-bridge log). Only its shape is checked here; the scoreboard's bridge rules check its content.
+bridge log), and a finished gomoku game (``POST /api/gomoku``). Only their shape is checked here;
+the scoreboard's rules check their content.
 
 >>> board = BoardLogIn.model_validate(
 ...     {"game": "bridge", "board": 7, "contract": "3NT", "declarer": "S", "finished": True})
@@ -55,4 +56,28 @@ class BoardScore(BaseModel):
     adjusted_tricks: int | None = None
     result: int | None = None
     score: dict[str, int] | None = None
+    violations: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class GomokuLogIn(BaseModel):
+    """A gomoku log (``games.md``): the board's size, the moves ``[colour, point, seconds]``, the
+    long thinks each player asked for, whether the game is over."""
+
+    model_config = ConfigDict(extra="allow")
+    game: Literal["gomoku"]
+    size: int = Field(default=15, ge=5, le=26)
+    moves: list[list[Any]] = Field(default_factory=list, max_length=676)
+    long_thinks: dict[str, list[int]] = Field(default_factory=dict)
+    finished: bool = False
+
+
+class GomokuScore(BaseModel):
+    """The gomoku rules' score of a game (what ``tractorcam score`` prints for it)."""
+
+    model_config = ConfigDict(extra="allow")
+    game: Literal["gomoku"] = "gomoku"
+    winner: Literal["B", "W"] | None = None
+    line: list[str] | None = None
+    moves: int
+    draw: bool
     violations: list[dict[str, Any]] = Field(default_factory=list)

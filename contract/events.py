@@ -40,6 +40,31 @@ class BoardStart(Strict):
     declarer: Seat | None = None
 
 
+class GameStart(Strict):
+    """A gomoku game starting at the table (the clock starts)."""
+
+    type: Literal["game_start"]
+    size: int = Field(default=15, ge=5, le=26)
+
+
+class Stone(Strict):
+    """A gomoku move: the ``move``-th stone, its colour and point (``h8``), and the seconds since
+    the move before (the first: since the clock started)."""
+
+    type: Literal["stone"]
+    move: int = Field(ge=1, le=676)
+    colour: Literal["B", "W"]
+    point: str = Field(min_length=2, max_length=3)
+    seconds: float | None = Field(default=None, ge=0, le=86_400)
+
+
+class LongThink(Strict):
+    """A gomoku player asked for a long think (长考) for their next move."""
+
+    type: Literal["long_think"]
+    colour: Literal["B", "W"]
+
+
 class Play(Strict):
     type: Literal["play"]
     trick: int = Field(ge=1, le=60)
@@ -80,7 +105,8 @@ class Health(Strict):
 
 
 EdgeEvent = Annotated[
-    DealStart | BoardStart | Play | TrickResult | AlertIn | Health, Field(discriminator="type")
+    DealStart | BoardStart | GameStart | Stone | LongThink | Play | TrickResult | AlertIn | Health,
+    Field(discriminator="type"),
 ]
 
 

@@ -12,5 +12,7 @@ EVENTS_PATH = "/api/events"
 DEALS_PATH = "/api/deals"
 #: ``POST`` a finished bridge board (:class:`contract.boards.BoardLogIn`).
 BOARDS_PATH = "/api/boards"
+#: ``POST`` a finished gomoku game (:class:`contract.boards.GomokuLogIn`).
+GOMOKU_PATH = "/api/gomoku"
 #: The header naming a post; one per post, a retry reuses it.
 IDEMPOTENCY_KEY = "Idempotency-Key"

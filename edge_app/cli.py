@@ -732,7 +732,7 @@ def _run_bridge(cfg: TableConfig, board: int | None, contract: str | None, decla
     checked = _check(cfg, where, {}, [], decks=1)
     client, keys = checked.client, None
     if client is not None:
-        _bridge_table(client, cfg.scoreboard)
+        _plays(client, cfg.scoreboard, "bridge")
         if checked.outbox is not None:
             typer.echo(_send_leftovers(client, checked.outbox), err=True)
         keys = DealKeys.of_board(client.tab, info.header(), source_identity(cfg.source))
@@ -786,10 +786,8 @@ def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
     from edge_app.gomoku import KeyPresses, read_presses, run_gomoku_service
     from engine.jsontext import load_json
 
-    if cfg.scoreboard is not None:
-        raise _fail(
-            "the scoreboard takes no gomoku games yet: run without --scoreboard (--log-out keeps the log)"
-        )
+    if (cfg.scoreboard is None) != (cfg.token is None):
+        raise _fail("--scoreboard and --token go together")
     if cfg.frames_every < 1:
         raise _fail(f"--every must be at least 1, got {cfg.frames_every}")
     given: list[tuple[float, str]] | None = None
@@ -809,13 +807,24 @@ def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
             geometry = TableGeometry.model_validate(load_json(where.read_bytes()))
         except (OSError, ValueError) as exc:
             raise _fail(f"cannot read --table {where}: {exc}") from None
+    client = keys = outbox = None
+    if cfg.scoreboard is not None and cfg.token is not None:
+        from edge_app.outbox import DealKeys, source_identity
+
+        outbox = cfg.outbox or default_outbox(cfg.log_out, cfg.token)
+        client, unreachable = _check_scoreboard(cfg.scoreboard, cfg.token, outbox)
+        _plays(client, cfg.scoreboard, "gomoku")
+        if unreachable:
+            typer.echo(f"warning: {unreachable}", err=True)
+        typer.echo(_send_leftovers(client, outbox), err=True)
+        keys = DealKeys.of_game(client.tab, "gomoku", source_identity(cfg.source))
     src = _open(cfg.source, cfg)
-    keys = KeyPresses(sys.stdin) if given is None else None
+    typed = KeyPresses(sys.stdin) if given is None else None
     from vision.gomoku import GridNotFoundError
 
     def seen(frame: Any) -> None:
-        if keys is not None:
-            keys.now = frame.timestamp
+        if typed is not None:
+            typed.now = frame.timestamp
         _step(bar, cfg.frames_every)
 
     with _stopping(src) as signals:
@@ -828,9 +837,9 @@ def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
         with tqdm(desc="frames", unit="frame", disable=None) as bar:
             try:
                 result = run_gomoku_service(
-                    src, geometry, presses=(lambda: given) if given is not None else keys or (lambda: []),
+                    src, geometry, presses=(lambda: given) if given is not None else typed or (lambda: []),
                     log_out=cfg.log_out, every=cfg.frames_every, stop=lambda: bool(signals),
-                    on_frame=seen,
+                    on_frame=seen, client=client, keys=keys,
                 )  # fmt: skip
             except GridNotFoundError as exc:
                 raise _fail(str(exc)) from None
@@ -853,10 +862,12 @@ def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
         typer.echo(f"warning: the rules refuse the game as read: {result.problem}", err=True)
     for look in result.looks:
         typer.echo(f"look: at {look.at:.1f} s (frame {look.frame}): {look.reason}")
+    if client is not None:
+        _sent(client, result.all_sent, cfg, outbox, "game")
 
 
-def _bridge_table(client: Any, url: str | None) -> None:
-    """Exit 2 when the scoreboard's table for this token plays another game than bridge (best
+def _plays(client: Any, url: str | None, game: str) -> None:
+    """Exit 2 when the scoreboard's table for this token plays another game than ``game`` (best
     effort: a scoreboard that does not answer now is checked by its answers to the posts)."""
     import httpx
 
@@ -864,8 +875,8 @@ def _bridge_table(client: Any, url: str | None) -> None:
         plays = client.whoami().get("plays")
     except (httpx.HTTPError, ValueError, AttributeError):
         return
-    if isinstance(plays, str) and plays != "bridge":
-        raise _fail(f"the scoreboard {url} has this token's table playing {plays}, not bridge")
+    if isinstance(plays, str) and plays != game:
+        raise _fail(f"the scoreboard {url} has this token's table playing {plays}, not {game}")
 
 
 def _sent(client: Any, all_sent: bool, cfg: TableConfig, outbox: Path | None, what: str) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 
 import httpx
 
-from contract.paths import BOARDS_PATH, DEALS_PATH, EVENTS_PATH, IDEMPOTENCY_KEY, TABLE_PATH
+from contract.paths import BOARDS_PATH, DEALS_PATH, EVENTS_PATH, GOMOKU_PATH, IDEMPOTENCY_KEY, TABLE_PATH
 from edge_app.outbox import MemoryQueue, Outbox, Pending, Refused, token_tag
 from engine.deal_log import DealLog
 
@@ -96,6 +96,10 @@ class ScoreboardClient:
     def board(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
         """Queue a finished bridge board's log (``games.md``) as :meth:`deal` does a deal's."""
         return self._queue(BOARDS_PATH, log, within, key)
+
+    def gomoku(self, log: dict[str, Any], within: float | None = None, key: str | None = None) -> bool:
+        """Queue a finished gomoku game's log (``games.md``) as :meth:`deal` does a deal's."""
+        return self._queue(GOMOKU_PATH, log, within, key)
 
     def beat(self, health: dict[str, Any], within: float | None = None) -> bool:
         """Send a health report now, best effort and never queued: only when nothing is waiting (a

@@ -69,6 +69,7 @@ class GomokuResult:
     grid: Grid | None
     pictures: dict[int, bytes] = field(default_factory=dict)  # frame -> JPEG of the board
     stopped: bool = False
+    all_sent: bool = True  # nothing left unsent to the scoreboard
 
 
 def board_picture(image: npt.NDArray[np.uint8], longest: int = 800) -> bytes:
@@ -215,30 +216,72 @@ def run_gomoku_service(
     on_frame: Callable[[Frame], None] | None = None,
     on_look: Callable[[BoardLook, bytes], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    client: Any = None,
+    keys: Any = None,
 ) -> GomokuResult:
     """Follow a game as ``tractorcam run --game gomoku`` does: the log rewritten to ``log_out``
     after every move (through a temporary file: a crash mid-write leaves the last log whole) and at
-    the end; each look's picture kept beside it (``NAME.looks/FRAME.jpg``)."""
+    the end; each look's picture kept beside it (``NAME.looks/FRAME.jpg``). With a scoreboard
+    ``client`` (and the game's ``keys``, :meth:`edge_app.outbox.DealKeys.of_game`): the game's start,
+    each stone as it is confirmed, each long-think press and each look with its picture go out as
+    they come; the finished game's log at its end."""
+    import base64
     import json
     from pathlib import Path
 
+    from contract.events import AlertIn, EvidenceImage, GameStart, LongThink, Stone
     from edge_app.service import write_atomic
 
-    def keep(log: dict[str, Any]) -> None:
+    sent_presses: list[tuple[float, str]] = []
+
+    def post(event: Any) -> None:
+        if client is not None:
+            body = event.model_dump(exclude_none=True)
+            client.event(body, key=None if keys is None else keys.event(body))
+
+    def pressed() -> Sequence[tuple[float, str]]:
+        now = list(presses())
+        for press in now[len(sent_presses) :]:
+            sent_presses.append(press)
+            post(LongThink(type="long_think", colour=press[1]))
+        return now
+
+    def moved(move: TrackedMove, log: dict[str, Any]) -> None:
         if log_out is not None:
             write_atomic(Path(log_out), json.dumps(log, indent=1))
+        seconds = log["moves"][move.number - 1][2] if move.number <= len(log["moves"]) else None
+        post(Stone(type="stone", move=move.number, colour=move.colour, point=move.point, seconds=seconds))
 
     def looked(look: BoardLook, picture: bytes) -> None:
         if log_out is not None and picture:
             folder = Path(log_out).with_suffix(".looks")
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{look.frame}.jpg").write_bytes(picture)
+        images = (
+            [
+                EvidenceImage(
+                    content_type="image/jpeg",
+                    data=base64.b64encode(picture).decode(),
+                    caption=f"frame {look.frame}",
+                )
+            ]
+            if picture
+            else []
+        )
+        post(AlertIn(type="alert", kind="look", reasoning=f"gomoku: {look.reason}", images=images))
         if on_look is not None:
             on_look(look, picture)
 
+    post(GameStart(type="game_start", size=15))
     result = run_gomoku_pipeline(
-        frames, geometry, presses=presses, every=every, on_move=lambda move, log: keep(log),
+        frames, geometry, presses=pressed, every=every, on_move=moved,
         on_look=looked, on_frame=on_frame, stop=stop,
     )  # fmt: skip
-    keep(result.log)
+    if log_out is not None:
+        write_atomic(Path(log_out), json.dumps(result.log, indent=1))
+    if client is not None:
+        pressed()
+        if result.log["finished"] and result.problem is None:
+            client.gomoku(result.log, key=None if keys is None else keys.deal_post())
+        result.all_sent = client.flush()
     return result

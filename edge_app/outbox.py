@@ -274,6 +274,12 @@ class DealKeys:
         fields = [tab, "bridge"] + [str(info.get(k) or "") for k in ("board", "contract", "declarer")]
         return cls(hashlib.sha256("\0".join([*fields, source]).encode()).hexdigest()[:24])
 
+    @classmethod
+    def of_game(cls, tab: str, game: str, source: str | None) -> DealKeys:
+        """The keys of a board game (gomoku) read from ``source`` at table ``tab`` (as :meth:`of`)."""
+        source = source if source is not None else f"live:{time.time_ns()}"
+        return cls(hashlib.sha256("\0".join([tab, game, source]).encode()).hexdigest()[:24])
+
     def of_deal(self, number: int) -> DealKeys:
         """The keys of the ``number``-th deal (0-based) read from the same source: the first deal's
         are these, a later deal's are derived from them and its number.
@@ -296,8 +302,10 @@ class DealKeys:
 def place(body: Mapping[str, Any]) -> str:
     """Where an event sits in its deal (module docstring)."""
     kind = body.get("type")
-    if kind in ("deal_start", "board_start"):
+    if kind in ("deal_start", "board_start", "game_start"):
         return "start"
+    if kind == "stone" and isinstance(body.get("move"), int):
+        return f"stone-{body['move']}"
     if kind == "play" and isinstance(body.get("trick"), int) and isinstance(body.get("seat"), str):
         return f"play-{body['trick']}-{body['seat']}"
     if kind == "trick" and isinstance(body.get("trick"), int):

@@ -124,13 +124,12 @@ def parse_gomoku_log(data: Any) -> GomokuLog:
         if not isinstance(numbers, list):
             raise GomokuLogError(f'"long_thinks": {colour}\'s must be a list of move numbers')
         for k in numbers:
-            if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(moves):
+            if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= size * size:
                 raise GomokuLogError(
-                    f'"long_thinks": {colour} asked for a long think for move {str(k)[:10]}, '
-                    f"not one of the log's {len(moves)} moves"
+                    f'"long_thinks": {colour} asked for a long think for move {str(k)[:10]}, not a move number'
                 )
-            if moves[k - 1].colour != colour:
-                raise GomokuLogError(f"\"long_thinks\": move {k} is {moves[k - 1].colour}'s, not {colour}'s")
+            if COLOURS[(k - 1) % 2] != colour:  # a move in the log, or the one being thought about
+                raise GomokuLogError(f"\"long_thinks\": move {k} is {COLOURS[(k - 1) % 2]}'s, not {colour}'s")
         if len(set(numbers)) != len(numbers):
             raise GomokuLogError(f'"long_thinks": {colour} names a move twice')
         thinks[colour] = tuple(sorted(numbers))

@@ -27,7 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
-from contract.boards import BoardLogIn, BoardScore
+from contract.boards import BoardLogIn, BoardScore, GomokuLogIn, GomokuScore
 from contract.deals import DealLogIn, DealScore
 from contract.events import EdgeEvent, EventPosted
 from engine.jsontext import load_json
@@ -51,7 +51,7 @@ from scoreboard.idempotency import Outcome, Replayed
 from scoreboard.live_events import EventPosted as EventOutcome
 from scoreboard.live_events import LiveEvents
 from scoreboard.models import Alert, AlertImage, Deal, DealVersion, Event, ScoreTable, TableGame, User
-from scoreboard.rows import alert_dict, deal_path, table_row
+from scoreboard.rows import alert_dict, deal_path, deal_row, table_row
 from scoreboard.schemas import (
     MAX_ID,
     AlertClose,
@@ -90,7 +90,7 @@ MAX_KEY = 200
 MAX_REPLAY = 2000
 TABLE_ID = re.compile(r"^[0-9a-f]{32}$")
 ALERT_STATUSES = ("open", "acknowledged", "ruled", "dismissed", "resolved")
-ALERT_KINDS = ("revoke", "failed_throw", "mismatch", "refused", "look", "held")
+ALERT_KINDS = ("revoke", "failed_throw", "overtime", "mismatch", "refused", "look", "held")
 
 
 # --- dependencies --------------------------------------------------------------------------------
@@ -353,6 +353,52 @@ def post_board(
     return deal_posted(table_id, deals.post(table_id, key, raw))
 
 
+@router.post("/tables/{table_id}/gomoku", status_code=201, response_model=GomokuScore, responses=DEAL_REFUSED)
+def post_gomoku(
+    log: GomokuLogIn, table_id: Annotated[str, Depends(table_caller)], key: Key, raw: Raw, deals: DealsPart
+) -> JSONResponse:
+    """A finished gomoku game from a gomoku table (201 with its score: the winner and line, a draw,
+    the overtimes; stored as the table's next deal). Refused (422) when the gomoku rules refuse it
+    or the table plays another game, kept as a ``refused`` alert for a referee."""
+    return deal_posted(table_id, deals.post(table_id, key, raw))
+
+
+@router.post("/gomoku", status_code=201, response_model=GomokuScore, responses=DEAL_REFUSED)
+def post_gomoku_by_token(
+    log: GomokuLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, deals: DealsPart
+) -> JSONResponse:
+    """``POST /api/tables/{id}/gomoku`` for the table the token belongs to."""
+    return deal_posted(table_id, deals.post(table_id, key, raw))
+
+
+@router.get(
+    "/tables/{table_id}/deals/{seq}/sgf",
+    response_class=Response,
+    responses={200: {"content": {"application/x-go-sgf": {}}, "description": "the game as SGF, GM[4]"}},
+)
+def gomoku_sgf(table_id: TableId, seq: Seq, db: Db) -> Response:
+    """A gomoku game's record as SGF (FF[4], ``GM[4]``: gomoku), which gomoku programs read; the
+    players are the table's sides (black is N-S)."""
+    from gomoku.log import parse_gomoku_log
+    from gomoku.sgf import to_sgf
+
+    with db.read() as s:
+        table = table_row(s, table_id)
+        deal, current = deal_row(s, table_id, seq)
+        if table.game != "gomoku":
+            raise NotFound(f"deal {seq} at {table.name} is no gomoku game")
+        game = s.get(TableGame, deal.game_id) if deal.game_id is not None else None
+        teams = dict(game.teams or {}) if game is not None else {}
+        log = parse_gomoku_log(current.log)
+    text = to_sgf(log, black=teams.get("NS") or "Black", white=teams.get("EW") or "White")
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{table.name}-{seq}.sgf")
+    return Response(
+        text,
+        media_type="application/x-go-sgf",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
 @router.post("/boards", status_code=201, response_model=BoardScore, responses=DEAL_REFUSED)
 def post_board_by_token(
     log: BoardLogIn, table_id: Annotated[str, Depends(table_of_token)], key: Key, raw: Raw, deals: DealsPart
@@ -606,7 +652,7 @@ def list_alerts(
     table: TableFilter,
     status: Annotated[list[str], Depends(alert_statuses)],
     kind: Annotated[
-        Literal["revoke", "failed_throw", "mismatch", "refused", "look", "held"] | None, Query()
+        Literal["revoke", "failed_throw", "overtime", "mismatch", "refused", "look", "held"] | None, Query()
     ] = None,
     order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
 ) -> dict[str, Any]:

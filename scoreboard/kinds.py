@@ -85,6 +85,23 @@ class GameKind:
     rulings: bool = False
 
 
+def from_gomoku(state: Mapping[str, Any], home_side: str) -> dict[str, Any]:
+    """A gomoku game's result in a Shengji-shaped event (the event file's form, levels): the winner
+    a level ahead ("3" to "2"), a draw level ("2" to "2") for a referee to settle a knockout.
+
+    >>> from_gomoku({"winner": "EW"}, "NS")
+    {'home_level': '2', 'away_level': '3'}
+    """
+    winner = state.get("winner")
+    if winner not in SIDES:
+        return {"home_level": "2", "away_level": "2"}
+    return (
+        {"home_level": "3", "away_level": "2"}
+        if winner == home_side
+        else {"home_level": "2", "away_level": "3"}
+    )
+
+
 def _shengji_fold(
     rules: str | None, deals: list[tuple[dict[str, Any], dict[str, Any]]], start: Mapping[str, Any] | None
 ) -> list[dict[str, Any]]:
@@ -111,6 +128,16 @@ KINDS: Final[Mapping[str, GameKind]] = {
         fold=scoring.fold_boards,
         still_open=scoring.open_score,
         doubt=board_doubt,
+    ),
+    "gomoku": GameKind(
+        card="_gomoku_card.html",
+        table="_gomoku_table.html",
+        deal="gomoku_game.html",
+        initial=scoring.gomoku_initial,
+        fold=scoring.fold_gomoku,
+        still_open=lambda result: None,  # a gomoku log has no unknown stones
+        doubt=lambda state, start, log: None,
+        board_result=from_gomoku,
     ),
 }
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from contract.events import BoardStart, DealStart, Play, TrickResult
+from contract.events import BoardStart, DealStart, GameStart, LongThink, Play, Stone, TrickResult
 from scoreboard import scoring
 
 #: The fields a deal start sets and a trick's running score needs.
@@ -45,6 +45,14 @@ class LiveDeal(BaseModel):
     error: str | None = None
     #: Bridge: declarer's tricks so far (the bridge rules').
     declarer_tricks: int | None = None
+    #: Gomoku: the board's size, the stones so far ``[colour, point, seconds]``, each player's long
+    #: thinks (move numbers), when the clock of the move in play started (ISO 8601, the server's),
+    #: and the gomoku rules' result so far.
+    size: int | None = None
+    stones: list[list[Any]] = []
+    long_thinks: dict[str, list[int]] = {}
+    clock_from: str | None = None
+    result: dict[str, Any] | None = None
     #: The id of the game the deal started in.
     game: int | None = None
     #: When the table last said something about its deal (ISO 8601): is it online.
@@ -79,6 +87,16 @@ class LiveDeal(BaseModel):
 
 def finished_deal(seq: int, log: Mapping[str, Any], result: Mapping[str, Any]) -> LiveDeal:
     """A table's live state once its deal ``seq`` is posted: the whole deal and its score."""
+    if log.get("game") == "gomoku":
+        return LiveDeal.model_construct(
+            finished=True,
+            deal=seq,
+            game_name="gomoku",
+            size=log.get("size", 15),
+            stones=log.get("moves", []),
+            long_thinks=log.get("long_thinks", {}),
+            result=dict(result),
+        )
     if log.get("game") == "bridge":
         return LiveDeal.model_construct(
             finished=True,
@@ -104,6 +122,44 @@ def finished_deal(seq: int, log: Mapping[str, Any], result: Mapping[str, Any]) -
         captured=result.get("captured"),
         defender_total=result.get("defender_total"),
     )
+
+
+def _gomoku(live: LiveDeal, event: GameStart | Stone | LongThink, now: str) -> LiveDeal:
+    """A gomoku game in progress after one event: the stones so far, each player's long thinks
+    (for their next move), when the last stone was laid (the table page's clock runs from there)
+    and the result so far (the gomoku rules on the moves so far)."""
+    if isinstance(event, GameStart) or (live.model_extra or {}).get("game_name") != "gomoku" or live.finished:
+        live = LiveDeal.model_construct(
+            finished=False, game_name="gomoku", size=15, stones=[], long_thinks={"B": [], "W": []},
+            clock_from=now,
+        )  # fmt: skip
+        if isinstance(event, GameStart):
+            live.size = event.size
+            return live
+    else:
+        live = live.model_copy()
+    stones: list[list[Any]] = list(live.stones or [])
+    thinks: dict[str, list[int]] = {c: list(v) for c, v in (live.long_thinks or {}).items()}
+    if isinstance(event, LongThink):
+        number = len(stones) + (1 if len(stones) % 2 == (0 if event.colour == "B" else 1) else 2)
+        if number not in thinks.setdefault(event.colour, []):
+            thinks[event.colour].append(number)
+        live.long_thinks = thinks
+        return live
+    if event.move != len(stones) + 1:  # a stone out of order: shown as the error, kept out
+        live.error = f"stone {event.move} came after stone {len(stones)}"
+        return live
+    stones.append([event.colour, event.point] + ([] if event.seconds is None else [event.seconds]))
+    live.stones, live.clock_from = stones, now
+    log = {"game": "gomoku", "size": live.size or 15, "moves": stones, "long_thinks": thinks}
+    try:
+        result = scoring.score(log)
+    except scoring.ScoringError as exc:
+        live.error = str(exc)
+    else:
+        live.unset("error")
+        live.result = result
+    return live
 
 
 def _bridge_play(live: LiveDeal, event: Play) -> LiveDeal:
@@ -135,9 +191,15 @@ def _bridge_play(live: LiveDeal, event: Play) -> LiveDeal:
 
 
 def apply_live(
-    live: LiveDeal, table_rules: str | None, event: DealStart | BoardStart | Play | TrickResult
+    live: LiveDeal,
+    table_rules: str | None,
+    event: DealStart | BoardStart | GameStart | Stone | LongThink | Play | TrickResult,
+    now: str = "",
 ) -> LiveDeal:
-    """The deal in progress after one edge event; the running score comes from the game's rules."""
+    """The deal in progress after one edge event; the running score comes from the game's rules.
+    ``now``: the server's time (ISO 8601), from which a gomoku table's clock runs."""
+    if isinstance(event, GameStart | Stone | LongThink):
+        return _gomoku(live, event, now)
     if isinstance(event, BoardStart):
         return LiveDeal.model_construct(
             finished=False,

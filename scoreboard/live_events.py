@@ -11,7 +11,17 @@ from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from contract.events import AlertIn, BoardStart, DealStart, Health, Play, TrickResult
+from contract.events import (
+    AlertIn,
+    BoardStart,
+    DealStart,
+    GameStart,
+    Health,
+    LongThink,
+    Play,
+    Stone,
+    TrickResult,
+)
 from scoreboard import feed, idempotency
 from scoreboard.db import Database
 from scoreboard.errors import NotFound
@@ -50,8 +60,8 @@ _UPDATE_LIVE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
 _INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
 _INSERT_IDEM = insert(_IDEM)
 
-EdgeEvent = DealStart | BoardStart | Play | TrickResult | AlertIn | Health
-LiveEvent = DealStart | BoardStart | Play | TrickResult
+EdgeEvent = DealStart | BoardStart | GameStart | Stone | LongThink | Play | TrickResult | AlertIn | Health
+LiveEvent = DealStart | BoardStart | GameStart | Stone | LongThink | Play | TrickResult
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class LiveEvents:
     def post(self, table_id: str, key: str, raw: object, event: EdgeEvent) -> EventPosted:
         """One edge event (``raw``: its body as sent, which the key's record is checked against)."""
         digest = idempotency.request_hash(raw)
-        if isinstance(event, DealStart | BoardStart | Play | TrickResult):
+        if isinstance(event, DealStart | BoardStart | GameStart | Stone | LongThink | Play | TrickResult):
             return self._post_live(table_id, key, digest, event)
         images = decode_images(event) if isinstance(event, AlertIn) else []
         try:
@@ -141,10 +151,13 @@ class LiveEvents:
                     raise NotFound(f"no table {table_id!r}")
                 if row.request_hash is not None:  # a replay: answer as the first time
                     return idempotency.replayed(row, digest)
-                live = apply_live(LiveDeal.from_stored(row.live), row.rules, event)
-                if isinstance(event, DealStart | BoardStart):  # a deal belongs to the game it started in
+                at_now = now().isoformat()
+                live = apply_live(LiveDeal.from_stored(row.live), row.rules, event, at_now)
+                if isinstance(
+                    event, DealStart | BoardStart | GameStart
+                ):  # a deal belongs to the game it started in
                     live.game = row.game_id
-                live.seen = now().isoformat()  # the table's last word: is it online
+                live.seen = at_now  # the table's last word: is it online
                 conn.execute(_UPDATE_LIVE, {"tid": table_id, "live": live.stored()})
                 payload = event.model_dump(exclude_none=True)
                 if isinstance(event, Play):

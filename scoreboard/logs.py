@@ -21,6 +21,12 @@ MAX_IMAGE_BYTES = 2_000_000
 
 def violation_reasoning(violation: dict[str, Any], seq: int) -> str:
     kind = str(violation.get("kind")).replace("_", " ")
+    if violation.get("kind") == "overtime":
+        colour = {"B": "black", "W": "white"}.get(str(violation.get("colour")), violation.get("colour"))
+        return (
+            f"engine: overtime by {colour} at move {violation.get('move')} of game {seq}: "
+            f"{violation.get('seconds')} s of {violation.get('limit')} s (the referee rules; nothing is forfeited)"
+        )
     text = (
         f"engine: {kind} by {violation.get('seat')} at trick {violation.get('trick')} of deal {seq}, "
         f"proven by the plays of trick {violation.get('proven_at')}"
@@ -70,6 +76,8 @@ def changed_log(log: dict[str, Any], body: LogChange) -> dict[str, Any]:
         )
     if body.log is not None:
         return body.log.model_dump(mode="json", exclude_unset=True)
+    if log.get("game") == "gomoku":
+        raise Invalid('a gomoku game is corrected with its whole log ("log")')
     if log.get("game") == "bridge" and (body.bottom is not None or body.trump is not None):
         raise Invalid("a bridge board has no bottom and no trump to fix: fix its plays or give its log")
     new = copy.deepcopy(log)

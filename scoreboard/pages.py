@@ -64,6 +64,55 @@ def side_of(seat: str | None) -> str | None:
     return None if seat is None else ("NS" if seat in "SN" else "EW")
 
 
+def gomoku_board(stones: Any, size: int | None = None, line: Any = None) -> dict[str, Any]:
+    """A gomoku board drawn as SVG: the grid's lines and star points, each stone at its point with
+    its move number, the winning line's stones marked (``_gomoku_board.html``)."""
+    n = int(size or 15)
+    step, pad = 30, 24
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def xy(name: str) -> tuple[int, int]:
+        return pad + letters.index(name[0]) * step, pad + (n - int(name[1:])) * step
+
+    drawn = []
+    for k, move in enumerate(stones or [], start=1):
+        try:
+            x, y = xy(str(move[1]))
+        except (ValueError, IndexError):
+            continue
+        drawn.append({"x": x, "y": y, "colour": move[0], "number": k, "won": str(move[1]) in (line or [])})
+    stars = [
+        (pad + c * step, pad + r * step)
+        for c in (3, 7, 11)
+        for r in (3, 7, 11)
+        if n == 15 and (c == 7) == (r == 7)
+    ]
+    return {
+        "size": n,
+        "step": step,
+        "pad": pad,
+        "span": (n - 1) * step,
+        "width": 2 * pad + (n - 1) * step,
+        "lines": [pad + i * step for i in range(n)],
+        "stones": drawn,
+        "stars": stars,
+        "columns": [(pad + i * step, letters[i]) for i in range(n)],
+        "rows": [(pad + (n - 1 - i) * step, i + 1) for i in range(n)],
+    }
+
+
+def gomoku_limit(live: Any) -> int:
+    """The seconds the move in play has (seed 004 art. 4): 120 with one of its player's first three
+    long thinks, else 30."""
+    stones = list((live or {}).get("stones") or [])
+    number = len(stones) + 1
+    colour = "B" if number % 2 else "W"
+    thinks = sorted(((live or {}).get("long_thinks") or {}).get(colour) or [])[:3]
+    return 120 if number in thinks else 30
+
+
+templates.env.globals["gomoku_board"] = gomoku_board
+templates.env.globals["gomoku_limit"] = gomoku_limit
 templates.env.filters["card"] = card_html
 templates.env.filters["trump"] = trump_html
 templates.env.globals["side_of"] = side_of

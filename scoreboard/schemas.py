@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from contract.base import Card, Seat, Strict, Trump
-from contract.boards import BoardLogIn
+from contract.boards import BoardLogIn, GomokuLogIn
 from contract.deals import DealLogIn
 from engine.text import shown
 
@@ -39,7 +39,7 @@ class Teams(Strict):
     EW: Name | None = None
 
 
-GameName = Literal["shengji", "bridge"]
+GameName = Literal["shengji", "bridge", "gomoku"]
 
 
 class TableCreate(Strict):
@@ -145,7 +145,9 @@ class LogChange(Strict):
     its twin was read."""
 
     reason: Reason
-    log: DealLogIn | BoardLogIn | None = Field(default=None, description="a Shengji deal log or a bridge log")
+    log: DealLogIn | BoardLogIn | GomokuLogIn | None = Field(
+        default=None, description="a Shengji deal log, a bridge log or a gomoku log"
+    )
     fix: PlayFix | None = None
     fixes: list[PlayFix] = Field(default_factory=list, max_length=8)
     bottom: list[Card] | None = Field(default=None, max_length=8)
@@ -212,6 +214,10 @@ class TableSummary(Strict):
         default=None,
         description="a bridge table: the boards played in its current game, the last one's line, "
         "and the boards its round plays",
+    )
+    gomoku: dict[str, Any] | None = Field(
+        default=None,
+        description="a gomoku table: the games played in its current game, the last one's result",
     )
     open_alerts: int
     live: dict[str, Any] = Field(description="the deal in play: its start, plays and trick results so far")

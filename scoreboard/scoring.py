@@ -93,6 +93,37 @@ def fold_boards(
     return after
 
 
+#: The side whose player holds black at a gomoku table (black sits at S, the board's row 1).
+BLACK_SIDE = "NS"
+
+
+def gomoku_initial(rules: str | None = None, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A gomoku table's game before its first game is posted."""
+    return {"games": 0, "last": None, "winner": None, "draw": False}
+
+
+def fold_gomoku(
+    rules: str | None,
+    deals: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    start: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """A gomoku table's game after each game posted: how many, and the last one's result; its
+    ``winner`` the side of the last game's winner (black is N-S), which ends an event's match."""
+    after: list[dict[str, Any]] = []
+    for index, (_, result) in enumerate(deals, start=1):
+        colour = result.get("winner")
+        side = None if colour is None else BLACK_SIDE if colour == "B" else "EW"
+        after.append(
+            {
+                "games": index,
+                "last": {k: result.get(k) for k in ("winner", "line", "moves", "draw")},
+                "winner": side,
+                "draw": bool(result.get("draw")),
+            }
+        )
+    return after
+
+
 def rules_known(rules: str) -> bool:
     """Whether the engine knows this rule set id."""
     from engine import RULE_SETS

@@ -60,6 +60,7 @@ def summary(s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, A
     state = table.state or kind_of(table.game).initial(table.rules, game.start if game else None)
     live = LiveDeal.from_stored(table.live)
     bridge = table.game == "bridge"
+    levels = table.game == "shengji"
     return {
         "id": table.id,
         "name": table.name,
@@ -67,7 +68,7 @@ def summary(s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, A
         "teams": dict(game.teams or {}) if game else {},
         "start": game.start if game else None,
         "rules": table.rules,
-        "levels": {} if bridge else state.get("levels", dict(scoring.INITIAL_LEVELS)),
+        "levels": state.get("levels", dict(scoring.INITIAL_LEVELS)) if levels else {},
         "dealer": state.get("dealer"),
         "winner": state.get("winner"),
         "deals": game.deals if game else 0,
@@ -81,6 +82,11 @@ def summary(s: Session, table: ScoreTable, *, slim: bool = False) -> dict[str, A
                 "round": list((game.start or {}).get("boards") or []) if game else [],
             }
             if bridge
+            else None
+        ),
+        "gomoku": (
+            {"games": int(state.get("games") or 0), "last": state.get("last")}
+            if table.game == "gomoku"
             else None
         ),
         "open_alerts": int(open_alerts or 0),

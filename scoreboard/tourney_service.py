@@ -891,7 +891,8 @@ class Tourneys:
                 ],
             )
         if game.status == games.OPEN:
-            games.close(game, f"table {table.name}", "a side passed A: the game is won", self.clock())
+            why = "a side passed A" if table.game == "shengji" else f"{state.get('winner')} won"
+            games.close(game, f"table {table.name}", f"{why}: the game is won", self.clock())
             s.flush()
             games.advance(s, table, self.clock())
 

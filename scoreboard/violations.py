@@ -12,7 +12,12 @@ from scoreboard.logs import violation_reasoning
 from scoreboard.models import Alert, Deal, ScoreTable
 from scoreboard.rows import OPEN_ALERT, now
 
-VIOLATION_ALERT_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "card_count": "mismatch"}
+VIOLATION_ALERT_KIND = {
+    "revoke": "revoke",
+    "failed_throw": "failed_throw",
+    "card_count": "mismatch",
+    "overtime": "overtime",  # gomoku: a move over its time, for the referee to rule on (seed 004)
+}
 #: The ruling kind an alert suggests; a look or a refused log names none (the referee says which).
 RULING_KIND = {"revoke": "revoke", "failed_throw": "failed_throw", "mismatch": "other"}
 
@@ -34,7 +39,8 @@ def sync_engine_alerts(s: Session, table: ScoreTable, deal: Deal, result: dict[s
     changed: list[Alert] = []
     for violation in result.get("violations", []) or []:
         kind = VIOLATION_ALERT_KIND.get(str(violation.get("kind")), "mismatch")
-        key = (kind, violation.get("seat"), violation.get("trick"))
+        # a gomoku overtime names its colour and move where a card game's violation names its seat and trick
+        key = (kind, violation.get("seat"), violation.get("trick", violation.get("move")))
         proven.add(key)
         reasoning = violation_reasoning(violation, deal.seq)
         alert = seen.get(key)

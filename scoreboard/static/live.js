@@ -3,7 +3,7 @@
   "use strict";
   const root = document.getElementById("live-root");
   const status = document.getElementById("live-status");
-  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start", "board_start", "tourney", "clock", "bridge"];
+  const KINDS = ["table", "deal", "correction", "play", "trick", "alert", "health", "deal_start", "board_start", "game_start", "stone", "long_think", "tourney", "clock", "bridge"];
   const timers = new Map();
 
   function setStatus(on) {
@@ -35,6 +35,21 @@
     });
   }
   setInterval(() => { refreshCards().catch(() => {}); }, 1000);
+
+  // A gomoku table's move clock: seconds since the last stone (the server's time), a warning five
+  // seconds before the move's limit (25 s of 30), over once past it.
+  function tickClocks() {
+    document.querySelectorAll(".clock[data-clock-from]").forEach((el) => {
+      const from = Date.parse(el.dataset.clockFrom);
+      if (Number.isNaN(from)) { return; }
+      const limit = Number(el.dataset.limit || "30");
+      const s = Math.max(0, (Date.now() - from) / 1000);
+      el.textContent = s.toFixed(0) + " s";
+      el.classList.toggle("warn", s >= limit - 5 && s <= limit);
+      el.classList.toggle("over", s > limit);
+    });
+  }
+  setInterval(tickClocks, 250);
 
   function later(key, fn) {  // coalesce bursts of events (a trick is four plays)
     clearTimeout(timers.get(key));
@@ -193,6 +208,20 @@
     const reader = new FileReader();
     reader.onload = () => { target.value = String(reader.result); };
     reader.readAsText(input.files[0]);
+  });
+
+  document.addEventListener("submit", async (e) => {
+    const form = e.target.closest("form.correction-log");
+    if (!form) { return; }
+    e.preventDefault();
+    const f = new FormData(form);
+    const out = form.querySelector(".result");
+    try {
+      const log = JSON.parse(String(f.get("log")));
+      const res = await post(form.dataset.url, { base_version: Number(form.dataset.base), reason: f.get("reason"), log: log });
+      out.textContent = "Saved version " + res.version;
+      setTimeout(() => location.reload(), 800);
+    } catch (err) { out.textContent = "Refused: " + err.message; }
   });
 
   document.addEventListener("submit", async (e) => {

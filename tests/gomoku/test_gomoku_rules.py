@@ -182,6 +182,11 @@ def test_three_long_thinks_of_two_minutes_and_a_fourth_is_void() -> None:
     assert [v["move"] for v in out["violations"]] == [3, 7]
 
 
+def test_a_long_think_for_the_move_being_thought_about_is_taken() -> None:
+    out = score_log(timed(5.0, 5.0, long_thinks={"B": [3], "W": []}))  # black thinks about move 3
+    assert out["violations"] == [] and out["moves"] == 2
+
+
 def test_an_untimed_move_is_never_over() -> None:
     log = {"game": "gomoku", "moves": [["B", "h8"], ["W", "h9", 31]]}
     assert [v["move"] for v in score_log(log)["violations"]] == [2]
@@ -206,7 +211,8 @@ BAD = [
     ({"game": "gomoku", "size": 40}, '"size" must be a board size'),
     ({"game": "gomoku", "size": True}, '"size" must be a board size'),
     (game("h8", "h9", long_thinks={"B": [2]}), '"long_thinks": move 2 is W\'s, not B\'s'),
-    (game("h8", long_thinks={"B": [3]}), '"long_thinks": B asked for a long think for move 3'),
+    (game("h8", long_thinks={"B": [0]}), '"long_thinks": B asked for a long think for move 0, not a move number'),
+    (game("h8", long_thinks={"W": [3]}), '"long_thinks": move 3 is B\'s, not W\'s'),
     (game("h8", long_thinks={"B": [1, 1]}), '"long_thinks": B names a move twice'),
     (game("h8", long_thinks={"R": [1]}), '"long_thinks" must be'),
     (game("h8", finished="yes"), '"finished" must be true or false'),

@@ -144,7 +144,10 @@ def test_run_follows_a_filmed_game(film: Path, tmp_path: Path) -> None:
 
 
 BAD: dict[str, tuple[list[str], str]] = {
-    "a scoreboard": (["--scoreboard", "http://127.0.0.1:9", "--token", "t"], "takes no gomoku games yet"),
+    "a scoreboard without a token": (
+        ["--scoreboard", "http://127.0.0.1:9"],
+        "--scoreboard and --token go together",
+    ),
     "a bridge board": (["--board", "3"], "a bridge table's"),
     "presses not a list": (["--long-thinks", "{tmp}/p.json"], "--long-thinks"),
     "no such table": (["--table", "{tmp}/none.json"], "cannot read --table"),

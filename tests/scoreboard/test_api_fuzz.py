@@ -17,6 +17,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
 from bridge.sim import simulate_board
+from gomoku.sim import simulate_game
 from tests.scoreboard.conftest import ADMIN_HEADERS, Table, referee_headers
 from tests.scoreboard.deals import DEALER_SWEEP, DEFENDERS_WIN
 
@@ -54,6 +55,13 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
         == 200
     )
     assert b.post_board({**simulate_board(2, inject_revoke=True), "board": 1}, "board").status_code == 201
+    g = Table(client, "Gomoku", plays="gomoku")
+    assert (
+        client.post(
+            f"/api/tables/{g.id}/gomoku", json=simulate_game(5), headers=g.headers("game")
+        ).status_code
+        == 201
+    )
     real = {
         "bridge_id": bridge_id,
         "board": 1,
@@ -66,7 +74,7 @@ def test_no_generated_request_makes_a_server_error(client, make_table):
         "table": 1,
         "entry": "A",
     }
-    callers = [{}, ADMIN_HEADERS, t.headers(), ref, b.headers()]
+    callers = [{}, ADMIN_HEADERS, t.headers(), ref, b.headers(), g.headers()]
     schema = schemathesis.openapi.from_asgi("/api/openapi.json", client.app)
     sent: Counter[str] = Counter()
     errors: list[str] = []

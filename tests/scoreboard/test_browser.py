@@ -389,3 +389,35 @@ def test_bridge_pages_follow_the_play_and_the_event(server, browser):
     assert page.locator('[data-pair="NS1"] .points').inner_text() == "0"
     assert page.evaluate("window.__notReloaded") is True
     page.close()
+
+
+def test_a_gomoku_table_shows_its_board_and_move_clock(server, browser):
+    """The stones appear numbered as they are laid; the move clock counts from the last stone, turns
+    amber 5 s before the limit (25 s of 30) and red past it."""
+    made = httpx.post(
+        f"{server.url}/api/tables", json={"name": "G1", "plays": "gomoku"}, headers=ADMIN_HEADERS
+    )
+    tid, head = made.json()["id"], {"Authorization": f"Bearer {made.json()['token']}"}
+    page = new_page(browser, viewport={"width": 1280, "height": 900})
+    page.goto(f"{server.url}/tables/{tid}")
+    page.wait_for_function("document.getElementById('live-status').classList.contains('on')", timeout=10_000)
+    page.evaluate("window.__notReloaded = true")
+    events = [{"type": "game_start"}] + [
+        {"type": "stone", "move": i + 1, "colour": "BW"[i % 2], "point": p, "seconds": 3.0}
+        for i, p in enumerate(("h8", "h9", "i8"))
+    ]
+    for i, ev in enumerate(events):
+        r = httpx.post(f"{server.url}/api/events", json=ev, headers={**head, "Idempotency-Key": f"e{i}"})
+        assert r.status_code == 201, r.text
+    page.wait_for_function("document.querySelectorAll('.gomoku-board .stone').length === 3", timeout=10_000)
+    assert page.locator('.gomoku-board .stone[data-move="3"] text').inner_text() == "3"
+    assert page.locator(".to-move").first.inner_text() == "White"
+    page.wait_for_function("/^\\d+ s$/.test(document.querySelector('.clock').innerText)", timeout=5_000)
+    # the clock as if the last stone had been laid 26 s ago, then 31 s ago
+    for ago, cls in ((26, "warn"), (31, "over")):
+        page.evaluate(
+            f"document.querySelector('.clock').dataset.clockFrom = new Date(Date.now() - {ago} * 1000).toISOString()"
+        )
+        page.wait_for_function(f"document.querySelector('.clock').classList.contains('{cls}')", timeout=5_000)
+    assert page.evaluate("window.__notReloaded") is True
+    page.close()

@@ -3,10 +3,20 @@ its paths, its idempotency header and its bodies, in the API's schema."""
 
 from __future__ import annotations
 
-from contract.boards import BoardLogIn
+from contract.boards import BoardLogIn, GomokuLogIn
 from contract.deals import DealLogIn
-from contract.events import AlertIn, BoardStart, DealStart, Health, Play, TrickResult
-from contract.paths import BOARDS_PATH, DEALS_PATH, EVENTS_PATH, IDEMPOTENCY_KEY, TABLE_PATH
+from contract.events import (
+    AlertIn,
+    BoardStart,
+    DealStart,
+    GameStart,
+    Health,
+    LongThink,
+    Play,
+    Stone,
+    TrickResult,
+)
+from contract.paths import BOARDS_PATH, DEALS_PATH, EVENTS_PATH, GOMOKU_PATH, IDEMPOTENCY_KEY, TABLE_PATH
 from scoreboard.app import create_app
 from scoreboard.settings import Settings
 from tests.scoreboard.conftest import ADMIN
@@ -16,15 +26,20 @@ def test_the_api_serves_the_contract(sqlite_url: str) -> None:
     schema = create_app(Settings(db_url=sqlite_url, admin_token=ADMIN)).openapi()
     paths = schema["paths"]
     assert "get" in paths[TABLE_PATH]
-    for path in (EVENTS_PATH, DEALS_PATH, BOARDS_PATH):
+    for path in (EVENTS_PATH, DEALS_PATH, BOARDS_PATH, GOMOKU_PATH):
         post = paths[path]["post"]
         assert IDEMPOTENCY_KEY in {p["name"] for p in post.get("parameters", []) if p["in"] == "header"}
     bodies = schema["components"]["schemas"]
-    for model in (DealLogIn, BoardLogIn, DealStart, BoardStart, Play, TrickResult, AlertIn, Health):
+    for model in (
+        DealLogIn, BoardLogIn, GomokuLogIn, DealStart, BoardStart, GameStart, Stone, LongThink, Play, TrickResult,
+        AlertIn, Health,
+    ):  # fmt: skip
         assert model.__name__ in bodies
     events = paths[EVENTS_PATH]["post"]["requestBody"]["content"]["application/json"]["schema"]
     named = {ref["$ref"].rsplit("/", 1)[-1] for ref in events.get("oneOf", [])}
-    assert named == {"DealStart", "BoardStart", "Play", "TrickResult", "AlertIn", "Health"}
+    assert named == {
+        "DealStart", "BoardStart", "GameStart", "Stone", "LongThink", "Play", "TrickResult", "AlertIn", "Health"
+    }  # fmt: skip
 
 
 def _described(schema: dict[str, object]) -> bool:
