@@ -257,7 +257,8 @@ def render_game(
     camera_look.k1 = float(np.clip(camera_look.k1, -0.03, 0.03))
     camera_look.brightness = max(camera_look.brightness, 0.75)
     tilt = float(rng.uniform(0.03, 0.09)) if tilt is None else tilt
-    view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.88, 0.98)), tilt=tilt)
+    # the table (markers at its corners) well inside the frame, however the camera tilts and turns
+    view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.78, 0.88)), tilt=tilt)
     renderer = Renderer(rng, width, height, table, view, camera_look, clutter_items=False)
     draw_table_markers(
         renderer.base, renderer.view, (table.width, table.height), MARKER_MM, renderer.px_per_mm

@@ -410,7 +410,7 @@ def test_a_gomoku_table_shows_its_board_and_move_clock(server, browser):
         r = httpx.post(f"{server.url}/api/events", json=ev, headers={**head, "Idempotency-Key": f"e{i}"})
         assert r.status_code == 201, r.text
     page.wait_for_function("document.querySelectorAll('.gomoku-board .stone').length === 3", timeout=10_000)
-    assert page.locator('.gomoku-board .stone[data-move="3"] text').inner_text() == "3"
+    assert page.locator('.gomoku-board .stone[data-move="3"] text').text_content() == "3"
     assert page.locator(".to-move").first.inner_text() == "White"
     page.wait_for_function("/^\\d+ s$/.test(document.querySelector('.clock').innerText)", timeout=5_000)
     # the clock as if the last stone had been laid 26 s ago, then 31 s ago
