@@ -196,3 +196,19 @@ def test_presses_are_checked() -> None:
     ):
         with pytest.raises(ValueError):
             read_presses(bad)
+
+
+def test_synth_game_refuses_what_it_cannot_film(tmp_path: Path) -> None:
+    from tractorcam_cli.main import app
+
+    out = str(tmp_path / "x")
+    for args, said in (
+        (["--look", "marble"], "--look 'marble' is not one of kaya, dark-wood"),
+        (["--game", "bridge"], "bridge is a card game: film it with `tractorcam synth deal --game bridge`"),
+        (["--game", "go"], "game 'go' is not one tractorcam knows"),
+    ):
+        r = runner.invoke(app, ["synth", "game", "--seed", "1", "--out", out, *args])
+        assert r.exit_code == 2 and said in r.stderr, r.output
+    r = runner.invoke(app, ["synth", "deal", "--game", "gomoku", "--seed", "1", "--out", out])
+    assert r.exit_code == 2 and "film it with `tractorcam synth game --game gomoku`" in r.stderr
+    assert not (tmp_path / "x").exists()
