@@ -7,7 +7,11 @@ board, but it still times a stone: a point that shows a new stone while the cell
 clear is noted with the frame's time, and a move confirmed later is timed from there (the stone
 shows as soon as the fingers leave it; the rest of the hand may linger). A fingertip resting on a
 point can look like a stone there, but a finger lying over the board changes the points next to it
-too: a stone is noted only while the points round it read as the board did. A board is taken when the
+too: a stone is noted only while the points round it read as the board did (or show the stones
+already noted). Two quick moves (the
+next hand over the board before the last one's board could be read twice) come as several new
+stones at once: they are moves when each was seen appearing, one after the other, in turn; else a
+look. A board is taken when the
 same difference from the last board holds for :attr:`MoveTracker.confirm` quiet readings.
 
 >>> from vision.gomoku import Reading
@@ -108,7 +112,10 @@ class MoveTracker:
             elif (
                 v != "."
                 and not covered.intersection(_cells_of(i))
-                and all(reading.points[j] == self.board[j] for j in _around(i))
+                and all(
+                    reading.points[j] == self.board[j] or self._seen.get(j, ("",))[0] == reading.points[j]
+                    for j in _around(i)
+                )
                 and self._seen.get(i, ("",))[0] != v
             ):
                 self._seen[i] = (v, t, frame)
@@ -129,12 +136,11 @@ class MoveTracker:
             i, colour = added[0]
             seen = self._seen.get(i)
             at, at_frame = (seen[1], seen[2]) if seen is not None and seen[0] == colour else (t, frame)
-            move = TrackedMove(len(self.moves) + 1, colour, _name(i), at, at_frame)
-            self.moves.append(move)
-            self.board[i] = colour
-            self._seen.pop(i, None)
-            self._pending, self._count = None, 0
-            out.append(move)
+            out.append(self._take(i, colour, at, at_frame))
+            return out
+        in_turn = self._in_turn(added) if not taken and not changed else None
+        if in_turn is not None:  # moves made quicker than the board could be read between them
+            out += [self._take(i, colour, at, at_frame) for i, colour, at, at_frame in in_turn]
             return out
         if diff in self._looked:
             return out
@@ -142,6 +148,31 @@ class MoveTracker:
         out.append(self._look(added, taken, changed, t, frame))
         self.looks.append(out[-1])  # type: ignore[arg-type]
         return out
+
+    def _take(self, i: int, colour: str, at: float, frame: int) -> TrackedMove:
+        move = TrackedMove(len(self.moves) + 1, colour, _name(i), at, frame)
+        self.moves.append(move)
+        self.board[i] = colour
+        self._seen.pop(i, None)
+        self._pending, self._count = None, 0
+        return move
+
+    def _in_turn(self, added: list[tuple[int, str]]) -> list[tuple[int, str, float, int]] | None:
+        """Several new stones that were each seen appearing, one after the other, in turn (the
+        colour to move first): the moves, in order; None when they were not (a look)."""
+        if len(added) < 2:
+            return None
+        seen = [(self._seen.get(i), i, colour) for i, colour in added]
+        if any(s is None or s[0] != colour for s, _, colour in seen):
+            return None
+        ordered = sorted(((s[1], s[2], i, colour) for s, i, colour in seen if s is not None))
+        colours = [c for *_, c in ordered]
+        times = [at for at, *_ in ordered]
+        first = self.next_colour
+        turn = [first if k % 2 == 0 else ("W" if first == "B" else "B") for k in range(len(ordered))]
+        if colours != turn or any(b <= a for a, b in zip(times, times[1:], strict=False)):
+            return None
+        return [(i, colour, at, at_frame) for at, at_frame, i, colour in ordered]
 
     def _look(
         self,

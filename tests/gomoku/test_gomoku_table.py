@@ -212,3 +212,27 @@ def test_synth_game_refuses_what_it_cannot_film(tmp_path: Path) -> None:
     r = runner.invoke(app, ["synth", "deal", "--game", "gomoku", "--seed", "1", "--out", out])
     assert r.exit_code == 2 and "film it with `tractorcam synth game --game gomoku`" in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_quick_moves_read_as_several_stones_are_taken_in_turn() -> None:
+    """The next stone laid before the last one's board was read twice: both are moves, timed from
+    when each was seen, when they appeared one after the other in turn (here side by side)."""
+    far = (180, 181)  # a hand in a far corner
+    t = feed(
+        [
+            (board(), ()),
+            (board(h8="B"), far),
+            (board(h8="B"), far),
+            (board(h8="B", h9="W"), far),
+            (board(h8="B", h9="W"), ()),
+            (board(h8="B", h9="W"), ()),
+        ]
+    )
+    assert [(m.colour, m.point, round(m.at, 3)) for m in t.moves] == [("B", "h8", 0.2), ("W", "h9", 0.6)]
+    assert t.looks == []
+    # the same two stones in the wrong turn (white's first) are a look
+    wrong = feed(
+        [(board(), ()), (board(h9="W"), far), (board(h8="B", h9="W"), far)]
+        + [(board(h8="B", h9="W"), ())] * 2
+    )
+    assert [x.kind for x in wrong.looks] == ["two_stones"] and wrong.moves == []
