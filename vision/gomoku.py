@@ -13,7 +13,8 @@ the cross of the two lines there; an empty point shows it. A hidden cross darker
 first frames (the board empty) and kept up to date while the point stays empty.
 
 **Something over the board.** No stone ever covers the middle of a grid cell (a stone's radius is
-under half a pitch; a cell's middle lies 0.71 pitch from its corners). A cell middle that does not
+under half a pitch; a cell's middle lies 0.71 pitch from its corners), nor the like places on the
+board's margin, half a pitch beyond the outer lines. A cell middle that does not
 look like the board, after the frame's overall light is divided out, means a hand, an arm or its
 shadow: the frame is ``busy`` and the tracker waits (:mod:`vision.gomoku_track`).
 """
@@ -38,8 +39,14 @@ PITCH_MM: Final = (18.0, 36.0)
 BLACK_RATIO: Final = 0.55
 #: A point whose cross shows less than this share of its empty contrast is covered.
 CROSS_HIDDEN: Final = 0.35
-#: A cell middle whose lightness or colour differs from the board's by more than this is covered.
-CELL_CHANGE: Final = 0.16
+#: A grid's weakest line must stand this far above the view's profile (in its standard deviations).
+GRID_CONTRAST: Final = 0.0
+#: A point's cross fainter than this (L*, 0–100) on the empty board cannot tell a stone: its
+#: lightness decides instead, a stone being one that changes it by more than FAINT_CHANGE.
+CROSS_MIN: Final = 3.0
+FAINT_CHANGE: Final = 0.25
+#: A cell middle whose colour differs from the board's there by more than this ΔE is covered.
+CELL_DELTA_E: Final = 6.0
 
 
 class GridNotFoundError(ValueError):
@@ -63,8 +70,10 @@ class Grid:
         return np.stack([self.x0 + c.ravel() * self.step_x, self.y0 - r.ravel() * self.step_y], axis=1)
 
     def cells(self) -> npt.NDArray[np.float64]:
-        """(196, 2) px of every cell's middle."""
-        c, r = np.meshgrid(np.arange(SIZE - 1) + 0.5, np.arange(SIZE - 1) + 0.5, indexing="ij")
+        """(256, 2) px of every cell's middle, the ring of half cells round the grid included (on
+        the board's margin: a hand drawn back over the edge covers the edge's points there), index
+        ``c × 16 + r`` for the middle at column ``c - 0.5``, row ``r - 0.5``."""
+        c, r = np.meshgrid(np.arange(SIZE + 1) - 0.5, np.arange(SIZE + 1) - 0.5, indexing="ij")
         return np.stack([self.x0 + c.ravel() * self.step_x, self.y0 - r.ravel() * self.step_y], axis=1)
 
     def nearest(self, x: float, y: float) -> Point:
@@ -73,20 +82,36 @@ class Grid:
         return Point(col, row)
 
 
+def view_maps(
+    geometry: TableGeometry, px_per_mm: float = PX_PER_MM
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Where each pixel of the square view lies in the camera's frame (``cv2.remap``'s maps): the
+    markers' homography and the lens's distortion, so the grid's lines are straight in the view."""
+    w = int(round(geometry.table_width_mm * px_per_mm))
+    h = int(round(geometry.table_height_mm * px_per_mm))
+    v, u = np.mgrid[0:h, 0:w].astype(np.float64)
+    mm = np.stack([u.ravel() / px_per_mm, v.ravel() / px_per_mm], axis=1)
+    px = geometry.table_to_pixel(mm)
+    return px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32)
+
+
 def square_view(
-    image: npt.NDArray[np.uint8], geometry: TableGeometry, px_per_mm: float = PX_PER_MM
+    image: npt.NDArray[np.uint8],
+    geometry: TableGeometry,
+    px_per_mm: float = PX_PER_MM,
+    maps: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None,
 ) -> npt.NDArray[np.uint8]:
-    """The whole table seen square, ``px_per_mm`` px per mm (lens distortion left as it is: the
-    markers' homography is the camera's over the table)."""
-    scale = np.diag([px_per_mm, px_per_mm, 1.0])
-    m = scale @ np.asarray(geometry.image_to_table, np.float64)
-    size = (int(round(geometry.table_width_mm * px_per_mm)), int(round(geometry.table_height_mm * px_per_mm)))
-    return np.asarray(cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR), np.uint8)
+    """The whole table seen square, ``px_per_mm`` px per mm (``maps``: :func:`view_maps`'s, made
+    once for a camera)."""
+    mx, my = maps if maps is not None else view_maps(geometry, px_per_mm)
+    return np.asarray(cv2.remap(image, mx, my, cv2.INTER_LINEAR), np.uint8)
 
 
 def _comb(profile: npt.NDArray[np.float64], pitch: float) -> tuple[float, float]:
-    """The best offset of a 15-tooth comb of ``pitch`` px on ``profile`` and its score: the teeth's
-    sum less the two places one pitch beyond the ends (a grid's margin holds no line)."""
+    """The best offset of a 15-tooth comb of ``pitch`` px on ``profile`` and its score: its weakest
+    tooth first (every one of a grid's lines runs the board's length, so a comb shifted by a line,
+    or of half or twice the pitch, has a tooth on no line), then the teeth's sum, less the two
+    places one pitch beyond the ends (a grid's margin holds no line)."""
     n = len(profile)
     span = (SIZE - 1) * pitch
     offsets = np.arange(pitch, n - span - pitch - 1, 0.5)
@@ -97,49 +122,68 @@ def _comb(profile: npt.NDArray[np.float64], pitch: float) -> tuple[float, float]
     def at(pos: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         return np.interp(pos, xs, profile)
 
-    teeth = sum(at(offsets + k * pitch) for k in range(SIZE))
+    each = np.stack([at(offsets + k * pitch) for k in range(SIZE)])
     beyond = at(offsets - pitch) + at(offsets + span + pitch)
-    score = teeth - 2.0 * beyond
+    score = SIZE * each.min(axis=0) + 0.2 * each.sum(axis=0) - 0.5 * beyond
     best = int(np.argmax(score))
     return float(offsets[best]), float(score[best])
 
 
-def _refine(profile: npt.NDArray[np.float64], first: float, pitch: float) -> tuple[float, float]:
-    """Each line's peak near its comb tooth (parabola through the three highest samples), then the
-    least-squares line through them: (first line, pitch)."""
-    peaks = []
-    for k in range(SIZE):
-        c = int(round(first + k * pitch))
-        lo, hi = max(1, c - 3), min(len(profile) - 2, c + 3)
-        i = lo + int(np.argmax(profile[lo : hi + 1]))
-        a, b, cc = profile[i - 1], profile[i], profile[i + 1]
-        den = a - 2 * b + cc
-        peaks.append(i + (0.5 * (a - cc) / den if den < 0 else 0.0))
-    slope, icpt = np.polyfit(np.arange(SIZE), np.array(peaks), 1)
-    return float(icpt), float(slope)
+def _fine(profile: npt.NDArray[np.float64], first: float, pitch: float) -> tuple[float, float]:
+    """The comb's first tooth and pitch refined together (to 0.05 px and 0.02 px) round the coarse
+    match: the teeth's sum at its highest, every line weighing alike."""
+    xs = np.arange(len(profile), dtype=np.float64)
+    pitches = pitch + np.arange(-0.5, 0.5001, 0.02)
+    offsets = first + np.arange(-2.0, 2.0001, 0.05)
+    k = np.arange(SIZE, dtype=np.float64)
+    pos = offsets[None, :, None] + pitches[:, None, None] * k[None, None, :]
+    score = np.interp(pos, xs, profile).sum(axis=2)
+    a, b = np.unravel_index(int(np.argmax(score)), score.shape)
+    return float(offsets[b]), float(pitches[a])
+
+
+def _match(profile: npt.NDArray[np.float64], px_per_mm: float) -> tuple[float, float]:
+    """The comb (:func:`_comb`) best matching ``profile`` over the pitches :data:`PITCH_MM` allows,
+    refined (:func:`_fine`): (first line, pitch) in px."""
+    best = (0.0, 0.0, -np.inf)
+    for pitch in np.arange(PITCH_MM[0] * px_per_mm, PITCH_MM[1] * px_per_mm, 0.25):
+        first, score = _comb(profile, float(pitch))
+        if score > best[2]:
+            best = (first, float(pitch), score)
+    if not np.isfinite(best[2]):
+        raise GridNotFoundError("the view is too small for a board grid of 15 lines")
+    return _fine(profile, best[0], best[1])
 
 
 def find_grid(view: npt.NDArray[np.uint8], px_per_mm: float = PX_PER_MM) -> Grid:
-    """The 15 × 15 grid in the square view: dark thin lines (a black-hat filter), their profile
-    along x (mean of each column) and along y, each matched by :func:`_comb` over the pitches
-    :data:`PITCH_MM` allows, then refined line by line. :class:`GridNotFoundError` when the
-    lines do not stand out."""
+    """The 15 × 15 grid in the square view: dark thin lines (a black-hat filter) and their profile
+    along x (for the vertical lines) and along y, each matched by a comb (:func:`_match`). Twice:
+    first with each column's (row's) mean over the whole view, which finds the board; then with its
+    **median** over the board's span only (a grid line runs the board's whole length; a wood
+    grain's streak, a plank's seam or a stone crosses only part of it). :class:`GridNotFoundError`
+    when the lines do not stand out."""
     gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     k = max(3, int(round(3.0 * px_per_mm)) | 1)
     lines = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     lines = lines.astype(np.float64)
-    found: list[tuple[float, float, float]] = []
+    h, w = lines.shape
+    spans = []
     for axis in (0, 1):  # 0: the vertical lines (a profile along x); 1: the horizontal ones
         profile = lines.mean(axis=axis)
+        first, pitch = _match(profile - np.median(profile), px_per_mm)
+        spans.append((first, first + (SIZE - 1) * pitch))
+    found: list[tuple[float, float, float]] = []
+    for axis in (0, 1):
+        lo, hi = spans[1 - axis]  # the board's span along the lines
+        n = h if axis == 0 else w
+        a, b = max(0, int(lo)), min(n, int(np.ceil(hi)) + 1)
+        part = lines[a:b, :] if axis == 0 else lines[:, a:b]
+        profile = np.median(part, axis=axis) if b - a > 10 else lines.mean(axis=axis)
         profile = profile - np.median(profile)
-        best = (0.0, 0.0, -np.inf)
-        for pitch in np.arange(PITCH_MM[0] * px_per_mm, PITCH_MM[1] * px_per_mm, 0.25):
-            first, score = _comb(profile, float(pitch))
-            if score > best[2]:
-                best = (first, float(pitch), score)
-        first, pitch = _refine(profile, best[0], best[1])
-        contrast = best[2] / (SIZE * (np.std(profile) + 1e-6))
-        if not np.isfinite(best[2]) or contrast < 1.5:
+        first, pitch = _match(profile, px_per_mm)
+        teeth = np.interp(first + pitch * np.arange(SIZE), np.arange(len(profile), dtype=np.float64), profile)
+        contrast = float(teeth.min()) / (float(np.std(profile)) + 1e-6)  # the weakest line against the rest
+        if contrast < GRID_CONTRAST:
             raise GridNotFoundError(
                 "no board grid of 15 lines in the view: is the board between the corner markers, in view?"
             )
@@ -160,6 +204,32 @@ class Reading:
 
     def stones(self) -> dict[Point, str]:
         return {Point(i // SIZE, i % SIZE): v for i, v in enumerate(self.points) if v != "."}
+
+
+def _line_offsets(
+    view: npt.NDArray[np.uint8], points: npt.NDArray[np.float64], pitch: float
+) -> npt.NDArray[np.float64]:
+    """Each intersection's cross as the first (empty) board shows it, against where the grid puts
+    it: the shift (px, within a fifth of a pitch) that lays the vertical and the horizontal line
+    segments through the point on the darkest thin line there. A board is not quite flat, nor a
+    lens quite fitted; a point whose lines do not show (a stone already on it) keeps no shift."""
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    k = max(3, int(round(0.15 * pitch)) | 1)
+    lines = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    lines = lines.astype(np.float64)
+    h, w = lines.shape
+    r, half = int(round(0.2 * pitch)), int(round(0.35 * pitch))
+    out = np.zeros_like(points)
+    for n, (x, y) in enumerate(np.round(points).astype(int)):
+        if not (r + half <= x < w - r - half and r + half <= y < h - r - half):
+            continue
+        cols = lines[y - half : y + half + 1, x - r : x + r + 1].mean(axis=0)  # a vertical line's place
+        rows = lines[y - r : y + r + 1, x - half : x + half + 1].mean(axis=1)  # a horizontal line's
+        for axis, profile in ((0, cols), (1, rows)):
+            best = int(np.argmax(profile))
+            if profile[best] > 2.0 * np.median(profile) + 2.0:  # a line stands out there
+                out[n, axis] = best - r
+    return out
 
 
 def _disc(radius: float) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -192,7 +262,7 @@ class BoardReader:
         self._dy_on, self._dx_on = dy[on], dx[on]
         self._dy_off, self._dx_off = dy[~on], dx[~on]
         self._dy_cell, self._dx_cell = _disc(0.18 * pitch)
-        pts = np.round(g.points()).astype(np.intp)
+        pts = np.round(g.points() + _line_offsets(view, g.points(), pitch)).astype(np.intp)
         cells = np.round(g.cells()).astype(np.intp)
         self._pts, self._cells = pts, cells
 
@@ -209,7 +279,9 @@ class BoardReader:
         return np.asarray(lab[ys, xs].mean(axis=1), np.float64)  # (n, 3): L, a, b
 
     def read(self, image: npt.NDArray[np.uint8]) -> Reading:
-        view = square_view(image, self.geometry, self.px_per_mm)
+        if not hasattr(self, "_maps"):
+            self._maps = view_maps(self.geometry, self.px_per_mm)
+        view = square_view(image, self.geometry, self.px_per_mm, self._maps)
         if self.grid is None or not hasattr(self, "_pts"):
             self._setup(view)
         lab = np.asarray(
@@ -223,11 +295,18 @@ class BoardReader:
             self._base_point, self._base_cross, self._base_cell = off.copy(), cross.copy(), cell.copy()
         assert self._base_point is not None and self._base_cross is not None
         gain = float(np.median(cell[:, 0] / np.maximum(self._base_cell[:, 0], 1.0)))
-        change = np.abs(cell[:, 0] / max(gain, 1e-3) / np.maximum(self._base_cell[:, 0], 1.0) - 1.0)
-        chroma = np.hypot(cell[:, 1] - self._base_cell[:, 1], cell[:, 2] - self._base_cell[:, 2]) / 100.0
-        covered = np.flatnonzero((change > CELL_CHANGE) | (chroma > CELL_CHANGE))
-        hidden = cross < CROSS_HIDDEN * np.maximum(self._base_cross, 1.0)
+        # how far each cell middle's colour is from the board's there (CIE76 ΔE, the light divided out):
+        # skin over a light wood board differs little in lightness or in hue alone
+        delta = np.sqrt(
+            (cell[:, 0] / max(gain, 1e-3) - self._base_cell[:, 0]) ** 2
+            + (cell[:, 1] - self._base_cell[:, 1]) ** 2
+            + (cell[:, 2] - self._base_cell[:, 2]) ** 2
+        )
+        covered = np.flatnonzero(delta > CELL_DELTA_E)
         light = off[:, 0] / max(gain, 1e-3) / np.maximum(self._base_point[:, 0], 1.0)
+        # a point whose cross never showed (its lines too faint there) is judged by its light alone
+        faint = self._base_cross < CROSS_MIN
+        hidden = np.where(faint, np.abs(light - 1.0) > FAINT_CHANGE, cross < CROSS_HIDDEN * self._base_cross)
         points = [
             "." if not h else ("B" if v < BLACK_RATIO else "W") for h, v in zip(hidden, light, strict=True)
         ]

@@ -73,14 +73,10 @@ def _around(index: int) -> list[int]:
 
 
 def _cells_of(index: int) -> list[int]:
-    """The cell middles round point ``index`` (cell index = col × 14 + row)."""
+    """The four cell middles round point ``index`` (:meth:`vision.gomoku.Grid.cells`' index,
+    ``c × 16 + r`` for the middle at column ``c - 0.5``, row ``r - 0.5``)."""
     col, row = index // SIZE, index % SIZE
-    return [
-        c * (SIZE - 1) + r
-        for c in (col - 1, col)
-        for r in (row - 1, row)
-        if 0 <= c < SIZE - 1 and 0 <= r < SIZE - 1
-    ]
+    return [c * (SIZE + 1) + r for c in (col, col + 1) for r in (row, row + 1)]
 
 
 @dataclass
@@ -220,7 +216,9 @@ class MoveTracker:
             return []
         self._ignored = self._ignored | frozenset(now)
         self._covered = None
-        near = sorted({_name(c // (SIZE - 1) * SIZE + c % (SIZE - 1)) for c in now})
+        near = sorted(
+            {_name(min(c // (SIZE + 1), SIZE - 1) * SIZE + min(c % (SIZE + 1), SIZE - 1)) for c in now}
+        )
         look = BoardLook(
             "off_grid",
             f"something lies between the points near {', '.join(near)} (a stone off the grid?)",
