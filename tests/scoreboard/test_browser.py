@@ -413,11 +413,14 @@ def test_a_gomoku_table_shows_its_board_and_move_clock(server, browser):
     assert page.locator('.gomoku-board .stone[data-move="3"] text').text_content() == "3"
     assert page.locator(".to-move").first.inner_text() == "White"
     page.wait_for_function("/^\\d+ s$/.test(document.querySelector('.clock').innerText)", timeout=5_000)
-    # the clock as if the last stone had been laid 26 s ago, then 31 s ago
+    # the clock as if the last stone had been laid 26 s ago, then 31 s ago (set again at each poll:
+    # a fragment swapped in after a late event brings the server's time back)
     for ago, cls in ((26, "warn"), (31, "over")):
-        page.evaluate(
-            f"document.querySelector('.clock').dataset.clockFrom = new Date(Date.now() - {ago} * 1000).toISOString()"
+        page.wait_for_function(
+            "(() => { const el = document.querySelector('.clock');"
+            f" el.dataset.clockFrom = new Date(Date.now() - {ago} * 1000).toISOString();"
+            f" return el.classList.contains('{cls}'); }})()",
+            timeout=10_000,
         )
-        page.wait_for_function(f"document.querySelector('.clock').classList.contains('{cls}')", timeout=5_000)
     assert page.evaluate("window.__notReloaded") is True
     page.close()
