@@ -48,7 +48,6 @@ What a camera over a duplicate table sees, and how it is followed:
 
 from __future__ import annotations
 
-import base64
 import json
 import time
 from collections import Counter
@@ -62,7 +61,8 @@ import numpy.typing as npt
 from bridge.log import TRICKS, BridgeLogError, clockwise, parse_bridge_log
 from bridge.play import score_log, winner_of
 from calibration.table import TableGeometry
-from contract.events import AlertIn, BoardStart, EvidenceImage, Play
+from contract.events import AlertIn, BoardStart, Play
+from edge_app.events import evidence_images
 from edge_app.outbox import DealKeys
 from edge_app.pipeline import ReadCards, play_crop
 from engine.cards import AnyCard, Card, UnknownCard, parse_any
@@ -504,7 +504,7 @@ class BoardStream:
                 trick=v["trick"],
                 proven_at=v["proven_at"],
                 reasoning=str(v["reason"]),
-                images=_images(board, _proof_plays(board, v)),
+                images=evidence_images(board.crops, _proof_plays(board, v)),
             )
             for v in board.alerts
         ]
@@ -517,7 +517,7 @@ class BoardStream:
                 trick=v["trick"],
                 proven_at=v["proven_at"],
                 reasoning=text,
-                images=_images(board, _proof_plays(board, v)),
+                images=evidence_images(board.crops, _proof_plays(board, v)),
             )
             for v, text in board.doubts
         ]
@@ -546,18 +546,6 @@ def _proof_plays(board: RecognisedBoard, v: dict[str, Any]) -> list[tuple[int, s
     )
     plays = [(trick, leader)] if leader != seat else []
     return [*plays, (trick, seat), (proven, seat)]
-
-
-def _images(board: RecognisedBoard, plays: list[tuple[int, str]]) -> list[EvidenceImage]:
-    return [
-        EvidenceImage(
-            content_type="image/jpeg",
-            data=base64.b64encode(board.crops[p]).decode(),
-            caption=f"trick {p[0]}, {p[1]}",
-        )
-        for p in plays
-        if board.crops.get(p)
-    ]
 
 
 @dataclass(frozen=True)

@@ -350,6 +350,19 @@ def _calibrated(source: str, cfg: Any, log_out: Path | None) -> TableGeometry:
     return cal.geometry
 
 
+def _geometry(table: Path | TableGeometry) -> TableGeometry:
+    """The table's calibration, or the file of it read; exit 2 naming a file that is not one."""
+    from calibration.table import TableGeometry
+    from engine.jsontext import load_json
+
+    if isinstance(table, TableGeometry):
+        return table
+    try:
+        return TableGeometry.model_validate(load_json(table.read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise _fail(f"cannot read --table {table}: {exc}") from None
+
+
 def _check(
     cfg: TableConfig,
     table: Path | TableGeometry,
@@ -360,8 +373,6 @@ def _check(
     """Everything ``run`` was given (the table's configuration, its calibration or the file of it,
     the first deal's info and what it lacks), before the source is opened (see the module
     docstring)."""
-    from calibration.table import TableGeometry
-    from engine.jsontext import load_json
     from engine.rules import get_rule_set
     from vision.reader import CardReader, ModelFolderError, default_reader_config, model_options
 
@@ -374,13 +385,7 @@ def _check(
         raise _fail("--scoreboard and --token go together")
     if outbox is not None and scoreboard is None:
         raise _fail("--outbox goes with --scoreboard and --token")
-    if isinstance(table, TableGeometry):
-        geometry = table
-    else:
-        try:
-            geometry = TableGeometry.model_validate(load_json(table.read_bytes()))
-        except (OSError, ValueError) as exc:
-            raise _fail(f"cannot read --table {table}: {exc}") from None
+    geometry = _geometry(table)
     if log_out is not None:
         _check_log_out(log_out)
     warnings = []
@@ -782,7 +787,6 @@ def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
 
     from tqdm import tqdm
 
-    from calibration.table import TableGeometry
     from edge_app.gomoku import KeyPresses, read_presses, run_gomoku_service
     from engine.jsontext import load_json
 
@@ -800,13 +804,7 @@ def _run_gomoku(cfg: TableConfig, long_thinks: Path | None) -> None:
         _check_log_out(cfg.log_out)
     assert cfg.source is not None
     where = cfg.table if cfg.table is not None else _calibrated(cfg.source, cfg, cfg.log_out)
-    if isinstance(where, TableGeometry):
-        geometry = where
-    else:
-        try:
-            geometry = TableGeometry.model_validate(load_json(where.read_bytes()))
-        except (OSError, ValueError) as exc:
-            raise _fail(f"cannot read --table {where}: {exc}") from None
+    geometry = _geometry(where)
     client = keys = outbox = None
     if cfg.scoreboard is not None and cfg.token is not None:
         from edge_app.outbox import DealKeys, source_identity

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from contract.base import Trump
@@ -307,17 +308,23 @@ def centre_mismatches(
     return out
 
 
-def _images(deal: RecognisedDeal, plays: list[tuple[int, str]]) -> list[EvidenceImage]:
-    """The pictures of ``plays`` (trick, seat) that were kept."""
+def evidence_images(
+    crops: Mapping[tuple[int, str], bytes], plays: list[tuple[int, str]]
+) -> list[EvidenceImage]:
+    """The pictures of ``plays`` (trick, seat) that were kept in ``crops`` (JPEG), for an alert."""
     return [
         EvidenceImage(
             content_type="image/jpeg",
-            data=base64.b64encode(deal.crops[p]).decode(),
+            data=base64.b64encode(crops[p]).decode(),
             caption=f"trick {p[0]}, {p[1]}",
         )
         for p in plays
-        if deal.crops.get(p)
+        if crops.get(p)
     ]
+
+
+def _images(deal: RecognisedDeal, plays: list[tuple[int, str]]) -> list[EvidenceImage]:
+    return evidence_images(deal.crops, plays)
 
 
 def _unknown_plays(deal: RecognisedDeal, trick: int) -> list[tuple[int, str]]:

@@ -120,7 +120,7 @@ def run_gomoku_pipeline(
             start = frame.timestamp
         reading = reader.read(frame.image)
         nread += 1
-        busy += bool(reading.covered)
+        busy += reading.busy
         for event in tracker.update(reading, frame.timestamp, frame.index):
             if isinstance(event, BoardLook) or over:
                 look = event if isinstance(event, BoardLook) else _after_end(event, frame)

@@ -262,23 +262,27 @@ class DealKeys:
     def of(cls, tab: str, info: Mapping[str, object], source: str | None) -> DealKeys:
         """The keys of the deal ``info`` (rules, level, trump, dealer) read from ``source`` (a
         :func:`source_identity`; None: a live source, keyed by this moment) at table ``tab``."""
+        return cls._hashed(
+            [tab] + [str(info.get(k) or "") for k in ("rules", "level", "trump", "dealer")], source
+        )
+
+    @classmethod
+    def _hashed(cls, fields: list[str], source: str | None) -> DealKeys:
         source = source if source is not None else f"live:{time.time_ns()}"
-        fields = [tab] + [str(info.get(k) or "") for k in ("rules", "level", "trump", "dealer")] + [source]
-        return cls(hashlib.sha256("\0".join(fields).encode()).hexdigest()[:24])
+        return cls(hashlib.sha256("\0".join([*fields, source]).encode()).hexdigest()[:24])
 
     @classmethod
     def of_board(cls, tab: str, info: Mapping[str, object], source: str | None) -> DealKeys:
         """The keys of the bridge board ``info`` (board, contract, declarer) read from ``source``
         at table ``tab`` (as :meth:`of`)."""
-        source = source if source is not None else f"live:{time.time_ns()}"
-        fields = [tab, "bridge"] + [str(info.get(k) or "") for k in ("board", "contract", "declarer")]
-        return cls(hashlib.sha256("\0".join([*fields, source]).encode()).hexdigest()[:24])
+        return cls._hashed(
+            [tab, "bridge"] + [str(info.get(k) or "") for k in ("board", "contract", "declarer")], source
+        )
 
     @classmethod
     def of_game(cls, tab: str, game: str, source: str | None) -> DealKeys:
         """The keys of a board game (gomoku) read from ``source`` at table ``tab`` (as :meth:`of`)."""
-        source = source if source is not None else f"live:{time.time_ns()}"
-        return cls(hashlib.sha256("\0".join([tab, game, source]).encode()).hexdigest()[:24])
+        return cls._hashed([tab, game], source)
 
     def of_deal(self, number: int) -> DealKeys:
         """The keys of the ``number``-th deal (0-based) read from the same source: the first deal's

@@ -199,8 +199,11 @@ class Reading:
     cell middles it covered."""
 
     points: list[str]
-    busy: bool
     covered: tuple[int, ...] = ()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.covered)
 
     def stones(self) -> dict[Point, str]:
         return {Point(i // SIZE, i % SIZE): v for i, v in enumerate(self.points) if v != "."}
@@ -310,10 +313,9 @@ class BoardReader:
         points = [
             "." if not h else ("B" if v < BLACK_RATIO else "W") for h, v in zip(hidden, light, strict=True)
         ]
-        busy = len(covered) > 0
-        if not busy:  # keep each empty point's and every cell's board colour up to date
+        if len(covered) == 0:  # keep each empty point's and every cell's board colour up to date
             empty = ~hidden
             self._base_point[empty] = 0.8 * self._base_point[empty] + 0.2 * off[empty] / gain
             self._base_cross[empty] = 0.8 * self._base_cross[empty] + 0.2 * cross[empty] / gain
             self._base_cell = 0.8 * self._base_cell + 0.2 * cell / gain
-        return Reading(points, busy, tuple(int(i) for i in covered))
+        return Reading(points, tuple(int(i) for i in covered))

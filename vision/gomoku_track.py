@@ -19,7 +19,7 @@ same difference from the last board holds for :attr:`MoveTracker.confirm` quiet 
 >>> empty = ["."] * 225
 >>> h8 = list(empty); h8[7 * 15 + 7] = "B"
 >>> hand = (0, 1)  # the cells a hand covers, far from h8
->>> [t.update(Reading(r, bool(c), c), s, i) for i, (r, c, s) in enumerate(
+>>> [t.update(Reading(r, c), s, i) for i, (r, c, s) in enumerate(
 ...     [(empty, (), 0.0), (h8, hand, 4.0), (h8, (), 4.4), (h8, (), 4.6)])]
 [[], [], [], [TrackedMove(number=1, colour='B', point='h8', at=4.0, frame=1)]]
 """

@@ -267,14 +267,21 @@ def table_geometry(renderer: Renderer, card_w_mm: float) -> TableGeometry:
     )
 
 
-def make_renderer(rng: np.random.Generator, table: Table, width: int, height: int) -> Renderer:
-    """A fixed overhead camera with a moderate, video-like look."""
+def video_look(rng: np.random.Generator, brightness: float = 0.8) -> Look:
+    """A camera's look for a film: moderate blur and noise, no JPEG, a slight lens, at least
+    ``brightness``."""
     look = Look.random(rng)
     look.blur = min(look.blur, 0.6)
     look.jpeg = 0
     look.noise = min(look.noise, 3.0)
     look.k1 = float(np.clip(look.k1, -0.03, 0.03))
-    look.brightness = max(look.brightness, 0.8)
+    look.brightness = max(look.brightness, brightness)
+    return look
+
+
+def make_renderer(rng: np.random.Generator, table: Table, width: int, height: int) -> Renderer:
+    """A fixed overhead camera with a moderate, video-like look."""
+    look = video_look(rng)
     view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.9, 1.0)), tilt=0.02)
     return Renderer(rng, width, height, table, view, look)
 

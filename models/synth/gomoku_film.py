@@ -27,10 +27,11 @@ import numpy as np
 
 from gomoku.board import SIZE, parse_point
 from gomoku.sim import simulate_game
+from models.synth.deal import video_look
 from models.synth.hands import Arm, random_arm
 from models.synth.layout import Table
 from models.synth.markers import draw_table_markers
-from models.synth.scene import Look, Renderer, camera_homography
+from models.synth.scene import Renderer, camera_homography
 from models.synth.textures import smooth_noise
 
 
@@ -250,12 +251,7 @@ def render_game(
     style = LOOKS[look]
     film = plan_game(log, rng, look)
     table, place = film.table, film.place
-    camera_look = Look.random(rng)
-    camera_look.blur = min(camera_look.blur, 0.6)
-    camera_look.jpeg = 0
-    camera_look.noise = min(camera_look.noise, 3.0)
-    camera_look.k1 = float(np.clip(camera_look.k1, -0.03, 0.03))
-    camera_look.brightness = max(camera_look.brightness, 0.75)
+    camera_look = video_look(rng, brightness=0.75)
     tilt = float(rng.uniform(0.03, 0.09)) if tilt is None else tilt
     # the table (markers at its corners) well inside the frame, however the camera tilts and turns
     view = camera_homography(rng, table, width, height, fill=float(rng.uniform(0.78, 0.88)), tilt=tilt)
@@ -318,7 +314,7 @@ def render_game(
     )
     calibration.geometry.save(out / "table.json")
     truth = {
-        **{k_: v for k_, v in log.items()},
+        **log,
         "look": look,
         "grid": {"a1": list(place.a1), "pitch": place.pitch},
         "table_mm": [table.width, table.height],

@@ -76,7 +76,7 @@ def board(**stones: str) -> list[str]:
 def feed(readings: list[tuple[list[str], tuple[int, ...]]], step: float = 0.2) -> MoveTracker:
     t = MoveTracker(confirm=2)
     for i, (points, covered) in enumerate(readings):
-        t.update(Reading(points, bool(covered), covered), i * step, i)
+        t.update(Reading(points, covered), i * step, i)
     return t
 
 
